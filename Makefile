@@ -1,0 +1,68 @@
+# Every target the README names; `make help` lists them from their `##` comments.
+
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PYTHON ?= python3
+
+QUESTION ?= How do LFP and NMC batteries compare for grid storage, and what did Hornsdale Power Reserve cost?
+ARGS ?=
+PYTEST_ARGS ?=
+DEV_PORT ?= 2025
+BENCH ?=
+BENCH_REPEATS ?= 3
+PEER_VENV := bench/.venv-peer
+PEER_PACKAGE := open-deep-research==0.0.16
+
+.DEFAULT_GOAL := help
+.PHONY: help install run test lint format typecheck check migrate dev clean bench
+
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*?## "} /^[a-zA-Z_-]+:.*?## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	test -x $(BIN)/uv || $(BIN)/python -m pip install --quiet uv
+	$(BIN)/uv pip install --python $(BIN)/python -e ".[dev]"
+	touch $@
+
+install: $(STAMP) ## Create .venv and install the package with its dev tools (uv)
+
+run: $(STAMP) ## Research QUESTION offline or with the configured model (extra flags: ARGS=...)
+	$(BIN)/deep-research ask "$(QUESTION)" $(ARGS)
+
+test: $(STAMP) ## Run the test suite (options: PYTEST_ARGS=...)
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+lint: $(STAMP) ## Check style: ruff check and ruff format --check
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP) ## Fix what ruff can fix and reformat
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+typecheck: $(STAMP) ## Type-check the package with mypy --strict
+	$(BIN)/mypy
+
+check: lint typecheck test ## lint, typecheck and test
+
+migrate: $(STAMP) ## Apply the database migrations to DEEP_RESEARCH_DATABASE_URL (default: the SQLite file)
+	$(BIN)/deep-research db upgrade
+
+dev: $(STAMP) ## Serve the graph with `langgraph dev` on 127.0.0.1 (port DEV_PORT=2025; 2024 is often taken)
+	LANGGRAPH_CLI_NO_ANALYTICS=1 $(BIN)/langgraph dev --no-browser --port $(DEV_PORT) --n-jobs-per-worker 10
+
+$(PEER_VENV)/.installed: | $(STAMP)
+	$(BIN)/uv venv -q --clear --python $(PYTHON) $(PEER_VENV) \
+	  && $(BIN)/uv pip install -q --python $(PEER_VENV)/bin/python "$(PEER_PACKAGE)" \
+	  && touch $@ \
+	  || echo "could not install $(PEER_PACKAGE): the tokens section will measure our agent only"
+
+bench: $(STAMP) $(PEER_VENV)/.installed ## Run the benchmarks (sections: BENCH=orchestration,tokens,...), write bench/results and BENCHMARKS.md
+	$(BIN)/python -m bench --sections "$(BENCH)" --repeats $(BENCH_REPEATS)
+
+clean: ## Remove caches, build output and the dev server's state (keeps .venv and .data)
+	rm -rf .pytest_cache .mypy_cache .ruff_cache .langgraph_api build dist
+	find . -path ./$(VENV) -prune -o -type d -name __pycache__ -exec rm -rf {} +
+	find . -path ./$(VENV) -prune -o -type d -name '*.egg-info' -exec rm -rf {} +

@@ -1,0 +1,289 @@
+"""Renderers of the sections about the agent's runs: orchestration, resume, tokens.
+
+Each takes a section's results and returns its Markdown and what it found behind target.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bench.report.markdown import calls, iqr, num, spread, steps, table
+
+HOT_SPOT_NOTES = {
+    "verifier.rank_alternates": (
+        "`rank_alternates` runs the full offline claim check (alignment, quantities) for each "
+        "claim its citations do not support, against a shortlist of the spans sharing most "
+        "words with it, in `verify` and again in `revise`; that computing runs on the event "
+        "loop"
+    ),
+    "sources.evidence.select_evidence": (
+        "evidence selection (chunking and BM25 over every page read) runs on the event "
+        "loop, so parallel researchers take turns on one core"
+    ),
+}
+"""What the code does at a hot spot, as read in the source when it was first measured."""
+
+
+def orchestration(r: dict[str, Any]) -> tuple[str, list[str]]:
+    lat = r["latency_seconds"]
+    rows = []
+    behind = []
+    for s in r["sizes"]:
+        excess = sorted(s["excess_seconds"].items(), key=lambda kv: -kv[1])
+        top = ", ".join(f"{n} +{v:.2f} s" for n, v in excess[:3] if v > 0.05) or "—"
+        rows.append(
+            [
+                s["plan_steps"],
+                spread(s["wall_seconds"]),
+                num(s["bound_seconds"]),
+                iqr(s["ratio"]),
+                spread(s["compute_seconds"]),
+                top,
+            ]
+        )
+        if not s["meets_target"]:
+            behind.append(
+                f"**Orchestration, {steps(s['plan_steps'])}: wall/bound "
+                f"{s['ratio']['median']:.2f}** (target {r['target']:.2f}); time beyond the "
+                f"bound by node: {top}."
+            )
+    largest = r["sizes"][-1]
+    serial = largest.get("serial_calls", {})
+    serial_text = "; ".join(
+        f"`{node}` {e['calls_per_execution']} calls" for node, e in serial.items()
+    )
+    hot = r.get("hot_spots", {})
+    functions = hot.get("functions", [])
+    hot_text = ", ".join(
+        f"`{f['function']}` {f['seconds']:.1f} s ({f['calls']:,} calls)" for f in functions[:5]
+    )
+    text = (
+        f"Latency per call: model {lat['model']} s, search {lat['search']} s, page read "
+        f"{lat['read']} s; {r['repeats']} repetitions, sizes interleaved. Target: wall/bound "
+        f"≤ {r['target']:.2f}. *Compute only*: the same run with no latency at all.\n\n"
+        + table(
+            [
+                "plan steps",
+                "wall s, median (min–max)",
+                "bound s",
+                "wall / bound, median [IQR]",
+                "compute only s",
+                "time beyond the bound, by node",
+            ],
+            rows,
+        )
+    )
+    if serial_text:
+        text += (
+            f"\n\nCalls one node execution made one at a time ({steps(largest['plan_steps'])}):"
+            f" {serial_text}."
+        )
+    if hot_text:
+        text += (
+            f"\n\nWhere the computing goes ({steps(hot['plan_steps'])}, no latency, cProfile, "
+            f"cumulative): {hot_text}."
+        )
+    if behind:
+        causes = []
+        if serial_text:
+            causes.append(
+                "calls that do not depend on each other are awaited one after another inside "
+                f"a node, so each adds its full latency ({serial_text})"
+            )
+        compute = largest["compute_seconds"].get("median", 0)
+        if compute > 0.1 * largest["bound_seconds"]:
+            notes = [
+                HOT_SPOT_NOTES[f["function"]] for f in functions if f["function"] in HOT_SPOT_NOTES
+            ]
+            causes.append(
+                f"computing on the event loop alone takes {compute:.1f} s of a "
+                f"{largest['plan_steps']}-step run, and nothing else runs meanwhile"
+                + (f": {'; '.join(notes)}" if notes else "")
+            )
+        behind.append("**Causes of the orchestration gap**: " + "; ".join(causes) + ".")
+    return text, behind
+
+
+def _repeats(row: Mapping[str, Any] | None) -> str:
+    if row is None:
+        return "—"
+    if not row.get("resumable", True):
+        return "thread lost: no checkpoint to resume"
+    return f"{row['repeated_in_flight']} / {row['repeated_finished']}"
+
+
+def resume(r: dict[str, Any]) -> tuple[str, list[str]]:
+    by_stage: dict[str, dict[str, dict[str, Any]]] = {}
+    for row in r["stages"]:
+        by_stage.setdefault(row["stage"], {})[row["durability"]] = row
+    rows = []
+    lost_async = []
+    for stage, rows_by in by_stage.items():
+        a, s = rows_by.get("async"), rows_by.get("sync")
+        first = a or s
+        assert first is not None
+        rows.append(
+            [
+                stage,
+                first["killed_at"],
+                num(first["finished_before_kill"]),
+                _repeats(a),
+                ", ".join(a["repeated_finished_calls"]) if a and a["repeated_finished"] else "",
+                _repeats(s),
+                "yes" if a and a["meets_target"] else "no" if a else "—",
+            ]
+        )
+        if a and not a["meets_target"]:
+            lost_async.append((stage, a, s))
+    seconds = r.get("uninterrupted_seconds", {})
+    text = (
+        f"Plan of {steps(r['plan_steps'])}, {r['calls_uninterrupted']} calls when not "
+        "interrupted; SQLite checkpointer. Repeated calls: redone although the killed "
+        "process had finished them, split into those of nodes in flight (expected) and of "
+        "finished nodes (lost work).\n\n"
+        + table(
+            [
+                "killed during",
+                "at call",
+                "calls finished before the kill",
+                "repeated: in flight / finished, default durability (async)",
+                "finished calls redone",
+                "same, durability sync",
+                "only the step in flight redone (default)",
+            ],
+            rows,
+        )
+    )
+    if seconds:
+        text += (
+            "\n\nOne uninterrupted run (first call to last, median (min–max)): "
+            + ", ".join(
+                f"{k} {spread(v) if isinstance(v, dict) else num(v)} s" for k, v in seconds.items()
+            )
+            + "."
+        )
+    behind = []
+    if lost_async:
+        stages = ", ".join(
+            f"{stage} (the thread was lost: its first checkpoint had not been written)"
+            if not a.get("resumable", True)
+            else f"{stage} ({calls(a['repeated_finished'])} redone: "
+            f"{', '.join(a['repeated_finished_calls'])})"
+            for stage, a, _ in lost_async
+        )
+        fixed = all(s is not None and s["meets_target"] for _, _, s in lost_async)
+        behind.append(
+            "**Resume after SIGKILL redoes finished work** with LangGraph's default durability "
+            f"(`async`; the CLI now runs `sync`, the Python API leaves it to the caller): "
+            f"{stages}. Cause: checkpoints and pending writes are "
+            "saved in the background while the next step runs; they share the event loop "
+            "with the agent's computing and the SQLite saver commits them one at a time behind "
+            "a lock, so under parallel researchers they land up to seconds late (see the "
+            "checkpoints section's real run), and a kill loses the ones still queued. "
+            + (
+                'With `durability="sync"` only the steps in flight were redone at every stage'
+                if fixed
+                else '`durability="sync"` did not remove every repeat either'
+            )
+            + (
+                f" (an uninterrupted run took {spread(seconds['sync'])} s with `sync`, "
+                f"{spread(seconds['async'])} s with `async`)."
+                if isinstance(seconds.get("sync"), dict)
+                else "."
+            )
+            + " Which stages lose work varies from run to run: it depends on how far the "
+            "background writes had got when the process died."
+        )
+    return text, behind
+
+
+def _stage_cell(stage: Mapping[str, int]) -> str:
+    return f"{num(stage['prompt'])} / {num(stage['completion'])}"
+
+
+def tokens(r: dict[str, Any]) -> tuple[str, list[str]]:
+    skipped = r["peer"].get("skipped")
+    rows = []
+    behind: list[str] = []
+    slower: list[str] = []
+    for s in r["sizes"]:
+        o = s["ours"]["total"]
+        p = s.get("peer", {}).get("total")
+        ratio = s.get("ratio", {})
+        rows.append(
+            [
+                s["plan_steps"],
+                f"{num(o['prompt'])} / {num(o['completion'])} ({o['calls']} calls)",
+                f"{num(p['prompt'])} / {num(p['completion'])} ({p['calls']} calls)" if p else "—",
+                num(ratio.get("tokens"), 3),
+                f"{num(ratio['total']['prompt'], 3)} / {num(ratio['total']['completion'], 3)}"
+                if ratio
+                else "—",
+                spread(ratio.get("wall")) if ratio else "—",
+            ]
+        )
+        if ratio and ratio["tokens"] and ratio["tokens"] > 1:
+            behind.append(
+                f"**Tokens, {steps(s['plan_steps'])}: {ratio['tokens']:.2f}× the peer's.**"
+            )
+        wall = (ratio.get("wall") or {}).get("median")
+        if wall and wall > 1:
+            slower.append(f"{wall:.2f}× at {steps(s['plan_steps'])}")
+    text = (
+        f"Peer: `{r['peer']['package']}` from PyPI"
+        + (f" — **not measured**: {skipped}" if skipped else "")
+        + ". Cells: prompt / completion tokens; ratios are ours ÷ peer (below 1: we spend "
+        "less).\n\n"
+        + table(
+            [
+                "plan steps",
+                "ours",
+                "open_deep_research",
+                "total tokens ratio",
+                "prompt / completion ratio",
+                "wall time ratio, median (min–max)",
+            ],
+            rows,
+        )
+    )
+    if slower:
+        behind.append(
+            f"**Time per report: slower than the peer** on the same simulated latencies "
+            f"({', '.join(slower)} its wall time), although we make fewer calls: the peer "
+            "awaits its searches, page summaries and researchers together (`asyncio.gather`), "
+            "while our calls made one at a time and our computing on the event loop (see the "
+            "orchestration causes) lengthen every run, more as plans grow."
+        )
+    stage_rows = []
+    stages = r["stages"]
+    for stage in stages:
+        cells = [stage]
+        for s in r["sizes"]:
+            o = s["ours"]["stages"][stage]
+            p = s.get("peer", {}).get("stages", {}).get(stage)
+            cells.append(_stage_cell(o) + (" vs " + _stage_cell(p) if p else ""))
+        stage_rows.append(cells)
+    text += "\n\nPer stage, ours vs the peer (prompt / completion tokens):\n\n" + table(
+        ["stage", *(steps(s["plan_steps"]) for s in r["sizes"])], stage_rows
+    )
+    agree = all(
+        s["ours"]["agent_reported_usage"]["prompt_tokens"] == s["ours"]["total"]["prompt"]
+        and s["ours"]["agent_reported_usage"]["completion_tokens"]
+        == s["ours"]["total"]["completion"]
+        for s in r["sizes"]
+    )
+    searches = ", ".join(
+        f"{s['ours']['searches']} / {s.get('peer', {}).get('searches', '—')}" for s in r["sizes"]
+    )
+    text += (
+        f"\n\nSearches, ours / peer: {searches}. Our agent's own token metrics (the report's "
+        + (
+            "`metrics`) equal the simulation's counts at every size."
+            if agree
+            else "`metrics`) differ from the simulation's counts: see the JSON."
+        )
+    )
+    if r.get("simulation_errors"):
+        text += f"\n\nRequests the simulation could not answer: {r['simulation_errors'][:3]}"
+    return text, behind

@@ -1,0 +1,23 @@
+"""Benchmark sections, run in this order by ``python -m bench``.
+
+Each module has ``NAME`` and ``run(options) -> dict`` returning what goes into
+``bench/results/<NAME>.json``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Options:
+    """How much to measure."""
+
+    repeats: int = 5
+    """Repetitions of each timed measurement (medians and spread are over these)."""
+    quick: bool = False
+    """A tiny version of every section (seconds): for the smoke test, not for figures."""
+
+
+ORDER = ("orchestration", "checkpoints", "resume", "tokens", "corpus", "server", "offline")
+"""Every section, in the order they run."""

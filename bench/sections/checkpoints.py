@@ -1,0 +1,254 @@
+"""Checkpoints: time per checkpoint write and bytes per checkpoint as sources grow.
+
+Two measurements per backend (in-memory, SQLite file, PostgreSQL), all through the project's
+``open_checkpointer``:
+
+* growth: a thread whose state holds N sources (10, 100, 1000) with two evidence spans each
+  and one finding per ten sources, written as LangGraph writes them: ``aput`` of a checkpoint
+  after a research round (sources, evidence, findings and usage changed) and after a later
+  step that changed one small field. Time per write and the bytes it added to the store.
+* a real run: the graph on the simulation (no latency) with a 16-step plan; every checkpoint
+  and pending write it stored, timed by wrapping the saver's ``aput``/``aput_writes``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.base import BaseCheckpointSaver, ChannelVersions, empty_checkpoint
+from langgraph.checkpoint.base.id import uuid6
+
+from bench import agent
+from bench.common import log, summary
+from bench.sections import Options
+from bench.sections.storage import (
+    BACKENDS,
+    checkpointer,
+    postgres_problem,
+    stored_bytes,
+    throwaway_database,
+)
+from bench.sim import text
+from bench.sim.model import SimulatedChatModel
+from bench.sim.requests import Scenario, step_title
+from bench.sim.search import SimulatedSearch
+from bench.sim.trace import Trace
+from deep_research.state.models import (
+    EvidenceSpan,
+    Finding,
+    PlanStep,
+    Source,
+    TokenUsage,
+    stable_id,
+)
+
+NAME = "checkpoints"
+SIZES = (10, 100, 1000)
+RUN_STEPS = 16
+GROWING = ("sources", "evidence", "findings", "usage")
+
+
+def state_values(n_sources: int) -> dict[str, Any]:
+    """Channel values of a state holding ``n_sources`` sources (as the graph stores them)."""
+    steps = [
+        PlanStep(id=f"s{i + 1:02d}", title=step_title(i)) for i in range(max(1, n_sources // 10))
+    ]
+    sources: list[Source] = []
+    evidence: list[EvidenceSpan] = []
+    for i in range(n_sources):
+        step = steps[i % len(steps)]
+        url = text.result_urls(f"{step.title} {i // 5}", 5)[i % 5]
+        page = text.page(url)
+        document_id = stable_id("doc", page.text)
+        sources.append(Source(url=url, title=page.title, provider="sim", document_id=document_id))
+        for sentence in page.text.split(". ")[3:5]:
+            quote = sentence.strip() + "."
+            start = page.text.find(sentence.strip())
+            evidence.append(
+                EvidenceSpan(
+                    id=stable_id("ev", step.id, url, start),
+                    url=url,
+                    document_id=document_id,
+                    step_id=step.id,
+                    quote=quote,
+                    start=max(0, start),
+                    end=max(0, start) + len(quote),
+                    section="Key figures",
+                    relevance=0.5,
+                    has_numbers=True,
+                )
+            )
+    findings = [
+        Finding(
+            step_id=step.id,
+            notes=" ".join(
+                text.prose(text.rng("notes", step.id), text.subjects_of(step.title), 110)
+            ),
+            evidence_ids=[e.id for e in evidence if e.step_id == step.id][:12],
+            queries=text.queries(step.title, 2, []),
+            searches=2,
+        )
+        for step in steps
+    ]
+    return {
+        "messages": [HumanMessage(text.QUESTION, id="m1")],
+        "question": text.QUESTION,
+        "brief": " ".join(text.prose(text.rng("brief"), text.subjects_of(text.QUESTION), 45)),
+        "plan": steps,
+        "dispatched": [s.id for s in steps],
+        "sources": sources,
+        "evidence": evidence,
+        "findings": findings,
+        "usage": TokenUsage(prompt_tokens=1000, completion_tokens=200, calls=10),
+        "draft": "",
+    }
+
+
+async def _growth(saver: BaseCheckpointSaver[str], n: int, writes: int) -> dict[str, Any]:
+    values = state_values(n)
+    thread = uuid.uuid4().hex
+    checkpoint = empty_checkpoint()
+    versions: dict[str, Any] = {}
+    parent: str | None = None
+    times: dict[str, list[float]] = {"research_round": [], "small_step": []}
+    sizes: dict[str, list[int]] = {"research_round": [], "small_step": []}
+    before, _ = await stored_bytes(saver, thread)
+    for i in range(writes * 2 + 1):
+        kind = "research_round" if i % 2 == 0 else "small_step"
+        changed = list(values) if i == 0 else GROWING if kind == "research_round" else ["draft"]
+        if kind == "small_step":
+            values["draft"] = f"draft {i}"
+        new_versions: ChannelVersions = {
+            k: saver.get_next_version(versions.get(k), None) for k in changed
+        }
+        versions.update(new_versions)
+        checkpoint = {
+            **checkpoint,
+            "id": str(uuid6(clock_seq=i)),
+            "channel_values": dict(values),
+            "channel_versions": dict(versions),
+        }
+        config: Any = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
+        if parent:
+            config["configurable"]["checkpoint_id"] = parent
+        start = time.perf_counter()
+        result = await saver.aput(
+            config, checkpoint, {"source": "loop", "step": i, "parents": {}}, new_versions
+        )
+        elapsed = time.perf_counter() - start
+        parent = result["configurable"]["checkpoint_id"]
+        after, _ = await stored_bytes(saver, thread)
+        if i > 0:
+            times[kind].append(elapsed * 1000)
+            sizes[kind].append(after - before)
+        before = after
+    return {
+        "sources": n,
+        "evidence_spans": len(values["evidence"]),
+        "write_ms": {kind: summary(v) for kind, v in times.items()},
+        "bytes": {kind: int(sum(v) / len(v)) for kind, v in sizes.items()},
+        "bytes_per_source": round(
+            sum(sizes["research_round"]) / len(sizes["research_round"]) / n, 1
+        ),
+    }
+
+
+def _timed(
+    method: Callable[..., Awaitable[Any]], times: list[float]
+) -> Callable[..., Awaitable[Any]]:
+    async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return await method(*args, **kwargs)
+        finally:
+            times.append((time.perf_counter() - start) * 1000)
+
+    return wrapper
+
+
+async def _real_run(saver: BaseCheckpointSaver[str], steps: int) -> dict[str, Any]:
+    puts: list[float] = []
+    writes: list[float] = []
+    saver.aput = _timed(saver.aput, puts)  # type: ignore[method-assign,assignment]
+    saver.aput_writes = _timed(saver.aput_writes, writes)  # type: ignore[method-assign,assignment]
+    trace = Trace()
+    model = SimulatedChatModel(scenario=Scenario(plan_steps=steps), trace=trace)
+    graph = agent.graph_for(model, [SimulatedSearch(trace=trace)], saver)
+    config = agent.thread_config()
+    state, wall = await agent.run(graph, steps, config=config)
+    total, checkpoints = await stored_bytes(saver, config["configurable"]["thread_id"])
+    return {
+        "plan_steps": steps,
+        "sources": len(state["sources"]),
+        "evidence_spans": len(state["evidence"]),
+        "checkpoints": len(puts),
+        "pending_write_batches": len(writes),
+        "put_ms": summary(puts),
+        "put_writes_ms": summary(writes),
+        "stored_bytes": total,
+        "bytes_per_checkpoint": int(total / max(1, len(puts))),
+        "wall_seconds": round(wall, 3),
+    }
+
+
+async def _backend(
+    backend: str, workdir: Path, url: str | None, options: Options
+) -> dict[str, Any]:
+    writes = 2 if options.quick else options.repeats * 4
+    sizes = SIZES[:1] if options.quick else SIZES
+    out: dict[str, Any] = {"growth": []}
+    async with checkpointer(backend, workdir, url) as saver:
+        for n in sizes:
+            log(f"checkpoints: {backend}, {n} sources")
+            out["growth"].append(await _growth(saver, n, writes))
+        log(f"checkpoints: {backend}, a real {RUN_STEPS}-step run")
+        out["real_run"] = await _real_run(saver, 1 if options.quick else RUN_STEPS)
+    return out
+
+
+def bytes_per_record() -> dict[str, int]:
+    """Serialized bytes of one source, evidence span and finding, as checkpoints store them."""
+    from deep_research.persistence.checkpointer import make_serde
+
+    serde = make_serde()
+    values = state_values(100)
+
+    def each(channel: str) -> int:
+        items = values[channel]
+        return round(len(serde.dumps_typed(items)[1]) / len(items))
+
+    return {
+        "source": each("sources"),
+        "evidence_span": each("evidence"),
+        "finding": each("findings"),
+    }
+
+
+async def _main(options: Options) -> dict[str, Any]:
+    results: dict[str, Any] = {"backends": {}, "bytes_per_record": bytes_per_record()}
+    problem = postgres_problem()
+    with tempfile.TemporaryDirectory(prefix="bench-checkpoints-") as tmp:
+        for backend in BACKENDS:
+            if backend == "postgres":
+                if problem:
+                    log(f"checkpoints: skipping PostgreSQL: {problem}")
+                    results["backends"][backend] = {"skipped": problem}
+                    continue
+                async with throwaway_database() as url:
+                    results["backends"][backend] = await _backend(backend, Path(tmp), url, options)
+            else:
+                results["backends"][backend] = await _backend(backend, Path(tmp), None, options)
+    return results
+
+
+def run(options: Options) -> dict[str, Any]:
+    """Measure checkpoint writes on every backend."""
+    with agent.plan_budget(RUN_STEPS):
+        return asyncio.run(_main(options))

@@ -1,0 +1,202 @@
+"""Orchestration efficiency: wall time over the critical-path lower bound, by plan size.
+
+Each run researches the question with a plan of 1, 4, 8 or 16 steps on the simulation (fixed
+latency per model call, search and page read), an in-memory checkpointer, every step
+researched at once, one round. The bound is the longest chain of dependent calls times their
+latency (:func:`bench.sim.trace.critical_path`). Sizes are interleaved within each repetition,
+so that the ratios are measured side by side. A run without latency measures the time the
+agent spends computing (framework, evidence selection, checks) rather than waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import cProfile
+import pstats
+from collections import defaultdict
+from statistics import median
+from typing import Any
+
+from langgraph.checkpoint.memory import InMemorySaver
+
+from bench import agent
+from bench.common import log, summary
+from bench.sections import Options
+from bench.sim.model import SimulatedChatModel
+from bench.sim.responder import Scenario
+from bench.sim.search import SimulatedSearch
+from bench.sim.trace import CallRecord, Trace, critical_path
+from deep_research.persistence.checkpointer import make_serde
+
+NAME = "orchestration"
+SIZES = (1, 4, 8, 16)
+LATENCY = {"model": 0.3, "search": 0.15, "read": 0.1}
+"""Seconds per call: real calls scaled down tenfold (a model call of 3 s, a search of 1.5 s, a
+page read of 1 s)."""
+TARGET = 1.10
+
+
+def _node(ns: str) -> str:
+    top = ns.split("|", 1)[0].split(":", 1)[0]
+    return top or "(outside)"
+
+
+def _node_name(ns: str) -> str:
+    """The node of an execution: ``verify``, or ``researcher/search_sources`` in a researcher."""
+    parts = [part.split(":", 1)[0] for part in ns.split("|")]
+    return "/".join(parts) if parts[0] else "(outside)"
+
+
+def serial_calls(records: list[CallRecord]) -> dict[str, dict[str, Any]]:
+    """Calls of the same kind made one at a time within one node execution.
+
+    For each node and kind of call: the most calls one execution made, and the most that were
+    ever in flight together in an execution. Only kinds made more than once per execution and
+    never concurrently are returned.
+    """
+    by_execution: dict[tuple[str, str], list[CallRecord]] = defaultdict(list)
+    for record in records:
+        by_execution[(record.ns, record.call)].append(record)
+    found: dict[str, dict[str, Any]] = {}
+    for (ns, call), calls in by_execution.items():
+        events = sorted([(r.start, 1) for r in calls] + [(r.end, -1) for r in calls])
+        running = peak = 0
+        for _, step in events:
+            running += step
+            peak = max(peak, running)
+        key = f"{_node_name(ns)}: {call}"
+        entry = found.setdefault(key, {"calls_per_execution": 0, "max_in_flight": 0})
+        entry["calls_per_execution"] = max(entry["calls_per_execution"], len(calls))
+        entry["max_in_flight"] = max(entry["max_in_flight"], peak)
+    return {
+        key: entry
+        for key, entry in found.items()
+        if entry["calls_per_execution"] > 1 and entry["max_in_flight"] == 1
+    }
+
+
+async def hot_spots(steps: int, limit: int = 8) -> list[dict[str, Any]]:
+    """The agent's own functions that took the most time in a run without latency (cProfile).
+
+    Node functions and the graph's wiring are left out (they contain everything); what is
+    left names where the computing happens.
+    """
+    profile = cProfile.Profile()
+    profile.enable()
+    await one_run(steps, dict.fromkeys(LATENCY, 0.0))
+    profile.disable()
+    stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    rows = []
+    for (filename, line, function), (_, calls, _, cumulative, _) in stats.items():
+        if "/deep_research/" not in filename or function.startswith("<"):
+            continue
+        module = filename.split("/deep_research/", 1)[1]
+        if module.startswith(("nodes/", "graph/")):
+            continue
+        rows.append(
+            {
+                "function": f"{module.removesuffix('.py').replace('/', '.')}.{function}",
+                "line": line,
+                "calls": calls,
+                "seconds": round(cumulative, 3),
+            }
+        )
+    rows.sort(key=lambda r: -r["seconds"])
+    return rows[:limit]
+
+
+def excess_by_node(records: list[CallRecord], latency: dict[str, float]) -> dict[str, float]:
+    """Seconds each node's executions took beyond their share of the bound.
+
+    A researcher counts from its first call's start to its last call's end, against its own
+    chain of dependent calls; the longest researcher of the run is reported.
+    """
+    spans: dict[str, list[CallRecord]] = defaultdict(list)
+    for record in records:
+        spans[record.ns if "|" not in record.ns else record.ns.split("|", 1)[0]].append(record)
+    excess: dict[str, float] = defaultdict(float)
+    for key, calls in spans.items():
+        actual = max(r.end for r in calls) - min(r.start for r in calls)
+        bound = critical_path(calls, latency)["bound"]
+        node = _node(key)
+        if node == "researcher":
+            excess[node] = max(excess[node], actual - bound)
+        else:
+            excess[node] += actual - bound
+    return {node: round(seconds, 3) for node, seconds in excess.items()}
+
+
+async def one_run(steps: int, latency: dict[str, float]) -> dict[str, Any]:
+    """One run of a ``steps``-step plan; its wall time, bound and call counts."""
+    trace = Trace()
+    model = SimulatedChatModel(
+        scenario=Scenario(plan_steps=steps), latency=latency["model"], trace=trace
+    )
+    search = SimulatedSearch(latency["search"], latency["read"], trace)
+    graph = agent.graph_for(model, [search], InMemorySaver(serde=make_serde()))
+    state, wall = await agent.run(graph, steps)
+    bound = critical_path(trace.records, latency)
+    calls: dict[str, int] = defaultdict(int)
+    for record in trace.records:
+        calls[record.call] += 1
+    return {
+        "wall": wall,
+        "bound": bound,
+        "ratio": wall / bound["bound"] if bound["bound"] else float("nan"),
+        "calls": dict(calls),
+        "excess": excess_by_node(trace.records, latency),
+        "serial": serial_calls(trace.records),
+        "sources": len(state.get("sources", [])),
+        "plan": len(state.get("plan", [])),
+    }
+
+
+async def _main(options: Options) -> dict[str, Any]:
+    sizes = (1, 2) if options.quick else SIZES
+    latency = {k: v / 10 for k, v in LATENCY.items()} if options.quick else LATENCY
+    repeats = 1 if options.quick else options.repeats
+    runs: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    idle: dict[int, list[float]] = defaultdict(list)
+    zero = dict.fromkeys(LATENCY, 0.0)
+    for steps in sizes:  # warm-up: imports, caches, fixture pages
+        await one_run(steps, zero)
+    for repeat in range(repeats):
+        for steps in sizes:
+            log(f"orchestration: repetition {repeat + 1}/{repeats}, {steps} steps")
+            runs[steps].append(await one_run(steps, latency))
+            idle[steps].append((await one_run(steps, zero))["wall"])
+    table = []
+    for steps in sizes:
+        done = runs[steps]
+        nodes = sorted({n for r in done for n in r["excess"]})
+        table.append(
+            {
+                "plan_steps": steps,
+                "planned": done[0]["plan"],
+                "ratio": summary([r["ratio"] for r in done], 3),
+                "wall_seconds": summary([r["wall"] for r in done], 3),
+                "bound_seconds": round(done[0]["bound"]["bound"], 3),
+                "bound_parts": {k: round(v, 3) for k, v in done[0]["bound"].items()},
+                "compute_seconds": summary(idle[steps], 3),
+                "excess_seconds": {
+                    n: round(median(r["excess"].get(n, 0.0) for r in done), 3) for n in nodes
+                },
+                "calls": done[0]["calls"],
+                "serial_calls": done[0]["serial"],
+                "sources": done[0]["sources"],
+                "meets_target": median(r["ratio"] for r in done) <= TARGET,
+            }
+        )
+    return {
+        "latency_seconds": latency,
+        "target": TARGET,
+        "repeats": repeats,
+        "sizes": table,
+        "hot_spots": {"plan_steps": max(sizes), "functions": await hot_spots(max(sizes))},
+    }
+
+
+def run(options: Options) -> dict[str, Any]:
+    """Measure wall time against the critical path for every plan size."""
+    with agent.plan_budget(max(SIZES)):
+        return asyncio.run(_main(options))

@@ -1,0 +1,205 @@
+"""Tokens per report: ours against open_deep_research, stage by stage, side by side.
+
+Both agents research the same question with the same plan size against the same simulated
+model and search, served over HTTP (:mod:`bench.sim.server`): our graph through its LLM
+engine's ``ChatOpenAI``, the peer (``open-deep-research`` from PyPI, in its own virtualenv
+``bench/.venv-peer``) through its own configuration. The server counts every request's prompt
+and completion tokens and labels it with a stage common to both agents. Each repetition runs
+every plan size for both agents, alternating, so wall-time ratios are measured side by side.
+
+Settings of both: clarification allowed (the simulated model never asks), one research round,
+every step researched at once, two queries per step, five results per query (the peer's
+default). The peer is left at its defaults otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+from collections import defaultdict
+from statistics import median
+from typing import Any
+
+from langgraph.checkpoint.memory import InMemorySaver
+
+from bench import agent
+from bench.common import BENCH_DIR, PEER_PYTHON, REPO_ROOT, log, summary
+from bench.sections import Options
+from bench.sim.responder import STAGES, Scenario
+from bench.sim.search import SimulatedSearch
+from bench.sim.server import ServedCall, SimEndpoint, serve
+from bench.sim.text import QUESTION
+from bench.sim.trace import Trace
+from deep_research.engines.llm import build_chat_model
+from deep_research.persistence.checkpointer import make_serde
+
+NAME = "tokens"
+SIZES = (1, 4, 8, 16)
+LATENCY = {"model": 0.3, "search": 0.15, "read": 0.1}
+PEER_PACKAGE = "open-deep-research==0.0.16"
+PEER_TIMEOUT = 600
+_PASSED_VARIABLES = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
+
+
+def by_stage(calls: list[ServedCall]) -> dict[str, dict[str, int]]:
+    """Prompt tokens, completion tokens and model calls per stage."""
+    out: dict[str, dict[str, int]] = {s: {"prompt": 0, "completion": 0, "calls": 0} for s in STAGES}
+    for call in calls:
+        if call.kind != "model":
+            continue
+        entry = out[call.stage]
+        entry["prompt"] += call.prompt_tokens
+        entry["completion"] += call.completion_tokens
+        entry["calls"] += 1
+    return out
+
+
+def _total(stages: dict[str, dict[str, int]]) -> dict[str, int]:
+    return {k: sum(s[k] for s in stages.values()) for k in ("prompt", "completion", "calls")}
+
+
+async def _ours(sim: SimEndpoint, steps: int, run: int) -> dict[str, Any]:
+    model_name = Scenario(plan_steps=steps).model_name("ours", run)
+    chat = build_chat_model(model_name, api_key="sim", base_url=sim.base_url)
+    trace = Trace()
+    search = SimulatedSearch(LATENCY["search"], LATENCY["read"], trace)
+    graph = agent.graph_for(chat, [search], InMemorySaver(serde=make_serde()), name=model_name)
+    state, wall = await agent.run(graph, steps)
+    return {
+        "stages": by_stage(sim.calls_of(model_name)),
+        "wall": wall,
+        "usage": state["usage"].model_dump(),
+        "searches": sum(1 for r in trace.records if r.kind == "search"),
+    }
+
+
+def peer_status() -> tuple[str | None, str]:
+    """Why the peer cannot run (``None`` if it can), and its installed version."""
+    if not PEER_PYTHON.exists():
+        return (
+            f"the peer's virtualenv is missing ({PEER_PYTHON.parent.parent}); `make bench` "
+            f"creates it with `uv venv` and `uv pip install {PEER_PACKAGE}`"
+        ), ""
+    probe = (
+        "import importlib.metadata as m, open_deep_research.deep_researcher; "
+        "print(m.version('open-deep-research'))"
+    )
+    done = subprocess.run(
+        [str(PEER_PYTHON), "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=_peer_env(None),
+    )
+    if done.returncode != 0:
+        return f"open_deep_research does not import: {done.stderr.strip()[-300:]}", ""
+    return None, done.stdout.strip()
+
+
+def _peer_env(sim: SimEndpoint | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k in _PASSED_VARIABLES}
+    env |= {"LANGSMITH_TRACING": "false", "NO_PROXY": "127.0.0.1", "PYTHONDONTWRITEBYTECODE": "1"}
+    if sim is not None:
+        env |= {"OPENAI_API_KEY": "sim", "OPENAI_BASE_URL": sim.base_url, "TAVILY_API_KEY": "sim"}
+    return env
+
+
+def _peer(sim: SimEndpoint, steps: int, run: int) -> tuple[list[ServedCall], float, dict[str, Any]]:
+    model_name = Scenario(plan_steps=steps).model_name("peer", run)
+    command = [str(PEER_PYTHON), str(BENCH_DIR / "peer" / "driver.py"), model_name, str(steps)]
+    command += [sim.search_url, QUESTION]
+    done = subprocess.run(
+        command,
+        cwd=REPO_ROOT,
+        env=_peer_env(sim),
+        capture_output=True,
+        text=True,
+        timeout=PEER_TIMEOUT,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"open_deep_research failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return sim.calls_of(model_name), float(result["wall"]), result
+
+
+def _ratio(ours: float, peer: float) -> float | None:
+    return round(ours / peer, 3) if peer else None
+
+
+def _row(steps: int, ours: list[dict[str, Any]], peer: list[dict[str, Any]]) -> dict[str, Any]:
+    o, p = ours[0]["stages"], peer[0]["stages"] if peer else None
+    row: dict[str, Any] = {"plan_steps": steps, "ours": {"stages": o, "total": _total(o)}}
+    row["ours"]["wall_seconds"] = summary([r["wall"] for r in ours], 3)
+    row["ours"]["agent_reported_usage"] = ours[0]["usage"]
+    row["ours"]["searches"] = ours[0]["searches"]
+    if p is None:
+        return row
+    row["peer"] = {
+        "stages": p,
+        "total": _total(p),
+        "wall_seconds": summary([r["wall"] for r in peer], 3),
+    }
+    row["peer"]["searches"] = peer[0]["searches"]
+    row["ratio"] = {
+        "stages": {
+            s: {k: _ratio(o[s][k], p[s][k]) for k in ("prompt", "completion")} for s in STAGES
+        },
+        "total": {k: _ratio(_total(o)[k], _total(p)[k]) for k in ("prompt", "completion")},
+        "tokens": _ratio(
+            _total(o)["prompt"] + _total(o)["completion"],
+            _total(p)["prompt"] + _total(p)["completion"],
+        ),
+        "wall": summary([a["wall"] / b["wall"] for a, b in zip(ours, peer, strict=False)], 3),
+    }
+    row["deterministic"] = all(r["stages"] == o for r in ours) and all(
+        r["stages"] == p for r in peer
+    )
+    return row
+
+
+async def _measure(
+    sizes: tuple[int, ...], repeats: int, peer_ok: bool
+) -> tuple[dict[int, list[dict[str, Any]]], dict[int, list[dict[str, Any]]], list[str]]:
+    ours: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    peer: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    with serve(LATENCY["model"], LATENCY["search"]) as sim, agent.plan_budget(max(sizes)):
+        for repeat in range(repeats):
+            for steps in sizes:
+                log(f"tokens: repetition {repeat + 1}/{repeats}, {steps} steps")
+                ours[steps].append(await _ours(sim, steps, repeat))
+                if peer_ok:
+                    calls, wall, _ = await asyncio.to_thread(_peer, sim, steps, repeat)
+                    peer[steps].append(
+                        {
+                            "stages": by_stage(calls),
+                            "wall": wall,
+                            "searches": sum(1 for c in calls if c.kind == "search"),
+                        }
+                    )
+        errors = sim.errors()
+    return ours, peer, errors
+
+
+def run(options: Options) -> dict[str, Any]:
+    """Count tokens per stage for both agents at every plan size."""
+    sizes = SIZES[:1] if options.quick else SIZES
+    repeats = 1 if options.quick else min(options.repeats, 3)
+    problem, version = peer_status()
+    if problem:
+        log(f"tokens: open_deep_research is not measured: {problem}")
+    ours, peer, errors = asyncio.run(_measure(sizes, repeats, problem is None))
+    rows = [_row(steps, ours[steps], peer[steps]) for steps in sizes]
+    ratios = [r["ratio"]["tokens"] for r in rows if "ratio" in r]
+    return {
+        "peer": {"package": PEER_PACKAGE, "installed": version, "skipped": problem},
+        "latency_seconds": LATENCY,
+        "repeats": repeats,
+        "stages": list(STAGES),
+        "sizes": rows,
+        "simulation_errors": errors,
+        "median_token_ratio": median(ratios) if ratios else None,
+    }

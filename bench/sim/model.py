@@ -1,0 +1,200 @@
+"""The simulated chat model: a LangChain ``BaseChatModel`` in front of the responder.
+
+Every call waits a fixed latency (``asyncio.sleep``, so calls of parallel branches overlap as
+they would against a real endpoint), counts prompt and completion tokens on the OpenAI form of
+the request, reports them as ``usage_metadata`` (which our engine adds up), and records the
+call in a :class:`~bench.sim.trace.Trace`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
+from langchain_core.messages.ai import UsageMetadata
+from langchain_core.messages.tool import tool_call_chunk
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import ConfigDict, Field
+
+from bench.sim import tokens
+from bench.sim.responder import Reply, Request, Scenario, respond
+from bench.sim.trace import CallRecord, Trace, current_ns
+
+_ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
+
+
+def openai_messages(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
+    """The OpenAI chat form of LangChain messages (what ChatOpenAI would send)."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        entry: dict[str, Any] = {"role": _ROLES.get(message.type, message.type)}
+        entry["content"] = message.text
+        if isinstance(message, AIMessage) and message.tool_calls:
+            entry["tool_calls"] = [
+                {
+                    "id": call.get("id"),
+                    "type": "function",
+                    "function": {"name": call["name"], "arguments": json.dumps(call["args"])},
+                }
+                for call in message.tool_calls
+            ]
+        if isinstance(message, ToolMessage):
+            entry["tool_call_id"] = message.tool_call_id
+        out.append(entry)
+    return out
+
+
+def request_key(request: Request) -> str:
+    """A digest of what a request asks (stable across processes)."""
+    payload = json.dumps([request.messages, request.tool_names], sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def usage(prompt: int, completion: int) -> UsageMetadata:
+    """LangChain usage metadata."""
+    return UsageMetadata(
+        input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion
+    )
+
+
+def _message(reply: Reply, prompt: int, completion: int) -> AIMessage:
+    calls = [
+        {"name": c["name"], "args": json.loads(c["arguments"]), "id": c["id"]}
+        for c in reply.tool_calls
+    ]
+    return AIMessage(
+        content=reply.content, tool_calls=calls, usage_metadata=usage(prompt, completion)
+    )
+
+
+class SimulatedChatModel(BaseChatModel):
+    """A chat model that answers by :func:`~bench.sim.responder.respond` after ``latency``."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    scenario: Scenario = Field(default_factory=Scenario)
+    latency: float = 0.0
+    """Seconds each call takes."""
+    trace: Trace = Field(default_factory=Trace)
+    stream_pieces: int = 8
+    """Chunks a streamed text reply is split into."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "simulated"
+
+    def _answer(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        request = Request(messages=openai_messages(messages), tools=kwargs.get("tools"))
+        reply = respond(request, self.scenario)
+        record = self.trace.start(
+            CallRecord(
+                kind="model",
+                stage=reply.stage,
+                call=reply.call,
+                key=request_key(request),
+                ns=current_ns(),
+                start=time.perf_counter(),
+                items=reply.items,
+            )
+        )
+        prompt = tokens.prompt_tokens(request.messages, request.tools)
+        calls = [{"function": c} for c in reply.tool_calls]
+        completion = tokens.completion_tokens(reply.content, calls)
+        return reply, record, prompt, completion
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        reply, record, prompt, completion = self._answer(messages, kwargs)
+        time.sleep(self.latency)
+        self.trace.end(record, prompt_tokens=prompt, completion_tokens=completion)
+        return ChatResult(generations=[ChatGeneration(message=_message(reply, prompt, completion))])
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        reply, record, prompt, completion = self._answer(messages, kwargs)
+        await asyncio.sleep(self.latency)
+        self.trace.end(record, prompt_tokens=prompt, completion_tokens=completion)
+        return ChatResult(generations=[ChatGeneration(message=_message(reply, prompt, completion))])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        result = self._generate(messages, stop, **kwargs)
+        yield from self._chunks(result.generations[0].message)
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        result = await self._agenerate(messages, stop, **kwargs)
+        for chunk in self._chunks(result.generations[0].message):
+            yield chunk
+
+    def _chunks(self, message: BaseMessage) -> Iterator[ChatGenerationChunk]:
+        assert isinstance(message, AIMessage)
+        if message.tool_calls:
+            calls = [
+                tool_call_chunk(name=c["name"], args=json.dumps(c["args"]), id=c["id"], index=i)
+                for i, c in enumerate(message.tool_calls)
+            ]
+            yield ChatGenerationChunk(
+                message=AIMessageChunk(
+                    content="",
+                    tool_call_chunks=calls,
+                    usage_metadata=message.usage_metadata,
+                    chunk_position="last",
+                )
+            )
+            return
+        content = message.text
+        size = max(1, -(-len(content) // self.stream_pieces))
+        pieces = [content[i : i + size] for i in range(0, len(content), size)] or [""]
+        for position, piece in enumerate(pieces, 1):
+            last = position == len(pieces)
+            yield ChatGenerationChunk(
+                message=AIMessageChunk(
+                    content=piece,
+                    usage_metadata=message.usage_metadata if last else None,
+                    chunk_position="last" if last else None,
+                )
+            )
+
+    def bind_tools(
+        self,
+        tools: Sequence[Any],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Bind tools as OpenAI schemas (what ``with_structured_output`` needs)."""
+        return self.bind(
+            tools=[convert_to_openai_tool(tool) for tool in tools],
+            tool_choice=tool_choice,
+            **kwargs,
+        )

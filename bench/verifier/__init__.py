@@ -1,0 +1,1 @@
+"""Verifier accuracy on labelled claims; see :mod:`bench.verifier.run`."""

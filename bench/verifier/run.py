@@ -1,0 +1,236 @@
+"""Measure the verifier on labelled claims: WiCE and AttributionBench dev sets.
+
+Run from the repository root::
+
+    .venv/bin/python -m bench.verifier            # or: .venv/bin/python bench/verifier/run.py
+    .venv/bin/python -m bench.verifier --tune     # also search the offline thresholds
+
+Reads ``../shared/data/wice/dev.jsonl`` and ``../shared/data/attributionbench/dev.jsonl``
+(relative to the repository root; a data set that is absent is skipped with a message, and the
+data is never copied here), maps the labels as ``../shared/data/README.md`` says, judges every
+claim with the offline engine through :func:`deep_research.verifier.verify_claims` (the code
+the graph and ``deep-research verify`` use), and writes ``bench/results/verifier.json``:
+accuracy, macro-F1, per-class precision/recall/F1 and the confusion matrix per data set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT.parent / "shared" / "data"
+RESULTS = ROOT / "bench" / "results" / "verifier.json"
+
+SUPPORTED, PARTIAL, UNSUPPORTED = "SUPPORTED", "PARTIAL", "UNSUPPORTED"
+NOT_SUPPORTED = "NOT_SUPPORTED"
+WICE_LABELS = {"supported": SUPPORTED, "partially_supported": PARTIAL, "not_supported": UNSUPPORTED}
+
+
+@dataclass(frozen=True)
+class Example:
+    """One labelled claim."""
+
+    claim: str
+    passages: list[str]
+    gold: str
+    gold_passages: frozenset[int] = frozenset()
+    """Passages a human marked as the support (WiCE's supporting sentences)."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A labelled set and how our verdicts map onto its labels."""
+
+    name: str
+    path: Path
+    labels: tuple[str, ...]
+    load: Callable[[dict[str, Any]], Example]
+    predict: Callable[[str], str]
+
+
+def _wice(row: dict[str, Any]) -> Example:
+    gold = frozenset(i for group in row["supporting_sentences"] for i in group)
+    return Example(row["claim"], list(row["evidence"]), WICE_LABELS[row["label"]], gold)
+
+
+def _wice_predict(verdict: str) -> str:
+    # WiCE has no contradicted class; a contradicted claim is not supported.
+    return UNSUPPORTED if verdict == "CONTRADICTED" else verdict
+
+
+def _attribution(row: dict[str, Any]) -> Example:
+    gold = SUPPORTED if row["attribution_label"] == "attributable" else NOT_SUPPORTED
+    return Example(row["claim"], [r for r in row["references"] if r.strip()], gold)
+
+
+DATASETS = (
+    Dataset(
+        "wice",
+        DATA / "wice" / "dev.jsonl",
+        (SUPPORTED, PARTIAL, UNSUPPORTED),
+        _wice,
+        _wice_predict,
+    ),
+    Dataset(
+        "attributionbench",
+        DATA / "attributionbench" / "dev.jsonl",
+        (SUPPORTED, NOT_SUPPORTED),
+        _attribution,
+        lambda verdict: SUPPORTED if verdict == SUPPORTED else NOT_SUPPORTED,
+    ),
+)
+
+
+def read_examples(dataset: Dataset) -> list[Example]:
+    """The data set's examples, in file order."""
+    with dataset.path.open(encoding="utf-8") as lines:
+        return [dataset.load(json.loads(line)) for line in lines if line.strip()]
+
+
+def score(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> dict[str, Any]:
+    """Accuracy, macro-F1, per-class precision/recall/F1 and the confusion matrix.
+
+    The confusion matrix is ``confusion[gold][predicted]``.
+    """
+    confusion = {g: {p: 0 for p in labels} for g in labels}
+    for g, p in zip(gold, predicted, strict=True):
+        confusion[g][p] += 1
+    per_class = {}
+    for label in labels:
+        tp = confusion[label][label]
+        predicted_n = sum(confusion[g][label] for g in labels)
+        actual_n = sum(confusion[label].values())
+        precision = tp / predicted_n if predicted_n else 0.0
+        recall = tp / actual_n if actual_n else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        per_class[label] = {
+            "precision": round(precision, 4),
+            "recall": round(recall, 4),
+            "f1": round(f1, 4),
+            "support": actual_n,
+        }
+    correct = sum(confusion[label][label] for label in labels)
+    return {
+        "n": len(gold),
+        "accuracy": round(correct / len(gold), 4) if gold else 0.0,
+        "macro_f1": round(sum(c["f1"] for c in per_class.values()) / len(labels), 4),
+        "per_class": per_class,
+        "confusion": confusion,
+    }
+
+
+def evaluate(dataset: Dataset, examples: Sequence[Example]) -> dict[str, Any]:
+    """Judge every example with the offline engine and score the verdicts."""
+    from deep_research.engines import OfflineEngine
+    from deep_research.verifier import verify_claims
+
+    started = time.perf_counter()
+    items = [(e.claim, e.passages) for e in examples]
+    judgements = asyncio.run(verify_claims(OfflineEngine(), items)).value
+    predicted = [dataset.predict(j.verdict.value) for j in judgements]
+    result = score([e.gold for e in examples], predicted, dataset.labels)
+    gold = [e.gold for e in examples]
+    majority = max(dataset.labels, key=gold.count)
+    result["majority_baseline"] = {
+        "label": majority,
+        "accuracy": round(gold.count(majority) / len(gold), 4) if gold else 0.0,
+    }
+    result["verdicts"] = {
+        v: sum(1 for j in judgements if j.verdict.value == v)
+        for v in ("SUPPORTED", "PARTIAL", "UNSUPPORTED", "CONTRADICTED")
+    }
+    with_gold = [(e, j) for e, j in zip(examples, judgements, strict=True) if e.gold_passages]
+    if with_gold:
+        hits = sum(1 for e, j in with_gold if j.evidence_index in e.gold_passages)
+        result["evidence_recall_at_1"] = round(hits / len(with_gold), 4)
+        result["evidence_recall_n"] = len(with_gold)
+    result["seconds"] = round(time.perf_counter() - started, 2)
+    return result
+
+
+def available() -> Iterator[tuple[Dataset, list[Example]]]:
+    """Each data set that is present, with its examples; absent ones are reported and skipped."""
+    for dataset in DATASETS:
+        if not dataset.path.is_file():
+            print(f"skipping {dataset.name}: {dataset.path} not found", file=sys.stderr)
+            continue
+        yield dataset, read_examples(dataset)
+
+
+def thresholds() -> dict[str, float]:
+    """The offline verifier's thresholds in force."""
+    from deep_research.engines import alignment, checks
+
+    return {
+        "supported_coverage": checks.SUPPORTED_COVERAGE,
+        "partial_coverage": checks.PARTIAL_COVERAGE,
+        "conflict_coverage": alignment.CONFLICT_COVERAGE,
+        "name_weight": alignment.NAME_WEIGHT,
+        "max_support_sentences": alignment.MAX_SUPPORT_SENTENCES,
+    }
+
+
+def tune(loaded: Sequence[tuple[Dataset, list[Example]]]) -> None:
+    """Print the grid of the two coverage thresholds against WiCE macro-F1 and AB accuracy."""
+    from deep_research.engines import checks
+
+    rows = []
+    grid = [round(0.05 * i, 2) for i in range(2, 19)]
+    for supported, partial in itertools.product(grid, grid):
+        if partial >= supported:
+            continue
+        checks.SUPPORTED_COVERAGE, checks.PARTIAL_COVERAGE = supported, partial
+        scores = {d.name: evaluate(d, examples) for d, examples in loaded}
+        rows.append((supported, partial, scores))
+        figures = "  ".join(
+            f"{name} acc {s['accuracy']:.3f} F1 {s['macro_f1']:.3f}" for name, s in scores.items()
+        )
+        print(f"supported>={supported:.2f} partial>={partial:.2f}  {figures}", flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark; returns the exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tune", action="store_true", help="print a threshold grid search")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the results")
+    args = parser.parse_args(argv)
+    loaded = list(available())
+    if not loaded:
+        print("no data set found under ../shared/data; nothing to measure", file=sys.stderr)
+        return 0
+    if args.tune:
+        tune(loaded)
+        return 0
+    results: dict[str, Any] = {
+        "engine": "offline",
+        "note": (
+            "Dev sets; the offline thresholds were tuned on these same sets, so the figures "
+            "are optimistic for unseen data."
+        ),
+        "thresholds": thresholds(),
+        "datasets": {},
+    }
+    for dataset, examples in loaded:
+        results["datasets"][dataset.name] = evaluate(dataset, examples)
+        summary = results["datasets"][dataset.name]
+        print(
+            f"{dataset.name}: n={summary['n']} accuracy={summary['accuracy']:.3f} "
+            f"macro-F1={summary['macro_f1']:.3f} ({summary['seconds']}s)"
+        )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""Per-run settings: the graph's context schema, which Studio renders as a form.
+
+A :class:`Context` is frozen and JSON-serialisable. It never reads the environment: what a
+caller passes is what the run uses. Optional budget fields left unset take the value of the
+chosen depth (see :data:`deep_research.state.models.DEPTH_BUDGETS`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import ConfigDict, Field, ValidationError
+from pydantic.dataclasses import dataclass
+
+from deep_research.errors import ConfigurationError
+from deep_research.state.models import DEPTH_BUDGETS, Config
+
+Mode = Literal["simple", "web_search", "deep_research"]
+Depth = Literal["auto", "light", "medium", "extended"]
+SourceName = Literal["auto", "local", "tavily", "local+tavily"]
+
+MAX_QUESTION_CHARS = 4000
+"""Longest accepted question, in characters."""
+
+MAX_INSTRUCTIONS_CHARS = 4000
+"""Longest accepted system instructions, in characters."""
+
+
+@dataclass(frozen=True, kw_only=True, config=ConfigDict(use_attribute_docstrings=True))
+class Context:
+    """Run-level knobs of one research run."""
+
+    model: str | None = None
+    """Model name for this run; unset uses the process setting (``DEEP_RESEARCH_MODEL``)."""
+
+    mode: Mode = "deep_research"
+    """``simple`` answers directly, ``web_search`` runs one researcher for one round,
+    ``deep_research`` runs the whole graph."""
+
+    depth: Depth = "auto"
+    """Named research budget; ``auto`` picks ``light`` or ``medium`` from the plan."""
+
+    allow_clarification: bool = True
+    """Ask one clarifying question (an interrupt) when the request is ambiguous."""
+
+    review_plan: bool = False
+    """Pause after planning (an interrupt) so that a person can approve or edit the plan."""
+
+    system_instructions: Annotated[str, Field(max_length=MAX_INSTRUCTIONS_CHARS)] = ""
+    """Standing instructions of the user (language, focus, style) for the model's clarifying,
+    planning, searching and writing; verification never follows them. The offline engine,
+    which writes no prose of its own, ignores them."""
+
+    sources: SourceName = "auto"
+    """Where to search: ``auto`` uses Tavily when its key is set, the local corpus otherwise."""
+
+    corpus_dir: str | None = None
+    """Folder of Markdown, text and HTML files; unset uses the bundled sample corpus."""
+
+    max_rounds: Annotated[int, Field(ge=1, le=10)] | None = None
+    """Research rounds (dispatch → reflect) before synthesis; unset takes the depth's value."""
+
+    results_per_query: Annotated[int, Field(ge=3, le=10)] | None = None
+    """Search results read per query; unset takes the depth's value."""
+
+    per_domain_cap: Annotated[int, Field(ge=1, le=10)] = 3
+    """Most sources taken from one domain (or one local file) per research step."""
+
+    fetch_timeout: Annotated[float, Field(ge=5, le=60)] = 20.0
+    """Seconds allowed to fetch one page."""
+
+    max_parallel_researchers: Annotated[int, Field(ge=1, le=16)] | None = None
+    """Researchers dispatched at once; further open steps wait for the next dispatch."""
+
+    max_revisions: Annotated[int, Field(ge=0, le=5)] | None = None
+    """Verify → revise passes before finalizing; unset takes the depth's value."""
+
+
+def make_context(**values: Any) -> Context:
+    """Build a :class:`Context`, turning validation errors into one readable line.
+
+    Raises:
+        ConfigurationError: a value is of the wrong type or out of range.
+    """
+    try:
+        return Context(**values)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'context'}: {err['msg']}"
+            f" (got {err.get('input')!r})"
+            for err in exc.errors()
+        )
+        raise ConfigurationError(f"invalid setting: {problems}") from None
+    except TypeError as exc:
+        raise ConfigurationError(f"invalid setting: {exc}") from None
+
+
+def resolve_config(
+    context: Context, *, depth: str, engine: str, sources: list[str], extractive: bool = False
+) -> Config:
+    """Turn the run's knobs and the chosen depth into the budget the run will keep to."""
+    if context.mode == "web_search":
+        base = DEPTH_BUDGETS["light"].model_copy(update={"max_steps": 1, "max_rounds": 1})
+        depth = "light"
+    else:
+        base = DEPTH_BUDGETS["medium" if depth == "auto" else depth]
+        depth = "medium" if depth == "auto" else depth
+    overrides = {
+        name: value
+        for name, value in (
+            ("max_rounds", context.max_rounds if context.mode == "deep_research" else None),
+            ("results_per_query", context.results_per_query),
+            ("max_parallel_researchers", context.max_parallel_researchers),
+            ("max_revisions", context.max_revisions),
+        )
+        if value is not None
+    }
+    return Config(
+        mode=context.mode,
+        depth=depth,
+        engine=engine,
+        extractive=extractive,
+        sources=sources,
+        budget=base.model_copy(update=overrides),
+        per_domain_cap=context.per_domain_cap,
+        fetch_timeout=context.fetch_timeout,
+    )

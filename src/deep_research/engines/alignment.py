@@ -1,0 +1,195 @@
+"""Aligning a claim with its evidence: which sentences state it, and what of it they state.
+
+The evidence passages are split into sentences. The sentence sharing most of the claim's
+content words leads the claim's support; up to :data:`MAX_SUPPORT_SENTENCES` join it when each
+adds :data:`MIN_GAIN` of the claim. The claim's figures (see :mod:`.quantities`) are looked up
+in the support and the nearest sentences, and a figure of the same kind stated differently by a
+well aligned sentence is recorded as a conflict. :mod:`.checks` turns an :class:`Alignment`
+into a verdict.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from deep_research.engines.agreement import agrees, conflicts
+from deep_research.engines.quantities import Quantity, quantities
+from deep_research.text import content_tokens, sentences
+
+CONFLICT_COVERAGE = 0.5
+"""Share of the claim a sentence must state before a figure it gives differently conflicts."""
+
+CONTEXT_WORDS = 3
+"""Content words either side of a figure that say what it is about."""
+
+MAX_SUPPORT_SENTENCES = 2
+"""Sentences that may together support one claim."""
+
+MIN_GAIN = 0.15
+"""Share of the claim a further sentence must add to join the support."""
+
+NAME_WEIGHT = 1.5
+"""Weight of a name (a word capitalized mid-sentence) against 1 for other words."""
+
+FIGURE_WEIGHT = 1.0
+"""Weight of each figure of the claim in its coverage."""
+
+_NEARBY = 5
+"""Best-aligned sentences searched for the claim's figures."""
+
+_CITATION = re.compile(r"\s*\[(?:@[\w]+|E?\d+(?:\s*,\s*E?\d+)*)\]")
+_CONTEXTUAL = ("date", "decade", "percent", "count")
+"""Kinds of figure that conflict only when the words around both figures overlap."""
+
+
+def norm(token: str) -> str:
+    """A stemmed token with a final ``e`` dropped, so ``release`` meets ``released``."""
+    return token[:-1] if len(token) > 4 and token.endswith("e") else token
+
+
+def words(text: str) -> frozenset[str]:
+    """Content words of ``text``, numbers aside, normalized for matching."""
+    return frozenset(
+        norm(t) for t in content_tokens(text) if not t.replace(",", "").replace(".", "").isdigit()
+    )
+
+
+def clean_claim(claim: str) -> str:
+    """Drop citation markers (``[3]``, ``[E1]``, ``[@ev_x]``) and end punctuation."""
+    return _CITATION.sub("", claim).strip().rstrip(".!?").strip()
+
+
+def weights(claim: str) -> dict[str, float]:
+    """Weight of each content word of the claim: names (capitalized mid-sentence) count more."""
+    found: dict[str, float] = {}
+    for position, raw in enumerate(re.findall(r"[A-Za-z0-9]+(?:[.,'][A-Za-z0-9]+)*", claim)):
+        for word in words(raw):
+            name = position > 0 and raw[:1].isupper()
+            found[word] = max(found.get(word, 0.0), NAME_WEIGHT if name else 1.0)
+    return found
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A sentence of an evidence passage, with its offsets in that passage."""
+
+    passage: int
+    start: int
+    end: int
+    text: str
+    words: frozenset[str]
+
+
+def units(passages: Sequence[str]) -> list[Unit]:
+    """The sentences of every passage (a passage with none is one unit)."""
+    found = []
+    for index, passage in enumerate(passages):
+        pieces = list(sentences(passage)) if passage.strip() else []
+        if not pieces and passage.strip():
+            stripped = passage.strip()
+            at = passage.index(stripped)
+            found.append(Unit(index, at, at + len(stripped), stripped, words(stripped)))
+        for piece in pieces:
+            found.append(Unit(index, piece.start, piece.end, piece.text, words(piece.text)))
+    return found
+
+
+@dataclass
+class Alignment:
+    """What the evidence states of a claim."""
+
+    claim: str
+    """The claim with its figures blanked out."""
+    claim_words: frozenset[str]
+    weights: dict[str, float]
+    figures: list[Quantity]
+    support: list[Unit]
+    """The sentences that state the claim, best first."""
+    covered: set[str]
+    matched: list[Quantity] = field(default_factory=list)
+    conflict: tuple[Quantity, Quantity, Unit] | None = None
+    """A figure of the claim, the figure the evidence gives instead, and where."""
+
+    @property
+    def coverage(self) -> float:
+        """Weighted share of the claim's words and figures that the support states."""
+        total = sum(self.weights.get(w, 1.0) for w in self.claim_words)
+        total += len([f for f in self.figures if not f.spelled]) * FIGURE_WEIGHT
+        hits = sum(self.weights.get(w, 1.0) for w in self.covered)
+        hits += len([f for f in self.matched if not f.spelled]) * FIGURE_WEIGHT
+        return hits / total if total else 0.0
+
+    @property
+    def missing(self) -> list[Quantity]:
+        """Figures of the claim (spelled-out ones aside) that the evidence does not state."""
+        return [f for f in self.figures if f not in self.matched and not f.spelled]
+
+    def aligned(self, unit: Unit) -> float:
+        """Share of the claim's words that one sentence states."""
+        return len(unit.words & self.claim_words) / max(1, len(self.claim_words))
+
+
+def _blank(text: str, figures: Sequence[Quantity]) -> str:
+    for figure in figures:
+        text = text[: figure.start] + " " * (figure.end - figure.start) + text[figure.end :]
+    return text
+
+
+def align(claim: str, passages: Sequence[str]) -> Alignment | None:
+    """Align ``claim`` with ``passages``; ``None`` when either has nothing to compare."""
+    figures = quantities(claim)
+    blanked = _blank(claim, figures)  # units such as MWh belong to figures, not words
+    claim_words = words(blanked)
+    found = units(passages)
+    if not found or not (claim_words or figures):
+        return None
+    ranked = sorted(found, key=lambda u: -len(u.words & claim_words))
+    support, covered = [ranked[0]], set(ranked[0].words & claim_words)
+    for unit in ranked[1:8]:
+        if len(support) == MAX_SUPPORT_SENTENCES:
+            break
+        gain = len((unit.words & claim_words) - covered)
+        if claim_words and gain / len(claim_words) >= MIN_GAIN:
+            support.append(unit)
+            covered |= unit.words & claim_words
+    alignment = Alignment(blanked, claim_words, weights(blanked), figures, support, covered)
+    if figures:
+        _match_figures(alignment, ranked[:_NEARBY])
+    return alignment
+
+
+def _match_figures(alignment: Alignment, nearby: list[Unit]) -> None:
+    """Match the claim's figures near its support; record one a support sentence contradicts."""
+    pool = list(dict.fromkeys([*alignment.support, *nearby]))
+    stated = [(unit, q) for unit in pool for q in quantities(unit.text)]
+    used: set[int] = set()
+    for figure in alignment.figures:
+        for position, (_, q) in enumerate(stated):
+            if agrees(figure, q):
+                alignment.matched.append(figure)
+                used.add(position)
+                break
+    for figure in alignment.missing:
+        for position, (unit, q) in enumerate(stated):
+            if position in used or q.spelled or unit not in alignment.support:
+                continue
+            if alignment.aligned(unit) < CONFLICT_COVERAGE or not conflicts(figure, q):
+                continue
+            if _same_context(figure, alignment.claim, q, unit.text):
+                alignment.conflict = (figure, q, unit)
+                return
+
+
+def _around(text: str, figure: Quantity) -> frozenset[str]:
+    before = [norm(t) for t in content_tokens(text[: figure.start]) if not t[0].isdigit()]
+    after = [norm(t) for t in content_tokens(text[figure.end :]) if not t[0].isdigit()]
+    return frozenset(before[-CONTEXT_WORDS:] + after[:CONTEXT_WORDS])
+
+
+def _same_context(figure: Quantity, claim: str, stated: Quantity, sentence: str) -> bool:
+    """True when both figures are about the same thing (always, for units such as MWh)."""
+    if figure.kind not in _CONTEXTUAL:
+        return True
+    return bool(_around(claim, figure) & _around(sentence, stated))

@@ -1,0 +1,75 @@
+"""The exception hierarchy of deep_research.
+
+Every error the package raises on purpose is a ``DeepResearchError``; each class also
+subclasses the builtin it resembles, so callers that catch ``ValueError`` keep working::
+
+    DeepResearchError
+    ├── ConfigurationError (ValueError)     a setting or a run-level knob is invalid
+    ├── InvalidQuestionError (ValueError)   the question is empty or too long
+    ├── InvalidInputError (ValueError)      a line of ``deep-research verify`` input is malformed
+    ├── SourceError (RuntimeError)          a source provider failed
+    │   ├── CorpusNotFoundError (FileNotFoundError)
+    │   ├── FetchBlockedError               the SSRF guard refused a URL
+    │   └── FetchSkippedError               a page's type or size is not accepted
+    ├── EngineError (RuntimeError)          a reasoning engine failed
+    │   └── StructuredOutputError           the model kept returning malformed output
+    └── StoreError (RuntimeError)           the domain store refused a read or a write
+        ├── NotFoundError (LookupError)     no such chat or session for this user
+        └── LimitExceededError              a per-user limit (chats, messages) is reached
+
+The command line turns any of these into one line on stderr and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+
+class DeepResearchError(Exception):
+    """Base class of every deliberate error of this package."""
+
+
+class ConfigurationError(DeepResearchError, ValueError):
+    """A setting or a run-level knob is missing or out of range."""
+
+
+class InvalidQuestionError(DeepResearchError, ValueError):
+    """The research question is empty or longer than the limit."""
+
+
+class InvalidInputError(DeepResearchError, ValueError):
+    """Input to a command is malformed (its message names the line and what was expected)."""
+
+
+class SourceError(DeepResearchError, RuntimeError):
+    """A source provider could not search or read."""
+
+
+class CorpusNotFoundError(SourceError, FileNotFoundError):
+    """The local corpus folder does not exist or is not a folder."""
+
+
+class FetchBlockedError(SourceError):
+    """The SSRF guard refused to fetch a URL (scheme, or an address it resolves to)."""
+
+
+class FetchSkippedError(SourceError):
+    """A page was not read: its content type is not supported or it exceeds the byte cap."""
+
+
+class EngineError(DeepResearchError, RuntimeError):
+    """A reasoning engine could not complete a task."""
+
+
+class StructuredOutputError(EngineError):
+    """The model did not return valid structured output within its attempts."""
+
+
+class StoreError(DeepResearchError, RuntimeError):
+    """The domain store refused a read or a write."""
+
+
+class NotFoundError(StoreError, LookupError):
+    """No such chat or session for this user (another user's ids read as not found)."""
+
+
+class LimitExceededError(StoreError):
+    """A per-user limit (chats per user, messages per chat) would be exceeded."""

@@ -1,0 +1,80 @@
+"""Typed progress events on ``stream_mode="custom"``; see :class:`TraceEvent` for the types.
+
+:func:`emit` is plain sync code: it writes the event to the run's stream and keeps a copy for
+the domain store, numbered within the task that emitted it. The node's recording call
+(:meth:`deep_research.services.Services.record`) takes the copies with :func:`take_events`
+and writes them as ResearchEvent rows keyed by (task id, number): LangGraph gives a re-run of
+a task (a retry, or a resume after a crash) the same task id, so re-emitted events overwrite
+their first copies instead of adding rows. The copies live in a context variable, which every
+LangGraph task gets a private copy of.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from deep_research.state.models import EventType, TraceEvent
+
+
+@dataclass(frozen=True)
+class RecordedEvent:
+    """An emitted event, numbered within its task."""
+
+    task_id: str
+    seq: int
+    node: str
+    payload: dict[str, Any]
+    """The event as streamed: ``{"type", "at", "data"}``."""
+
+
+@dataclass
+class _TaskEvents:
+    task: tuple[str, int]
+    node: str
+    next_seq: int = 0
+    pending: list[RecordedEvent] = field(default_factory=list)
+
+
+_task_events: ContextVar[_TaskEvents | None] = ContextVar("deep_research_events", default=None)
+
+
+def _task_of(runtime: Runtime[Any]) -> tuple[tuple[str, int], str] | None:
+    info = runtime.execution_info
+    if info is None or not info.thread_id:
+        return None
+    node = info.checkpoint_ns.rsplit("|", 1)[-1].split(":", 1)[0]
+    return (info.task_id, info.node_attempt), node
+
+
+def _events_of(runtime: Runtime[Any]) -> _TaskEvents | None:
+    task = _task_of(runtime)
+    if task is None:
+        return None
+    current = _task_events.get()
+    if current is None or current.task != task[0]:
+        current = _TaskEvents(task=task[0], node=task[1])
+        _task_events.set(current)
+    return current
+
+
+def emit(runtime: Runtime[Any], type: EventType, **data: Any) -> None:
+    """Write one event to the run's custom stream (a no-op when nobody listens)."""
+    payload = TraceEvent(type=type, data=data).model_dump(mode="json")
+    runtime.stream_writer(payload)
+    events = _events_of(runtime)
+    if events is not None:
+        events.pending.append(RecordedEvent(events.task[0], events.next_seq, events.node, payload))
+        events.next_seq += 1
+
+
+def take_events(runtime: Runtime[Any]) -> list[RecordedEvent]:
+    """The events this task emitted since the last call, for the domain store."""
+    events = _events_of(runtime)
+    if events is None:
+        return []
+    taken, events.pending = events.pending, []
+    return taken

@@ -1,0 +1,92 @@
+"""The main graph, wired in execution order. Nodes live in ``deep_research.nodes``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
+from langgraph.types import RetryPolicy
+
+from deep_research.context import Context
+from deep_research.engines import Engine
+from deep_research.graph.researcher import build_researcher
+from deep_research.graph.routing import (
+    route_after_clarify,
+    route_after_dispatch,
+    route_after_plan,
+    route_after_reflect,
+    route_after_synthesize,
+    route_after_verify,
+)
+from deep_research.nodes import (
+    ask_clarification,
+    clarify,
+    dispatch,
+    finalize,
+    plan,
+    reflect,
+    review_plan,
+    revise,
+    synthesize,
+    verify,
+)
+from deep_research.persistence import Recorder
+from deep_research.services import Services
+from deep_research.sources import SourceProvider
+from deep_research.state import InputState, OutputState, State
+
+MODEL_RETRY = RetryPolicy(max_attempts=3, initial_interval=1.0)
+"""Retries for nodes that call the engine (transient endpoint errors)."""
+
+
+def build_graph(
+    *,
+    engine: Engine | None = None,
+    sources: Sequence[SourceProvider] | None = None,
+    checkpointer: BaseCheckpointSaver[str] | None = None,
+    store: BaseStore | None = None,
+    recorder: Recorder | None = None,
+) -> CompiledStateGraph[State, Context, InputState, OutputState]:
+    """Compile the research graph.
+
+    Args:
+        engine: the reasoning engine; ``None`` picks one per run from the context and settings.
+        sources: the source providers; ``None`` picks them per run from the context.
+        checkpointer: persistence for interrupts and resume (the server brings its own).
+        store: the content store for page text (the server brings its own).
+        recorder: where the domain store's rows go; ``None`` records only when
+            ``DEEP_RESEARCH_DATABASE_URL`` is set (see :mod:`deep_research.services`).
+    """
+    services = Services(engine=engine, sources=sources, recorder=recorder)
+    builder = StateGraph(
+        State, context_schema=Context, input_schema=InputState, output_schema=OutputState
+    )
+    builder.add_node("clarify", partial(clarify, services=services), retry_policy=MODEL_RETRY)
+    builder.add_node("ask_clarification", partial(ask_clarification, services=services))
+    builder.add_node("plan", partial(plan, services=services), retry_policy=MODEL_RETRY)
+    builder.add_node("review_plan", partial(review_plan, services=services))
+    builder.add_node("dispatch", partial(dispatch, services=services))
+    builder.add_node("researcher", build_researcher(services))
+    builder.add_node("reflect", partial(reflect, services=services), retry_policy=MODEL_RETRY)
+    builder.add_node("synthesize", partial(synthesize, services=services), retry_policy=MODEL_RETRY)
+    builder.add_node("verify", partial(verify, services=services), retry_policy=MODEL_RETRY)
+    builder.add_node("revise", partial(revise, services=services), retry_policy=MODEL_RETRY)
+    builder.add_node("finalize", partial(finalize, services=services))
+
+    builder.add_edge(START, "clarify")
+    builder.add_conditional_edges("clarify", route_after_clarify, ["ask_clarification", "plan"])
+    builder.add_edge("ask_clarification", "plan")
+    builder.add_conditional_edges("plan", route_after_plan, ["review_plan", "synthesize"])
+    builder.add_edge("review_plan", "dispatch")
+    builder.add_conditional_edges("dispatch", route_after_dispatch, ["researcher", "reflect"])
+    builder.add_edge("researcher", "reflect")
+    builder.add_conditional_edges("reflect", route_after_reflect, ["dispatch", "synthesize"])
+    builder.add_conditional_edges("synthesize", route_after_synthesize, ["verify", "finalize"])
+    builder.add_conditional_edges("verify", route_after_verify, ["revise", "finalize"])
+    builder.add_edge("revise", "verify")
+    builder.add_edge("finalize", END)
+    return builder.compile(checkpointer=checkpointer, store=store, name="deep_research")

@@ -1,0 +1,44 @@
+"""The researcher subgraph: one instance per plan step, sent by dispatch."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import RetryPolicy
+
+from deep_research.context import Context
+from deep_research.graph.routing import route_after_notes
+from deep_research.nodes import generate_queries, read_sources, search_sources, take_notes
+from deep_research.services import Services
+from deep_research.state import ResearcherInput, ResearcherOutput, ResearcherState
+
+RETRY = RetryPolicy(max_attempts=3, initial_interval=0.5)
+
+
+def build_researcher(
+    services: Services,
+) -> CompiledStateGraph[ResearcherState, Context, ResearcherInput, ResearcherOutput]:
+    """Compile the researcher; it inherits the parent's checkpointer."""
+    builder = StateGraph(
+        ResearcherState,
+        context_schema=Context,
+        input_schema=ResearcherInput,
+        output_schema=ResearcherOutput,
+    )
+    builder.add_node(
+        "generate_queries", partial(generate_queries, services=services), retry_policy=RETRY
+    )
+    builder.add_node(
+        "search_sources", partial(search_sources, services=services), retry_policy=RETRY
+    )
+    builder.add_node("read_sources", partial(read_sources, services=services), retry_policy=RETRY)
+    builder.add_node("take_notes", partial(take_notes, services=services), retry_policy=RETRY)
+
+    builder.add_edge(START, "generate_queries")
+    builder.add_edge("generate_queries", "search_sources")
+    builder.add_edge("search_sources", "read_sources")
+    builder.add_edge("read_sources", "take_notes")
+    builder.add_conditional_edges("take_notes", route_after_notes, ["generate_queries", END])
+    return builder.compile(name="researcher")

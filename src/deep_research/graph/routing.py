@@ -1,0 +1,71 @@
+"""Routers: pure functions of state that pick the next node(s)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langgraph.types import Send
+
+from deep_research.state import ResearcherState, State
+from deep_research.verifier import revision_due
+
+MAX_RESEARCH_ITERATIONS = 2
+
+
+def route_after_clarify(state: State) -> Literal["ask_clarification", "plan"]:
+    """Ask the clarifying question when clarify decided on one; plan otherwise."""
+    return "ask_clarification" if state.clarifying_question else "plan"
+
+
+def route_after_plan(state: State) -> Literal["review_plan", "synthesize"]:
+    """Research when there is a plan; ``simple`` mode has none and answers directly."""
+    return "review_plan" if state.plan else "synthesize"
+
+
+def route_after_dispatch(state: State) -> list[Send] | Literal["reflect"]:
+    """One ``Send`` to the researcher subgraph per step of the current batch."""
+    steps = {s.id: s for s in state.plan}
+    sends = [
+        Send(
+            "researcher",
+            {
+                "step": steps[i],
+                "question": state.research_question,
+                "config": state.config,
+                "question_nr": state.question_nr,
+                "pool": state.pool,
+            },
+        )
+        for i in state.active
+        if i in steps
+    ]
+    return sends or "reflect"
+
+
+def route_after_reflect(state: State) -> Literal["dispatch", "synthesize"]:
+    """Dispatch while steps are open (new ones or the rest of the round); else write."""
+    if any(s.id not in state.dispatched for s in state.plan):
+        return "dispatch"
+    return "synthesize"
+
+
+def route_after_synthesize(state: State) -> Literal["verify", "finalize"]:
+    """A direct answer (``simple`` mode) cites nothing and skips verification."""
+    return "finalize" if state.config and state.config.mode == "simple" else "verify"
+
+
+def route_after_verify(state: State) -> Literal["revise", "finalize"]:
+    """Revise while some claim needs it and the budget allows (see :func:`revision_due`)."""
+    assert state.config is not None
+    if revision_due(state.claims, state.revisions, state.config.budget.max_revisions):
+        return "revise"
+    return "finalize"
+
+
+def route_after_notes(state: ResearcherState) -> Literal["generate_queries", "__end__"]:
+    """Search again when the evidence was not enough and the budget allows."""
+    if not state.findings or state.findings[-1].sufficient:
+        return "__end__"
+    if state.iteration >= MAX_RESEARCH_ITERATIONS:
+        return "__end__"
+    return "generate_queries"

@@ -1,0 +1,46 @@
+"""Reading the chat: the question is the last human message, earlier turns are context."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from langchain_core.messages import AnyMessage
+
+from deep_research.context import MAX_QUESTION_CHARS
+from deep_research.engines import Turn
+from deep_research.errors import InvalidQuestionError
+
+MAX_HISTORY_TURNS = 6
+
+
+def validate_question(question: str) -> str:
+    """Return the stripped question.
+
+    Raises:
+        InvalidQuestionError: it is empty or longer than ``MAX_QUESTION_CHARS``.
+    """
+    stripped = question.strip()
+    if not stripped:
+        raise InvalidQuestionError("the question is empty")
+    if len(stripped) > MAX_QUESTION_CHARS:
+        raise InvalidQuestionError(
+            f"the question is {len(stripped)} characters long; the limit is {MAX_QUESTION_CHARS}"
+        )
+    return stripped
+
+
+def split_chat(messages: Sequence[AnyMessage]) -> tuple[str, list[Turn]]:
+    """Return the last human message's text and the earlier turns (most recent last).
+
+    Raises:
+        InvalidQuestionError: there is no human message, or its text is empty or too long.
+    """
+    last = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].type == "human"), None)
+    if last is None:
+        raise InvalidQuestionError("the input has no human message to research")
+    question = validate_question(messages[last].text)
+    history: list[Turn] = []
+    for message in messages[:last]:
+        if message.type in ("human", "ai") and message.text.strip():
+            history.append(("user" if message.type == "human" else "assistant", message.text))
+    return question, history[-MAX_HISTORY_TURNS:]

@@ -1,0 +1,80 @@
+"""clarify: start a new question, and decide whether it needs a clarifying question.
+
+The question itself is asked by the next node, ask_clarification, so that resuming the
+interrupt re-runs only the asking: the engine's decision is taken once and kept in state.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict
+from typing import Any
+
+from langgraph.runtime import Runtime
+from langgraph.types import Overwrite
+
+from deep_research.context import Context
+from deep_research.engines import Turn
+from deep_research.events import emit
+from deep_research.nodes._chat import split_chat
+from deep_research.persistence import chat_title, extend_pool, message_row
+from deep_research.services import Services, context_of
+from deep_research.state import State, TokenUsage, VerificationSummary
+
+
+def _fresh_question(question: str, history: list[Turn]) -> dict[str, Any]:
+    """Reset the working memory of the previous question in this thread."""
+    return {
+        "question": question,
+        "history": history,
+        "clarifying_question": "",
+        "clarification": "",
+        "config": None,
+        "brief": "",
+        "plan": [],
+        "dispatched": [],
+        "active": [],
+        "round": 0,
+        "findings": Overwrite([]),
+        "sources": Overwrite([]),
+        "evidence": Overwrite([]),
+        "usage": Overwrite(TokenUsage()),
+        "draft": "",
+        "claims": [],
+        "citations": [],
+        "verification": VerificationSummary(),
+        "revisions": 0,
+        "report": None,
+        "started_at": time.time(),
+    }
+
+
+async def clarify(state: State, runtime: Runtime[Context], *, services: Services) -> dict[str, Any]:
+    """Take the last human message as the question; decide whether to ask about it."""
+    question, history = split_chat(state.messages)
+    context = context_of(runtime)
+    nr = state.question_nr + 1
+    update = _fresh_question(question, history) | {
+        "run_context": asdict(context),
+        "question_nr": nr,
+        "pool": extend_pool(state.pool, state.sources),
+    }
+    emit(runtime, "research_started", question=question, mode=context.mode, depth=context.depth)
+    await services.record(
+        runtime,
+        nr,
+        title=chat_title(question),
+        session={"question": question, "status": "in_progress", "query_mode": context.mode},
+        messages=[message_row(nr, 0, "user", question, query_mode=context.mode)],
+    )
+    if context.mode == "simple" or not context.allow_clarification:
+        return update
+    reply = await services.engine_for(context).clarify(question, history)
+    update["usage"] = Overwrite(reply.usage)
+    if not reply.value.needs_clarification:
+        return update
+    emit(runtime, "clarification_requested", question=reply.value.question)
+    asked = message_row(nr, 1, "assistant", reply.value.question, is_clarification=True)
+    await services.record(runtime, nr, session={"status": "interrupted"}, messages=[asked])
+    update["clarifying_question"] = reply.value.question
+    return update

@@ -1,0 +1,41 @@
+"""dispatch: choose the next batch of open steps; the router sends one researcher per step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from deep_research.context import Context
+from deep_research.events import emit
+from deep_research.persistence import sub_step_row
+from deep_research.services import DEFAULT_SERVICES, Services
+from deep_research.state import State
+
+
+async def dispatch(
+    state: State, runtime: Runtime[Context], *, services: Services = DEFAULT_SERVICES
+) -> dict[str, Any]:
+    """Mark up to ``max_parallel_researchers`` open steps as sent, in plan order."""
+    assert state.config is not None, "plan runs before dispatch"
+    limit = state.config.budget.max_parallel_researchers
+    batch = [s for s in state.plan if s.id not in state.dispatched][:limit]
+    for step in batch:
+        emit(runtime, "step_started", step_id=step.id, title=step.title, round=step.round)
+    round = max([state.round, *(s.round for s in batch)])
+    await services.record(
+        runtime,
+        state.question_nr,
+        iterations=[
+            {"iteration_nr": round, "steps": [s.id for s in state.plan if s.round == round]}
+        ],
+        sub_steps=[
+            sub_step_row(s, instructions=s.title, reasoning=s.intent, extra_data=s.model_dump())
+            for s in batch
+        ],
+    )
+    return {
+        "dispatched": [*state.dispatched, *(s.id for s in batch)],
+        "active": [s.id for s in batch],
+        "round": round,
+    }

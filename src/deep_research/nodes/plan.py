@@ -1,0 +1,79 @@
+"""plan: a research brief and steps, and the budget the run will keep to."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from deep_research.context import Context, resolve_config
+from deep_research.events import emit
+from deep_research.services import Services, context_of
+from deep_research.state import PlanStep, State
+from deep_research.state.models import DEPTH_BUDGETS
+from deep_research.state.schemas import StepDraft
+
+_AUTO_DEPTH: dict[str, str] = {"simple": "light", "moderate": "medium", "complex": "medium"}
+
+
+def make_steps(drafts: list[StepDraft], *, first_index: int, round: int) -> list[PlanStep]:
+    """Number drafted steps ``s01``, ``s02``... from ``first_index``."""
+    return [
+        PlanStep(
+            id=f"s{first_index + i:02d}",
+            title=d.title.strip(),
+            intent=d.intent,
+            evidence_needed=d.evidence_needed,
+            round=round,
+        )
+        for i, d in enumerate(drafts)
+        if d.title.strip()
+    ]
+
+
+async def plan(state: State, runtime: Runtime[Context], *, services: Services) -> dict[str, Any]:
+    """Plan the research (one step in ``web_search`` mode, none in ``simple`` mode)."""
+    context = context_of(runtime)
+    engine = services.engine_for(context)
+    source_names = [s.name for s in services.sources_for(context)]
+    question = state.research_question
+    depth: str = context.depth if context.mode == "deep_research" else "light"
+    update: dict[str, Any] = {"brief": question}
+    drafts = [StepDraft(title=question, intent=question)] if context.mode == "web_search" else []
+    complexity: str | None = None
+    if context.mode == "deep_research":
+        max_steps = DEPTH_BUDGETS["medium" if depth == "auto" else depth].max_steps
+        reply = await engine.plan(question, state.turns, max_steps)
+        complexity = reply.value.complexity
+        if depth == "auto":
+            depth = _AUTO_DEPTH[complexity]
+        drafts = reply.value.steps
+        update = {"brief": reply.value.brief, "usage": reply.usage}
+    config = resolve_config(
+        context,
+        depth=depth,
+        engine=engine.name,
+        sources=source_names,
+        extractive=engine.extractive,
+    )
+    drafts = drafts[: config.budget.max_steps]
+    steps = make_steps(drafts, first_index=1, round=1)
+    emit(
+        runtime,
+        "plan_created",
+        brief=update["brief"],
+        depth=config.depth,
+        steps=[{"id": s.id, "title": s.title} for s in steps],
+    )
+    classification = {"mode": config.mode, "depth": config.depth, "complexity": complexity}
+    await services.record(
+        runtime,
+        state.question_nr,
+        session={
+            "depth": config.depth,
+            "brief": update["brief"],
+            "plan": [s.model_dump(mode="json") for s in steps],
+            "classification": classification | {"engine": config.engine},
+        },
+    )
+    return update | {"plan": steps, "config": config}

@@ -1,0 +1,57 @@
+"""reflect: after a round, continue (new steps), adjust (reworded steps) or complete."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from deep_research.context import Context
+from deep_research.events import emit
+from deep_research.nodes.plan import make_steps
+from deep_research.services import Services, context_of
+from deep_research.state import State
+
+MAX_NEW_STEPS_PER_ROUND = 3
+
+
+async def reflect(state: State, runtime: Runtime[Context], *, services: Services) -> dict[str, Any]:
+    """Compare findings with the plan, within the depth's budget of rounds and steps."""
+    assert state.config is not None, "plan runs before reflect"
+    if any(s.id not in state.dispatched for s in state.plan):
+        return {}  # the round is not over: dispatch sends the remaining steps first
+    budget = state.config.budget
+    room = min(MAX_NEW_STEPS_PER_ROUND, budget.max_steps * budget.max_rounds - len(state.plan))
+    if state.round >= budget.max_rounds or room <= 0:
+        emit(runtime, "reflection_decision", decision="complete", reasoning="budget reached")
+        decided = {
+            "iteration_nr": state.round,
+            "decision": "complete",
+            "reasoning": "budget reached",
+        }
+        await services.record(runtime, state.question_nr, iterations=[decided])
+        return {}
+    reply = await services.engine_for(context_of(runtime)).reflect(
+        state.research_question, state.plan, state.findings, room
+    )
+    decision = reply.value
+    new_steps = []
+    if decision.decision != "complete":
+        new_steps = make_steps(
+            decision.new_steps[:room], first_index=len(state.plan) + 1, round=state.round + 1
+        )
+    emit(
+        runtime,
+        "reflection_decision",
+        decision=decision.decision,
+        reasoning=decision.reasoning,
+        new_steps=[s.title for s in new_steps],
+        replaces=decision.replaces,
+    )
+    decided = {
+        "iteration_nr": state.round,
+        "decision": decision.decision,
+        "reasoning": decision.reasoning,
+    }
+    await services.record(runtime, state.question_nr, iterations=[decided])
+    return {"plan": [*state.plan, *new_steps], "usage": reply.usage}

@@ -1,0 +1,185 @@
+"""The researcher subgraph's steps: queries → search → read → notes, within a budget."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from deep_research.citations import keys_to_markers
+from deep_research.context import Context
+from deep_research.engines import evidence_key
+from deep_research.errors import SourceError
+from deep_research.events import emit
+from deep_research.persistence import chat_pool, sub_step_row
+from deep_research.services import Services, context_of
+from deep_research.sources.base import SourceProvider
+from deep_research.sources.evidence import select_evidence
+from deep_research.sources.reading import interleave, read_results, source_of
+from deep_research.state import Document, Finding, ResearcherState, SearchResult, Source
+from deep_research.text import content_tokens
+from deep_research.urls import domain_of
+
+MAX_ITERATIONS = 2
+"""Query rounds one researcher may run before it reports what it has."""
+
+SPANS_PER_DOCUMENT = 2
+DOCUMENTS_NAMESPACE = ("documents",)
+"""Content-store namespace of page text, keyed by document id."""
+
+
+async def generate_queries(
+    state: ResearcherState, runtime: Runtime[Context], *, services: Services
+) -> dict[str, Any]:
+    """Ask the engine for new queries (fewer on a second pass)."""
+    engine = services.engine_for(context_of(runtime))
+    n = state.config.budget.queries_per_step if state.iteration == 0 else 2
+    reply = await engine.queries(state.question, state.step, state.queries, n)
+    for query in reply.value:
+        emit(runtime, "query_issued", step_id=state.step.id, query=query)
+    await services.record(runtime, state.question_nr)
+    return {
+        "new_queries": reply.value,
+        "queries": [*state.queries, *reply.value],
+        "iteration": state.iteration + 1,
+        "usage": reply.usage,
+    }
+
+
+async def search_sources(
+    state: ResearcherState, runtime: Runtime[Context], *, services: Services
+) -> dict[str, Any]:
+    """Search every provider with the new queries; dedupe and cap results per domain."""
+    k = state.config.budget.results_per_query
+    seen = {s.url for s in state.sources}
+    per_domain: dict[str, int] = {}
+    for source in state.sources:
+        per_domain[domain_of(source.url)] = per_domain.get(domain_of(source.url), 0) + 1
+    providers = [*services.sources_for(context_of(runtime)), *chat_pool(state, runtime)]
+    pairs = [(query, provider) for query in state.new_queries for provider in providers]
+    # the searches are independent requests: send them together, then merge in query order
+    outcomes = await asyncio.gather(*(_search(p, q, k) for q, p in pairs))
+    results: list[SearchResult] = []
+    for query in state.new_queries:
+        ranked: list[list[SearchResult]] = []
+        for (asked, provider), outcome in zip(pairs, outcomes, strict=True):
+            if asked != query:
+                continue
+            if isinstance(outcome, SourceError):  # a failed query: reported, the others go on
+                emit(
+                    runtime,
+                    "error",
+                    step_id=state.step.id,
+                    provider=provider.name,
+                    query=query,
+                    error=str(outcome),
+                )
+            else:
+                ranked.append(outcome)
+        for hit in interleave(ranked):
+            domain = domain_of(hit.url)
+            if hit.url in seen or per_domain.get(domain, 0) >= state.config.per_domain_cap:
+                continue
+            seen.add(hit.url)
+            per_domain[domain] = per_domain.get(domain, 0) + 1
+            results.append(hit)
+    tool = "search:" + "+".join(p.name for p in providers)
+    await services.record(
+        runtime, state.question_nr, sub_steps=[sub_step_row(state.step, tool=tool)]
+    )
+    return {"results": results}
+
+
+async def _search(provider: SourceProvider, query: str, k: int) -> list[SearchResult] | SourceError:
+    try:
+        return await provider.search(query, k)
+    except SourceError as exc:
+        return exc
+
+
+async def read_sources(
+    state: ResearcherState, runtime: Runtime[Context], *, services: Services
+) -> dict[str, Any]:
+    """Read each new result, keep its text in the content store, and select evidence."""
+    providers = {
+        p.name: p for p in [*services.sources_for(context_of(runtime)), *chat_pool(state, runtime)]
+    }
+    sources: list[Source] = []
+    documents: list[Document] = []
+    outcomes = await read_results(state.results, providers, timeout=state.config.fetch_timeout)
+    for hit, document in zip(state.results, outcomes, strict=True):
+        if isinstance(document, Source):  # blocked, skipped or failed, with the reason
+            sources.append(document)
+            continue
+        if runtime.store is not None:
+            await runtime.store.aput(
+                DOCUMENTS_NAMESPACE, document.id, {"url": document.url, "text": document.text}
+            )
+        documents.append(document)
+        sources.append(await asyncio.to_thread(source_of, hit, document))  # scans the text
+    budget = state.config.budget
+    # pure computing: in a thread, so that other researchers' requests proceed meanwhile
+    evidence = await asyncio.to_thread(
+        select_evidence,
+        documents,
+        state.step,
+        state.queries,
+        per_document=SPANS_PER_DOCUMENT,
+        limit=budget.spans_per_step * 2,
+        topic=content_tokens(state.question),
+    )
+    for document in documents:
+        emit(
+            runtime,
+            "source_found",
+            step_id=state.step.id,
+            url=document.url,
+            title=document.title,
+            evidence=sum(1 for e in evidence if e.document_id == document.id),
+        )
+    await services.record(runtime, state.question_nr, sources=sources, evidence=evidence)
+    return {"sources": sources, "evidence": evidence}
+
+
+async def take_notes(
+    state: ResearcherState, runtime: Runtime[Context], *, services: Services
+) -> dict[str, Any]:
+    """Summarize the step's best evidence and judge whether it is enough."""
+    budget = state.config.budget
+    evidence = sorted(state.evidence, key=lambda e: -e.relevance)[: budget.spans_per_step * 2]
+    reply = await services.engine_for(context_of(runtime)).notes(
+        state.question, state.step, evidence
+    )
+    keys = {evidence_key(i): e.id for i, e in enumerate(evidence)}
+    finding = Finding(
+        step_id=state.step.id,
+        notes=keys_to_markers(reply.value.notes, keys),
+        evidence_ids=[e.id for e in evidence],
+        queries=state.queries,
+        searches=len(state.queries),
+        sufficient=reply.value.sufficient,
+    )
+    emit(
+        runtime,
+        "step_completed",
+        step_id=state.step.id,
+        sources=len(state.sources),
+        evidence=len(evidence),
+        sufficient=finding.sufficient,
+    )
+    cited = [e for e in evidence if e.id in finding.notes]
+    await services.record(
+        runtime,
+        state.question_nr,
+        sub_steps=[
+            sub_step_row(
+                state.step,
+                sub_answer=finding.notes,
+                cited_docs=sorted({e.url for e in cited}),
+                claims=[e.id for e in cited],
+                extra_data=finding.model_dump(exclude={"notes"}),
+            )
+        ],
+    )
+    return {"findings": [finding], "usage": reply.usage}

@@ -1,0 +1,75 @@
+"""verify: split the draft into claims and judge each against the evidence it cites.
+
+The work is :func:`deep_research.verifier.verify_draft`: claims unchanged since the last pass
+keep their verdicts, the others are judged in batches; a claim its citations do not support is
+judged again against the best uncited spans, and an alternate that supports it becomes a
+non-primary citation that revise re-cites to. Each judged claim is a ``claim_verified`` event;
+the pass ends with a ``verification_summary`` event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from deep_research.context import Context
+from deep_research.events import emit
+from deep_research.services import Services, context_of
+from deep_research.state import Claim, State, Verdict, VerificationSummary
+from deep_research.verifier import revision_due, verify_draft
+
+
+def summarize(claims: Sequence[Claim], previous: VerificationSummary) -> VerificationSummary:
+    """Verdict counts of ``claims``, with revision counts carried over and one more pass."""
+    counts = {v: sum(1 for c in claims if c.verdict is v) for v in Verdict}
+    return previous.model_copy(
+        update={
+            "supported": counts[Verdict.SUPPORTED],
+            "partial": counts[Verdict.PARTIAL],
+            "unsupported": counts[Verdict.UNSUPPORTED],
+            "contradicted": counts[Verdict.CONTRADICTED],
+            "passes": previous.passes + 1,
+        }
+    )
+
+
+async def verify(state: State, runtime: Runtime[Context], *, services: Services) -> dict[str, Any]:
+    """Judge the draft's claims; record and report each verdict and the pass's summary."""
+    engine = services.engine_for(context_of(runtime))
+    result = await verify_draft(engine, state.draft, state.evidence, state.claims)
+    summary = summarize(result.claims, state.verification)
+    for claim in result.judged:
+        emit(
+            runtime,
+            "claim_verified",
+            claim_id=claim.id,
+            text=claim.text,
+            verdict=claim.verdict,
+            confidence=claim.confidence,
+            reasoning=claim.reasoning,
+            evidence_id=claim.evidence_id,
+            claim_type=claim.claim_type,
+            numeric=claim.numeric,
+            passes=summary.passes,
+        )
+    budget = state.config.budget.max_revisions if state.config else 0
+    final = not revision_due(result.claims, state.revisions, budget)
+    emit(runtime, "verification_summary", **summary.model_dump(), final=final)
+    by_id = {e.id: e for e in state.evidence}
+    recorded = [c for c in result.citations if c.evidence_id in by_id]
+    await services.record(
+        runtime,
+        state.question_nr,
+        session={"verification": summary.model_dump(mode="json")},
+        claims=result.claims,
+        evidence=[by_id[c.evidence_id] for c in recorded],
+        citations=recorded,
+    )
+    return {
+        "claims": result.claims,
+        "citations": result.citations,
+        "verification": summary,
+        "usage": result.usage,
+    }

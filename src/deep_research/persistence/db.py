@@ -1,0 +1,184 @@
+"""The domain store's engine, its one transaction scope, and its migrations.
+
+The store uses the same URL as the checkpointer (``DEEP_RESEARCH_DATABASE_URL``): ``sqlite:///``
+files through aiosqlite and ``postgresql+psycopg://`` through psycopg's async driver, since
+nodes are async and the LangGraph server forbids blocking calls in them. Migrations (Alembic,
+sync drivers) run in a worker thread when called from async code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import create_async_engine as _create_async_engine
+from sqlalchemy.pool import NullPool
+
+from deep_research.errors import ConfigurationError, StoreError
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+"""How long a SQLite writer waits for the checkpointer's or another process's lock."""
+
+
+def _scheme(url: str) -> str:
+    if url.startswith("sqlite:"):
+        return "sqlite"
+    if url.startswith(("postgresql", "postgres:", "postgres+")):
+        return "postgresql"
+    raise ConfigurationError(
+        f"unsupported database URL {url!r}: use sqlite:///FILE or postgresql+psycopg://..."
+    )
+
+
+def _rest(url: str) -> str:
+    return url.split("://", 1)[1] if "://" in url else ""
+
+
+def async_url(url: str) -> str:
+    """The SQLAlchemy async URL for a configured one (``sqlite+aiosqlite``, ``postgresql+psycopg``).
+
+    Raises:
+        ConfigurationError: the URL is neither SQLite nor PostgreSQL.
+    """
+    if _scheme(url) == "sqlite":
+        return f"sqlite+aiosqlite://{_rest(url)}"
+    return f"postgresql+psycopg://{_rest(url)}"
+
+
+def sync_url(url: str) -> str:
+    """The SQLAlchemy sync URL (``sqlite``, ``postgresql+psycopg``), used by migrations.
+
+    Raises:
+        ConfigurationError: the URL is neither SQLite nor PostgreSQL.
+    """
+    if _scheme(url) == "sqlite":
+        return f"sqlite://{_rest(url)}"
+    return f"postgresql+psycopg://{_rest(url)}"
+
+
+def is_sqlite(url: str) -> bool:
+    """True for a SQLite URL, in any of its driver spellings."""
+    return url.startswith("sqlite")
+
+
+def _sqlite_file(url: str) -> Path | None:
+    database = make_url(url).database
+    return Path(database) if database and database != ":memory:" else None
+
+
+def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.close()
+
+
+def prepare_engine(engine: Any) -> None:
+    """Turn on foreign keys, WAL and a busy timeout on every new SQLite connection."""
+    sync_engine = getattr(engine, "sync_engine", engine)
+    if sync_engine.dialect.name == "sqlite":
+        event.listen(sync_engine, "connect", _on_sqlite_connect)
+
+
+def create_engine(url: str, *, pooled: bool = True) -> AsyncEngine:
+    """An async engine on ``url``; unpooled engines may be shared by several event loops.
+
+    Raises:
+        ConfigurationError: the URL is neither SQLite nor PostgreSQL.
+    """
+    target = async_url(url)
+    if is_sqlite(target) and (path := _sqlite_file(target)) is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    options: dict[str, Any] = {}
+    if not pooled or is_sqlite(target):
+        options["poolclass"] = NullPool
+    else:
+        options.update(pool_size=5, max_overflow=5, pool_pre_ping=True)
+    engine = _create_async_engine(target, **options)
+    prepare_engine(engine)
+    return engine
+
+
+@dataclass
+class Database:
+    """The domain store: an engine and the sessions it hands out."""
+
+    engine: AsyncEngine
+    sessions: async_sessionmaker[AsyncSession] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    @asynccontextmanager
+    async def session_scope(self) -> AsyncIterator[AsyncSession]:
+        """One transaction: committed when the block ends, rolled back when it raises."""
+        async with self.sessions() as session, session.begin():
+            yield session
+
+    async def dispose(self) -> None:
+        """Close the engine's connections."""
+        await self.engine.dispose()
+
+
+@asynccontextmanager
+async def open_database(url: str, *, migrate: bool = True) -> AsyncIterator[Database]:
+    """Open the domain store at ``url``, upgrading its schema first unless told not to.
+
+    Raises:
+        ConfigurationError: the URL is neither SQLite nor PostgreSQL.
+    """
+    if migrate:
+        await asyncio.to_thread(upgrade, url)
+    database = Database(create_engine(url))
+    try:
+        yield database
+    finally:
+        await database.dispose()
+
+
+_schema_lock = threading.Lock()
+_upgraded: set[str] = set()
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """Apply the migrations up to ``revision`` (blocking; call it from a thread in async code).
+
+    Raises:
+        ConfigurationError: the URL is neither SQLite nor PostgreSQL.
+        StoreError: the database could not be reached or migrated.
+    """
+    from alembic import command
+
+    from deep_research.persistence.migrate import alembic_config
+
+    target = async_url(url)
+    if is_sqlite(target) and (path := _sqlite_file(target)) is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    with _schema_lock:
+        try:
+            command.upgrade(alembic_config(url), revision)
+        except SQLAlchemyError as exc:
+            where = make_url(target).render_as_string(hide_password=True)
+            raise StoreError(
+                f"could not migrate the database {where}: {getattr(exc, 'orig', None) or exc}"
+            ) from exc
+        if revision == "head":
+            _upgraded.add(url)
+
+
+def ensure_schema(url: str) -> None:
+    """Upgrade to head once per process and URL (blocking)."""
+    with _schema_lock:
+        if url in _upgraded:
+            return
+    upgrade(url)

@@ -1,0 +1,88 @@
+"""The chat's source pool: a follow-up question searches what earlier questions read.
+
+When a new question arrives in a thread, clarify moves the sources the previous question read
+into ``State.pool`` (small records; newest first, at most :data:`POOL_LIMIT`), and each
+researcher gets the pool with its step. :func:`chat_pool` turns it into one more source
+provider, ``chat``, which ranks the pooled documents by BM25 and reads their text back from
+the content store, so a follow-up can cite them without searching or fetching them again.
+Without a content store (``runtime.store``) there is no pool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
+
+from deep_research.errors import SourceError
+from deep_research.persistence.content import get_document_text
+from deep_research.sources import SourceProvider
+from deep_research.state.models import Document, SearchResult, Source
+from deep_research.text import BM25, content_tokens
+
+POOL_LIMIT = 60
+"""Most sources carried over to follow-up questions."""
+
+POOL_PROVIDER = "chat"
+
+
+def extend_pool(pool: Sequence[Source], read: Sequence[Source]) -> list[Source]:
+    """The pool after a question: its successfully read sources first, one entry per URL."""
+    merged: dict[str, Source] = {}
+    for source in (*read, *pool):
+        if source.crawl_status == "ok" and source.document_id and source.url not in merged:
+            merged[source.url] = source
+    return list(merged.values())[:POOL_LIMIT]
+
+
+class ChatPool:
+    """A source provider over the chat's earlier sources, read from the content store."""
+
+    name = POOL_PROVIDER
+
+    def __init__(self, pool: Sequence[Source], store: BaseStore) -> None:
+        self._pool = {s.url: s for s in pool}
+        self._store = store
+        self._texts: dict[str, str] = {}
+
+    async def _text(self, source: Source) -> str | None:
+        if source.url not in self._texts and source.document_id:
+            text = await get_document_text(self._store, source.document_id)
+            if text is not None:
+                self._texts[source.url] = text
+        return self._texts.get(source.url)
+
+    async def search(self, query: str, k: int) -> list[SearchResult]:
+        """The pooled documents that match ``query`` best, at most ``k``."""
+        found = [(s, await self._text(s)) for s in self._pool.values()]
+        readable = [(s, text) for s, text in found if text is not None]
+        index = BM25([content_tokens(f"{s.title} {text}") for s, text in readable])
+        terms = content_tokens(query)
+        scored = [(index.score(terms, i), s) for i, (s, _) in enumerate(readable)]
+        ranked = sorted((p for p in scored if p[0] > 0), key=lambda p: (-p[0], p[1].url))
+        return [
+            SearchResult(url=s.url, title=s.title, provider=self.name, score=score)
+            for score, s in ranked[:k]
+        ]
+
+    async def read(self, url: str) -> Document:
+        """The pooled document at ``url``, as it was read the first time.
+
+        Raises:
+            SourceError: the URL is not in the pool, or its text is not in the content store.
+        """
+        source = self._pool.get(url)
+        text = await self._text(source) if source is not None else None
+        if source is None or source.document_id is None or text is None:
+            raise SourceError(f"the chat's content store has no text for {url}")
+        return Document(id=source.document_id, url=url, title=source.title, text=text)
+
+
+def chat_pool(state: Any, runtime: Runtime[Any]) -> list[SourceProvider]:
+    """The pool provider for a researcher, or nothing (no pool or no content store)."""
+    pool: Sequence[Source] = getattr(state, "pool", ())
+    if not pool or runtime.store is None:
+        return []
+    return [ChatPool(pool, runtime.store)]

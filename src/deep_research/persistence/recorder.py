@@ -1,0 +1,311 @@
+"""Recording research into the domain store while it runs, one batch per node.
+
+A node hands its rows to :meth:`Services.record <deep_research.services.Services.record>`,
+which resolves the run's :class:`RunScope` (user, thread, question number), adds the events the
+node emitted, and passes one :class:`Batch` to the :class:`Recorder`. :class:`SqlRecorder`
+writes a batch in one transaction of upserts on natural keys, so a retried or resumed node
+rewrites its rows instead of duplicating them. :class:`NullRecorder` writes nothing: runs
+without a configured database (tests, the Python API) are not recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from typing import Any, Protocol
+
+from langgraph.config import get_config
+from langgraph.runtime import Runtime
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from deep_research.events import RecordedEvent
+from deep_research.persistence import models as tables
+from deep_research.persistence import repository as repo
+from deep_research.persistence.db import Database, create_engine, ensure_schema, open_database
+from deep_research.settings import get_settings
+from deep_research.state.models import Citation, Claim, EvidenceSpan, PlanStep, Source
+
+TITLE_CHARS = 80
+"""Longest generated chat title."""
+
+
+@dataclass(frozen=True)
+class RunScope:
+    """Whose run, on which thread, for which question of the chat."""
+
+    user_id: str
+    thread_id: str
+    question_nr: int
+
+
+@dataclass
+class Batch:
+    """What one node records. Every part is optional; ``session`` holds session columns."""
+
+    session: dict[str, Any] = field(default_factory=dict)
+    title: str = ""
+    """The chat's title, set when the chat has none yet."""
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    iterations: list[dict[str, Any]] = field(default_factory=list)
+    sub_steps: list[dict[str, Any]] = field(default_factory=list)
+    sources: Sequence[Source] = ()
+    evidence: Sequence[EvidenceSpan] = ()
+    claims: Sequence[Claim] = ()
+    citations: Sequence[Citation] = ()
+    final_claims: bool = False
+    """True when ``claims`` are the report's final claims: the others are deleted."""
+    cited_urls: Sequence[str] | None = None
+    """URLs the final report cites; their sources are flagged ``is_cited``."""
+    events: Sequence[RecordedEvent] = ()
+
+
+class Recorder(Protocol):
+    """Writes batches to the domain store."""
+
+    async def write(self, scope: RunScope, batch: Batch) -> None:
+        """Write one node's batch (idempotently)."""
+        ...
+
+
+class NullRecorder:
+    """Records nothing: the run has no domain store."""
+
+    async def write(self, scope: RunScope, batch: Batch) -> None:
+        """Discard the batch."""
+
+
+def chat_title(question: str) -> str:
+    """A chat title from its first question: one line, cut at a word, at most 80 characters."""
+    line = " ".join(question.split())
+    if len(line) <= TITLE_CHARS:
+        return line
+    cut = line[: TITLE_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:.-")
+    return f"{cut}…"
+
+
+def message_row(
+    question_nr: int, kind: int, role: str, content: str, **columns: Any
+) -> dict[str, Any]:
+    """A message at a fixed place in the chat: question, clarification, answer to it, report.
+
+    ``kind`` is 0 for the question, 1 for the clarifying question, 2 for its answer and 3 for
+    the report, so that a message written twice lands on the same row.
+    """
+    return {"position": question_nr * 4 + kind, "role": role, "content": content, **columns}
+
+
+def sub_step_row(step: PlanStep, **columns: Any) -> dict[str, Any]:
+    """The sub-step row of a plan step (iteration = the step's round, number = its index)."""
+    digits = "".join(ch for ch in step.id if ch.isdigit())
+    return {
+        "iteration_nr": step.round,
+        "sub_step_nr": int(digits or 0),
+        "step_id": step.id,
+        **columns,
+    }
+
+
+def url_hash(url: str) -> str:
+    """The natural key of a source's URL."""
+    return hashlib.sha256(url.encode()).hexdigest()
+
+
+@dataclass
+class SqlRecorder:
+    """Writes batches to a SQLAlchemy database, one transaction per batch."""
+
+    database: Database
+    max_chats: int = 1000
+    max_messages: int = 400
+    url: str | None = None
+    """When set, the schema is upgraded to head before the first write."""
+
+    async def write(self, scope: RunScope, batch: Batch) -> None:
+        """Upsert the batch's rows under the scope's chat and session."""
+        if self.url is not None:
+            await asyncio.to_thread(ensure_schema, self.url)
+        async with self.database.session_scope() as session:
+            chat_id = await repo.upsert_chat(
+                session,
+                user_id=scope.user_id,
+                thread_id=scope.thread_id,
+                title=batch.title,
+                max_chats=self.max_chats,
+            )
+            values = dict(batch.session)
+            if values.get("status") == "completed":
+                values.setdefault("completed_at", tables.utcnow())
+            session_id = await repo.upsert_session(
+                session, chat_id=chat_id, question_nr=scope.question_nr, values=values
+            )
+            await repo.upsert_messages(
+                session,
+                chat_id=chat_id,
+                rows=[{"session_id": session_id, **m} for m in batch.messages],
+                max_messages=self.max_messages,
+            )
+            await _write_research(session, session_id, batch)
+
+
+async def _write_research(session: AsyncSession, session_id: int, batch: Batch) -> None:
+    def rows(items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{"session_id": session_id, **item} for item in items]
+
+    await repo.upsert_rows(
+        session,
+        model=tables.ResearchIteration,
+        rows=rows(batch.iterations),
+        keys=["session_id", "iteration_nr"],
+    )
+    await repo.upsert_rows(
+        session,
+        model=tables.ResearchSubStep,
+        rows=rows(batch.sub_steps),
+        keys=["session_id", "iteration_nr", "sub_step_nr"],
+    )
+    await repo.upsert_rows(
+        session,
+        model=tables.Source,
+        rows=rows([_source(s) for s in batch.sources]),
+        keys=["session_id", "url_hash"],
+    )
+    await repo.upsert_rows(
+        session,
+        model=tables.EvidenceSpan,
+        rows=rows([_evidence(e) for e in batch.evidence]),
+        keys=["session_id", "evidence_id"],
+    )
+    await repo.upsert_rows(
+        session,
+        model=tables.Claim,
+        rows=rows([_claim(c) for c in batch.claims]),
+        keys=["session_id", "claim_id"],
+    )
+    if batch.final_claims:
+        await repo.keep_only_claims(
+            session, session_id=session_id, claim_ids=[c.id for c in batch.claims]
+        )
+    await repo.upsert_rows(
+        session,
+        model=tables.Citation,
+        rows=rows([c.model_dump(include=_columns(tables.Citation)) for c in batch.citations]),
+        keys=["session_id", "claim_id", "evidence_id"],
+    )
+    if batch.cited_urls is not None:
+        await repo.mark_cited(session, session_id=session_id, urls=batch.cited_urls)
+    await repo.upsert_rows(
+        session,
+        model=tables.ResearchEvent,
+        rows=rows([_event(e) for e in batch.events]),
+        keys=["session_id", "task_id", "seq"],
+    )
+
+
+def _source(source: Source) -> dict[str, Any]:
+    return {
+        "url": source.url,
+        "url_hash": url_hash(source.url),
+        "title": source.title,
+        "provider": source.provider,
+        "crawl_status": source.crawl_status,
+        "reason": source.reason,
+        "document_id": source.document_id,
+    }
+
+
+def _columns(table: type[tables.Base]) -> set[str]:
+    """The table's own data columns (what a domain model may fill)."""
+    own = {"id", "session_id", "created_at", "updated_at"}
+    return {column.name for column in table.__table__.columns} - own
+
+
+def _evidence(span: EvidenceSpan) -> dict[str, Any]:
+    row = span.model_dump(mode="json", include=_columns(tables.EvidenceSpan))
+    return {"evidence_id": span.id, **row}
+
+
+def _claim(claim: Claim) -> dict[str, Any]:
+    row = claim.model_dump(mode="json", include=_columns(tables.Claim))
+    return {"claim_id": claim.id, **row}
+
+
+def _event(event: RecordedEvent) -> dict[str, Any]:
+    at = event.payload.get("at")
+    return {
+        "task_id": event.task_id,
+        "seq": event.seq,
+        "node": event.node,
+        "type": event.payload["type"],
+        "data": event.payload.get("data", {}),
+        "at": datetime.fromisoformat(at) if isinstance(at, str) else tables.utcnow(),
+    }
+
+
+NULL_RECORDER = NullRecorder()
+
+
+def run_scope(runtime: Runtime[Any], question_nr: int) -> RunScope | None:
+    """The scope of the node running now; ``None`` without a thread (no checkpointer).
+
+    The user is the server's authenticated user (``langgraph_auth_user_id``), a ``user_id``
+    passed in the run's configurable, or ``DEEP_RESEARCH_USER_ID`` (default ``local``).
+    """
+    info = runtime.execution_info
+    if info is None or not info.thread_id:
+        return None
+    configurable = get_config().get("configurable", {})
+    user = (
+        configurable.get("langgraph_auth_user_id")
+        or configurable.get("user_id")
+        or get_settings().user_id
+    )
+    return RunScope(str(user), info.thread_id, max(question_nr, 1))
+
+
+def default_recorder() -> Recorder:
+    """The recorder for graphs built without one: SQL when ``DEEP_RESEARCH_DATABASE_URL`` is set.
+
+    Without that variable (tests, the Python API, the embedded default) nothing is recorded;
+    the command line opens its own recorder on the embedded SQLite file.
+    """
+    url = get_settings().database_url
+    return NULL_RECORDER if url is None else recorder_for_url(url)
+
+
+def recorder_for_url(url: str) -> Recorder:
+    """The shared recorder on ``url``; a null recorder for ``memory``.
+
+    The server's graph records through it on the server's database URL (by default the
+    embedded SQLite file).
+    """
+    if url == "memory":
+        return NULL_RECORDER
+    settings = get_settings()
+    return _shared_recorder(url, settings.max_chats_per_user, settings.max_messages_per_chat)
+
+
+@lru_cache(maxsize=8)
+def _shared_recorder(url: str, max_chats: int, max_messages: int) -> SqlRecorder:
+    """One unpooled recorder per URL, usable from any event loop; migrates on first use."""
+    database = Database(create_engine(url, pooled=False))
+    return SqlRecorder(database, max_chats=max_chats, max_messages=max_messages, url=url)
+
+
+@asynccontextmanager
+async def open_recorder(url: str) -> AsyncIterator[Recorder]:
+    """A recorder on ``url`` (schema upgraded first), or a null recorder for ``memory``."""
+    if url == "memory":
+        yield NULL_RECORDER
+        return
+    settings = get_settings()
+    async with open_database(url) as database:
+        yield SqlRecorder(
+            database,
+            max_chats=settings.max_chats_per_user,
+            max_messages=settings.max_messages_per_chat,
+        )

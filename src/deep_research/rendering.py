@@ -1,0 +1,90 @@
+"""Human-readable progress for the command line, from the graph's custom events."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, TextIO
+
+from deep_research.context import Context
+from deep_research.settings import get_settings
+from deep_research.state import Report
+
+_VERDICT_MARK = {"SUPPORTED": "✓", "PARTIAL": "~", "UNSUPPORTED": "✗", "CONTRADICTED": "!"}
+
+
+class ProgressPrinter:
+    """Prints one line per interesting event to stderr (or nothing when quiet)."""
+
+    def __init__(self, *, quiet: bool = False, stream: TextIO | None = None) -> None:
+        self._quiet = quiet
+        self._stream = stream or sys.stderr
+
+    def _say(self, text: str) -> None:
+        if not self._quiet:
+            print(text, file=self._stream, flush=True)
+
+    def note(self, text: str) -> None:
+        """A free-form line."""
+        self._say(text)
+
+    def start(self, thread: str, context: Context) -> None:
+        """The run's header: thread id, engine and sources."""
+        model = context.model or get_settings().engine_model
+        engine = "offline engine (extractive, no model)" if model == "offline" else model
+        corpus = context.corpus_dir or "bundled sample corpus"
+        print(f"thread: {thread}", file=sys.stderr if self._quiet else self._stream)
+        self._say(f"engine: {engine} · mode: {context.mode} · depth: {context.depth}")
+        self._say(f"sources: {context.sources} (local corpus: {corpus})")
+
+    def interrupt(self, payload: dict[str, Any]) -> str:
+        """Show an interrupt's question and return the input prompt."""
+        if payload.get("error"):
+            print(f"\n! {payload['error']}", file=sys.stderr)
+        if payload.get("type") == "plan_review":
+            print("\nProposed plan:", file=sys.stderr)
+            for i, step in enumerate(payload.get("steps", []), 1):
+                print(f"  {i}. {step.get('title')}", file=sys.stderr)
+            return "Enter to approve, or type new steps separated by ';': "
+        print(f"\n? {payload.get('question', payload)}", file=sys.stderr)
+        return "> "
+
+    def event(self, event: dict[str, Any]) -> None:
+        """Render one custom event."""
+        kind, data = event.get("type"), event.get("data", {})
+        if kind == "plan_created":
+            self._say(f"plan ({data.get('depth')}):")
+            for step in data.get("steps", []):
+                self._say(f"  {step['id']}  {step['title']}")
+        elif kind == "step_started":
+            self._say(f"→ researching {data['step_id']}: {data['title']}")
+        elif kind == "query_issued":
+            self._say(f"    search [{data['step_id']}] {data['query']}")
+        elif kind == "source_found":
+            self._say(f"    read   [{data['step_id']}] {data['title']} ({data['evidence']} quotes)")
+        elif kind == "step_completed":
+            enough = "" if data.get("sufficient") else " (thin)"
+            self._say(f"✓ {data['step_id']} done: {data['evidence']} evidence spans{enough}")
+        elif kind == "reflection_decision":
+            self._say(f"reflect: {data['decision']} — {data.get('reasoning', '')}")
+        elif kind == "synthesis_progress" and data.get("done"):
+            self._say(f"report drafted ({data['characters']} characters); verifying claims")
+        elif kind == "claim_verified":
+            mark = _VERDICT_MARK.get(str(data.get("verdict")), "?")
+            self._say(f"    {mark} {data.get('verdict')}: {str(data.get('text'))[:90]}")
+        elif kind == "verification_summary":
+            self._say(
+                f"verification pass {data['passes']}: {data['supported']} supported, "
+                f"{data['partial']} partial, {data['unsupported']} unsupported, "
+                f"{data['contradicted']} contradicted"
+            )
+        elif kind == "error":
+            self._say(f"! {data.get('provider', '')}: {data.get('error')}")
+
+    def done(self, report: Report) -> None:
+        """The closing summary."""
+        v = report.verification
+        self._say(
+            f"done: {len(report.references)} references, {v.total} claims checked, "
+            f"{v.supported_ratio:.0%} supported ({v.removed} removed, {v.corrected} corrected, "
+            f"{v.recited} re-cited) in {report.metrics.duration_seconds:.1f}s"
+        )

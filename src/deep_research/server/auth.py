@@ -1,0 +1,152 @@
+"""Custom auth of the LangGraph server (``langgraph.json`` → ``auth.path``).
+
+Authentication: a bearer token maps to a user id (:mod:`deep_research.server.tokens`); a
+missing or unknown token is refused with 401. With no scheme configured the server is open,
+and every request acts as ``DEEP_RESEARCH_USER_ID`` (``local``).
+
+Authorization: every thread and assistant a user creates is stamped ``metadata.owner`` with
+the user id, and every read, search, update, delete or run is filtered by it, so another
+user's thread reads as not found (404). The server's own assistants (``created_by: system``)
+can be read and run by everyone. The store API is limited to namespaces that start with the
+user id. Crons are refused, and so is anything no handler below covers.
+
+LangGraph Studio, under ``langgraph dev``, connects without a token as the user
+``langgraph-studio-user`` (the server's local Studio backend); it sees only its own threads.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from langgraph_sdk import Auth
+
+from deep_research.server.database import domain_session, server_database_url
+from deep_research.server.preferences import apply_preferences, get_user_preferences
+from deep_research.server.tokens import current_verifier
+from deep_research.settings import get_settings
+
+auth = Auth()
+"""The server's ``Auth`` object."""
+
+BEARER = "bearer"
+
+
+def _unauthorized(detail: str) -> Auth.exceptions.HTTPException:
+    return Auth.exceptions.HTTPException(
+        status_code=401, detail=detail, headers={"WWW-Authenticate": "Bearer"}
+    )
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer TOKEN`` header, or ``None``."""
+    scheme, _, token = (authorization or "").strip().partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == BEARER and token else None
+
+
+def owner_id(user: Any) -> str:
+    """The user id a request acts as: the token's user, or ``DEEP_RESEARCH_USER_ID`` when open.
+
+    On an open server, Studio's user is the local user too, so that Studio, the SDK and the
+    command line share one user's chats.
+    """
+    if current_verifier().open:
+        return get_settings().user_id
+    return str(user.identity)
+
+
+@auth.authenticate
+async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
+    """Map the request's bearer token to its user (any request, when the server is open)."""
+    verifier = current_verifier()
+    if verifier.open:
+        return {"identity": get_settings().user_id, "is_authenticated": True}
+    token = bearer_token(authorization)
+    if token is None:
+        raise _unauthorized("missing bearer token: send 'Authorization: Bearer TOKEN'")
+    user_id = verifier.verify(token)
+    if user_id is None:
+        raise _unauthorized("invalid token")
+    return {"identity": user_id, "is_authenticated": True}
+
+
+def _stamp(value: Any, owner: str) -> None:
+    """Set ``metadata.owner`` on a resource being created or updated."""
+    metadata = value.get("metadata")
+    if metadata is None:
+        metadata = value["metadata"] = {}
+    metadata["owner"] = owner
+
+
+@auth.on
+async def deny_everything_else(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> bool:
+    """Refuse what no handler below covers (403)."""
+    return False
+
+
+@auth.on.threads
+async def own_threads(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> dict[str, str]:
+    """Read, search, update or delete only the user's threads."""
+    owner = owner_id(ctx.user)
+    if ctx.action == "update" and value.get("metadata") is not None:
+        _stamp(value, owner)
+    return {"owner": owner}
+
+
+@auth.on.threads.create
+async def create_thread(
+    ctx: Auth.types.AuthContext, value: Auth.types.ThreadsCreate
+) -> dict[str, str]:
+    """A new thread belongs to its creator."""
+    owner = owner_id(ctx.user)
+    _stamp(value, owner)
+    return {"owner": owner}
+
+
+@auth.on.threads.create_run
+async def create_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> dict[str, str]:
+    """Run only on the user's threads, with the user's preferences as context defaults."""
+    owner = owner_id(ctx.user)
+    _stamp(value, owner)  # a run may create its thread
+    kwargs = value.get("kwargs")
+    if kwargs is not None and server_database_url() is not None:
+        async with domain_session() as session:
+            preferences = await get_user_preferences(session, user_id=owner)
+        context = kwargs.get("context") or {}
+        apply_preferences(preferences, context)
+        kwargs["context"] = context
+    return {"owner": owner}
+
+
+@auth.on.assistants
+async def own_assistants(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> dict[str, Any]:
+    """Create and change only one's own assistants; read and run the server's too."""
+    owner = owner_id(ctx.user)
+    if ctx.action in ("create", "update"):
+        _stamp(value, owner)
+    if ctx.action in ("read", "search"):
+        return {"$or": [{"owner": owner}, {"created_by": "system"}]}
+    return {"owner": owner}
+
+
+@auth.on.crons
+async def no_crons(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> bool:
+    """Scheduled runs are not offered."""
+    raise Auth.exceptions.HTTPException(
+        status_code=403, detail="scheduled runs (crons) are not enabled on this server"
+    )
+
+
+@auth.on.store
+async def own_namespaces(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> bool:
+    """Use only store namespaces that start with one's user id."""
+    owner = owner_id(ctx.user)
+    namespace = tuple(cast("tuple[str, ...]", value.get("namespace") or ()))
+    if ctx.action == "list_namespaces" and not namespace:
+        value["namespace"] = (owner,)
+        return True
+    if not namespace or namespace[0] != owner:
+        raise Auth.exceptions.HTTPException(
+            status_code=403, detail=f"store namespaces must start with your user id ({owner!r})"
+        )
+    return True

@@ -1,0 +1,36 @@
+"""The graph the LangGraph server serves (``langgraph.json`` → ``graphs.deep_research``).
+
+It is :func:`~deep_research.graph.build_graph` with one difference from
+``deep_research.graph.graph``: it always records into the domain store, on the server's
+database URL (``DEEP_RESEARCH_DATABASE_URL``, or the embedded SQLite file the server's
+checkpointer also uses), because the server's HTTP routes read what it records. Runs are
+attributed to the authenticated user (``langgraph_auth_user_id``); on an open server, to
+``DEEP_RESEARCH_USER_ID``, as every request is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+from deep_research.graph import build_graph
+from deep_research.persistence.recorder import Batch, RunScope, recorder_for_url
+from deep_research.server.tokens import current_verifier
+from deep_research.settings import get_settings
+
+
+class ServerRecorder:
+    """Records into the server's domain store, resolving the database on first use."""
+
+    async def write(self, scope: RunScope, batch: Batch) -> None:
+        """Write one node's batch, as the run's user."""
+        settings = get_settings()
+        if current_verifier().open:
+            scope = replace(scope, user_id=settings.user_id)
+        # Building the recorder may create the SQLite file's folder: a blocking call.
+        recorder = await asyncio.to_thread(recorder_for_url, settings.resolved_database_url)
+        await recorder.write(scope, batch)
+
+
+graph = build_graph(recorder=ServerRecorder())
+"""Compiled without a checkpointer: the server brings its own (see ``langgraph.json``)."""

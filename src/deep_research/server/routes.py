@@ -1,0 +1,272 @@
+"""The server's own HTTP routes (``langgraph.json`` → ``http.app``), read from the domain store.
+
+Chats with their messages, research sessions with their sources, evidence, claims, verdicts
+and events, reports as Markdown and JSON, feedback on messages, and preferences. The routes
+are mounted in the LangGraph server beside its API, behind the same custom auth
+(``http.enable_custom_route_auth``), and every read is scoped by the authenticated user through
+:mod:`deep_research.persistence.queries`: another user's ids answer 404, like ids that do not
+exist. Their OpenAPI description is merged into the server's ``/openapi.json`` and ``/docs``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, HTTPException, Query, Request
+from fastapi.responses import JSONResponse, PlainTextResponse
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from deep_research.errors import NotFoundError
+from deep_research.persistence import queries
+from deep_research.persistence import repository as repo
+from deep_research.persistence.models import (
+    Chat,
+    Citation,
+    Claim,
+    EvidenceSpan,
+    ResearchEvent,
+    Source,
+)
+from deep_research.server.auth import owner_id
+from deep_research.server.database import StoreDisabledError, domain_session
+from deep_research.server.preferences import (
+    Preferences,
+    get_user_preferences,
+    put_user_preferences,
+)
+from deep_research.server.schemas import (
+    ChatDetail,
+    ChatSummary,
+    CitationOut,
+    ClaimOut,
+    EventOut,
+    EvidenceOut,
+    FeedbackIn,
+    FeedbackOut,
+    SessionDetail,
+    SessionSummary,
+    SourceOut,
+)
+from deep_research.server.tokens import current_verifier
+from deep_research.settings import get_settings
+
+logger = logging.getLogger(__name__)
+
+
+@asynccontextmanager
+async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+    """Check the auth settings at startup and say how requests are authenticated."""
+    verifier = current_verifier()
+    if verifier.open:
+        logger.warning(
+            "deep-research auth is OFF: no DEEP_RESEARCH_AUTH_TOKENS or DEEP_RESEARCH_AUTH_SECRET"
+            " is set, so every request acts as user %r. Set one before exposing this server.",
+            get_settings().user_id,
+        )
+    else:
+        schemes = [f"{len(verifier.tokens)} token(s)"] if verifier.tokens else []
+        schemes += ["signed tokens"] if verifier.secret else []
+        logger.info("deep-research auth is on: bearer %s", " and ".join(schemes))
+    yield
+
+
+app = FastAPI(
+    title="Deep Research",
+    summary="Chats, research sessions, reports, feedback and preferences of the signed-in user.",
+    version="1",
+    lifespan=lifespan,
+)
+"""The custom routes' app."""
+
+
+def current_user(request: Request) -> str:
+    """The user the request acts as (set by the server's auth middleware).
+
+    Raises:
+        HTTPException: 401 when the request went through no authentication.
+    """
+    user = request.scope.get("user")
+    if user is None or not getattr(user, "is_authenticated", False):
+        raise HTTPException(status_code=401, detail="not authenticated")
+    return owner_id(user)
+
+
+async def store_session() -> AsyncIterator[AsyncSession]:
+    """One read transaction on the domain store for the request.
+
+    Routes that write open their own (:func:`domain_session`), so that the commit happens
+    before the response is sent, not in the dependency's teardown.
+    """
+    async with domain_session() as session:
+        yield session
+
+
+User = Annotated[str, Depends(current_user)]
+Store = Annotated[AsyncSession, Depends(store_session)]
+
+
+@app.exception_handler(NotFoundError)
+async def _not_found(_request: Request, exc: NotFoundError) -> JSONResponse:
+    return JSONResponse({"detail": str(exc)}, status_code=404)
+
+
+@app.exception_handler(StoreDisabledError)
+async def _no_store(_request: Request, exc: StoreDisabledError) -> JSONResponse:
+    return JSONResponse({"detail": str(exc)}, status_code=503)
+
+
+@app.get("/chats", tags=["chats"])
+async def list_chats(
+    user: User,
+    store: Store,
+    include_deleted: bool = False,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> list[ChatSummary]:
+    """Your chats, most recently active first."""
+    chats = await queries.list_chats(
+        store, user_id=user, include_deleted=include_deleted, limit=limit
+    )
+    return [ChatSummary.model_validate(chat) for chat in chats]
+
+
+@app.get("/chats/{thread_id}", tags=["chats"])
+async def get_chat(thread_id: str, user: User, store: Store) -> ChatDetail:
+    """A chat with its messages and research sessions."""
+    chat = await queries.get_chat(store, user_id=user, thread_id=thread_id)
+    messages = await queries.list_messages(store, user_id=user, thread_id=thread_id)
+    sessions = await queries.list_sessions(store, user_id=user, thread_id=thread_id)
+    return ChatDetail.model_validate(
+        {
+            **ChatSummary.model_validate(chat).model_dump(),
+            "messages": messages,
+            "sessions": sessions,
+        }
+    )
+
+
+@app.get("/sessions/{session_id}", tags=["sessions"])
+async def get_session(session_id: int, user: User, store: Store) -> SessionDetail:
+    """A research session: status, plan, classification and verification summary."""
+    found = await queries.get_session(store, user_id=user, session_id=session_id)
+    chat = await store.get_one(Chat, found.chat_id)
+    return SessionDetail.model_validate(
+        SessionSummary.model_validate(found).model_dump()
+        | {
+            "thread_id": chat.thread_id,
+            "brief": found.brief,
+            "plan": found.plan,
+            "classification": found.classification,
+            "verification": found.verification,
+            "has_report": found.report is not None,
+        }
+    )
+
+
+@app.get("/sessions/{session_id}/sources", tags=["sessions"])
+async def list_sources(session_id: int, user: User, store: Store) -> list[SourceOut]:
+    """Every source the session consulted, cited or not, with how reading it went."""
+    rows = await queries.list_session_rows(store, user_id=user, session_id=session_id, model=Source)
+    return [SourceOut.model_validate(row) for row in rows]
+
+
+@app.get("/sessions/{session_id}/evidence", tags=["sessions"])
+async def list_evidence(session_id: int, user: User, store: Store) -> list[EvidenceOut]:
+    """The evidence spans the researchers selected."""
+    rows = await queries.list_session_rows(
+        store, user_id=user, session_id=session_id, model=EvidenceSpan
+    )
+    return [EvidenceOut.model_validate(row) for row in rows]
+
+
+@app.get("/sessions/{session_id}/claims", tags=["sessions"])
+async def list_claims(session_id: int, user: User, store: Store) -> list[ClaimOut]:
+    """The report's claims, in order, with verdicts and citations."""
+    claims = await queries.list_session_rows(
+        store, user_id=user, session_id=session_id, model=Claim
+    )
+    links = await queries.list_session_rows(
+        store, user_id=user, session_id=session_id, model=Citation
+    )
+    by_claim: dict[str, list[Citation]] = {}
+    for link in links:
+        by_claim.setdefault(link.claim_id, []).append(link)
+    return [
+        ClaimOut.model_validate(claim).model_copy(
+            update={
+                "citations": [
+                    CitationOut.model_validate(link) for link in by_claim.get(claim.claim_id, [])
+                ]
+            }
+        )
+        for claim in claims
+    ]
+
+
+@app.get("/sessions/{session_id}/events", tags=["sessions"])
+async def list_events(session_id: int, user: User, store: Store) -> list[EventOut]:
+    """The session's progress events, in the order they happened."""
+    rows = await queries.list_session_rows(
+        store, user_id=user, session_id=session_id, model=ResearchEvent
+    )
+    return [EventOut.model_validate(row) for row in rows]
+
+
+async def _report(store: AsyncSession, user: str, session_id: int) -> dict[str, Any]:
+    found = await queries.get_session(store, user_id=user, session_id=session_id)
+    if found.report is None:
+        raise NotFoundError(f"research session {session_id} has no report yet ({found.status})")
+    return found.report
+
+
+@app.get("/sessions/{session_id}/report", tags=["reports"])
+async def get_report(session_id: int, user: User, store: Store) -> dict[str, Any]:
+    """The session's report as JSON (schema ``v1``, camelCase: what ``report.json`` holds)."""
+    return await _report(store, user, session_id)
+
+
+@app.get(
+    "/sessions/{session_id}/report.md",
+    tags=["reports"],
+    response_class=PlainTextResponse,
+    responses={200: {"content": {"text/markdown": {}}}},
+)
+async def get_report_markdown(session_id: int, user: User, store: Store) -> PlainTextResponse:
+    """The session's report as Markdown, with its numbered references."""
+    report = await _report(store, user, session_id)
+    return PlainTextResponse(str(report.get("markdown", "")), media_type="text/markdown")
+
+
+@app.get("/messages/{message_id}/feedback", tags=["feedback"])
+async def get_feedback(message_id: int, user: User, store: Store) -> FeedbackOut:
+    """Your feedback on a message."""
+    found = await queries.get_feedback(store, user_id=user, message_id=message_id)
+    return FeedbackOut.model_validate(found)
+
+
+@app.put("/messages/{message_id}/feedback", tags=["feedback"])
+async def put_feedback(message_id: int, feedback: FeedbackIn, user: User) -> FeedbackOut:
+    """Rate a message of one of your chats (replacing an earlier rating of yours)."""
+    async with domain_session() as store:  # committed before the response is sent
+        values = feedback.model_dump()
+        await repo.upsert_feedback(store, user_id=user, message_id=message_id, **values)
+        found = await queries.get_feedback(store, user_id=user, message_id=message_id)
+        await store.refresh(found)
+        saved = FeedbackOut.model_validate(found)
+    return saved
+
+
+@app.get("/preferences", tags=["preferences"])
+async def get_preferences(user: User, store: Store) -> Preferences:
+    """Your preferences: the defaults of your runs' mode, depth and system instructions."""
+    return await get_user_preferences(store, user_id=user)
+
+
+@app.put("/preferences", tags=["preferences"])
+async def put_preferences(preferences: Preferences, user: User) -> Preferences:
+    """Replace your preferences; they apply to the runs you start from now on."""
+    async with domain_session() as store:  # committed before the response is sent
+        await put_user_preferences(store, user_id=user, preferences=preferences)
+    return preferences

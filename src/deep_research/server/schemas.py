@@ -1,0 +1,160 @@
+"""Request and response bodies of the server's HTTP routes (their OpenAPI schemas).
+
+Keys are snake_case, like the LangGraph server API beside them; the report itself is the v1
+export (camelCase), exactly as ``report.json`` holds it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(from_attributes=True, use_attribute_docstrings=True)
+
+
+class ChatSummary(_Row):
+    """A chat: one LangGraph thread of the user."""
+
+    thread_id: str
+    title: str
+    created_at: datetime
+    updated_at: datetime
+    deleted_at: datetime | None = None
+
+
+class MessageOut(_Row):
+    """One turn of a chat."""
+
+    id: int
+    """The message id (for feedback)."""
+    position: int
+    role: str
+    content: str
+    query_mode: str | None
+    is_clarification: bool
+    session_id: int | None
+    """The research session the message belongs to."""
+    created_at: datetime
+
+
+class SessionSummary(_Row):
+    """The research done for one question of a chat."""
+
+    id: int
+    question_nr: int
+    question: str
+    status: str
+    """``in_progress``, ``interrupted``, ``completed`` or ``failed``."""
+    query_mode: str | None
+    depth: str | None
+    error: str | None
+    started_at: datetime
+    completed_at: datetime | None
+
+
+class ChatDetail(ChatSummary):
+    """A chat with its messages and research sessions."""
+
+    messages: list[MessageOut]
+    sessions: list[SessionSummary]
+
+
+class SessionDetail(SessionSummary):
+    """A research session with its plan and verification summary."""
+
+    thread_id: str
+    brief: str | None
+    plan: list[Any] | None
+    classification: dict[str, Any] | None
+    verification: dict[str, Any] | None
+    has_report: bool
+
+
+class SourceOut(_Row):
+    """A source the session consulted."""
+
+    url: str
+    title: str
+    provider: str
+    crawl_status: str
+    reason: str | None
+    document_id: str | None
+    is_cited: bool
+
+
+class EvidenceOut(_Row):
+    """A verbatim quote selected as evidence, with its offsets in the document."""
+
+    evidence_id: str
+    url: str
+    document_id: str
+    step_id: str
+    quote: str
+    start: int
+    end: int
+    section: str | None
+    relevance: float
+    has_numbers: bool
+
+
+class CitationOut(_Row):
+    """A claim's link to evidence: primary (cited by the report) or an alternate."""
+
+    evidence_id: str
+    is_primary: bool
+
+
+class ClaimOut(_Row):
+    """A claim of the report and its verdict."""
+
+    claim_id: str
+    text: str
+    claim_type: str
+    position_start: int
+    position_end: int
+    numeric: bool
+    citation_keys: list[Any]
+    verdict: str | None
+    """``SUPPORTED``, ``PARTIAL``, ``UNSUPPORTED`` or ``CONTRADICTED``."""
+    confidence: float | None
+    reasoning: str
+    evidence_id: str | None
+    citations: list[CitationOut] = Field(default_factory=list)
+
+
+class EventOut(_Row):
+    """A progress event, as streamed on ``stream_mode="custom"``."""
+
+    type: str
+    at: datetime
+    data: dict[str, Any]
+    node: str
+    task_id: str
+    seq: int
+
+
+class FeedbackIn(BaseModel):
+    """A rating of an answer."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    rating: Literal[1, -1]
+    """1 (thumbs up) or -1 (thumbs down)."""
+    text: str | None = Field(default=None, max_length=4000)
+    """An optional comment."""
+    trace_id: str | None = Field(default=None, max_length=100)
+    """The run's trace id (LangSmith), if any."""
+
+
+class FeedbackOut(_Row):
+    """The user's feedback on a message."""
+
+    message_id: int
+    rating: int
+    text: str | None
+    trace_id: str | None
+    updated_at: datetime

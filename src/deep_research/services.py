@@ -1,0 +1,83 @@
+"""What nodes need besides state and context: the engine, the source providers, the recorder.
+
+``build_graph`` binds one :class:`Services` to every node. Left empty, it resolves the engine
+and the providers per run from the run's context and the process settings, so that the same
+compiled graph serves the CLI, Studio and the server; tests pass their own. The recorder
+writes what each node did to the domain store; left empty, it is the SQL recorder when
+``DEEP_RESEARCH_DATABASE_URL`` is set and a null recorder otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from deep_research.context import Context
+from deep_research.engines import Engine, Instructable, load_engine
+from deep_research.events import take_events
+from deep_research.persistence.recorder import (
+    Batch,
+    NullRecorder,
+    Recorder,
+    default_recorder,
+    run_scope,
+)
+from deep_research.settings import get_settings
+from deep_research.sources import SourceProvider, load_sources
+
+
+@dataclass(frozen=True)
+class Services:
+    """Engine, sources and recorder for every run of a graph; ``None`` means resolve per run."""
+
+    engine: Engine | None = None
+    sources: Sequence[SourceProvider] | None = None
+    recorder: Recorder | None = None
+
+    def engine_for(self, context: Context) -> Engine:
+        """The engine a run uses, following the context's system instructions if it can."""
+        engine = self.engine
+        if engine is None:
+            engine = load_engine(context.model or get_settings().engine_model)
+        if context.system_instructions and isinstance(engine, Instructable):
+            return engine.with_instructions(context.system_instructions)
+        return engine
+
+    def sources_for(self, context: Context) -> list[SourceProvider]:
+        """The providers a run searches."""
+        if self.sources is not None:
+            return list(self.sources)
+        return load_sources(context.sources, context.corpus_dir)
+
+    def recorder_for(self) -> Recorder:
+        """The recorder a run writes to (see the module docstring)."""
+        return self.recorder if self.recorder is not None else default_recorder()
+
+    async def record(self, runtime: Runtime[Any], question_nr: int, **rows: Any) -> None:
+        """Record what the node did, and the events it emitted, in the domain store.
+
+        Args:
+            runtime: the node's runtime (it identifies the thread and the task).
+            question_nr: the number of the chat's question the run is answering.
+            **rows: fields of :class:`~deep_research.persistence.recorder.Batch`.
+        """
+        events = take_events(runtime)
+        recorder = self.recorder_for()
+        if isinstance(recorder, NullRecorder):
+            return
+        scope = run_scope(runtime, question_nr)
+        if scope is not None:
+            await recorder.write(scope, Batch(events=events, **rows))
+
+
+DEFAULT_SERVICES = Services()
+"""Everything resolved per run (for nodes called without services, as in unit tests)."""
+
+
+def context_of(runtime: Runtime[Any]) -> Context:
+    """The run's context, or the defaults when the caller passed none."""
+    context = runtime.context
+    return context if isinstance(context, Context) else Context()

@@ -1,0 +1,173 @@
+"""Process-wide settings: keys, endpoints and paths, read from the environment.
+
+Per-run knobs (mode, depth, budgets) live in :mod:`deep_research.context`; secrets never travel
+in run configuration. Build settings through :func:`get_settings`, never at import time.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"
+"""The model used when ``OPENAI_API_KEY`` is set and ``DEEP_RESEARCH_MODEL`` is not."""
+
+OFFLINE = "offline"
+"""The model name that selects the offline, extractive engine."""
+
+
+class Settings(BaseSettings):
+    """Settings of one process, each read from the environment variable named in its alias."""
+
+    model_config = SettingsConfigDict(env_file=None, extra="ignore", populate_by_name=True)
+
+    model: str | None = Field(default=None, validation_alias="DEEP_RESEARCH_MODEL")
+    """Model name; unset or ``offline`` selects the offline engine (see :meth:`engine_model`)."""
+
+    openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
+    """Key for the OpenAI-compatible endpoint."""
+
+    openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
+    """Any OpenAI-compatible endpoint (OpenAI, OpenRouter, vLLM, Ollama, llama.cpp)."""
+
+    tavily_api_key: SecretStr | None = Field(default=None, validation_alias="TAVILY_API_KEY")
+    """Enables Tavily web search when set (Tavily's keyless mode is never used)."""
+
+    tavily_base_url: str | None = Field(
+        default=None, validation_alias="DEEP_RESEARCH_TAVILY_BASE_URL"
+    )
+    """Tavily's endpoint, for proxies, gateways and local fakes; unset uses Tavily's own."""
+
+    tavily_search_depth: Literal["basic", "advanced", "fast", "ultra-fast"] = Field(
+        default="advanced", validation_alias="DEEP_RESEARCH_TAVILY_SEARCH_DEPTH"
+    )
+    """Tavily's ``search_depth``: ``advanced`` finds better passages for twice the credits."""
+
+    tavily_raw_content: bool = Field(
+        default=True, validation_alias="DEEP_RESEARCH_TAVILY_RAW_CONTENT"
+    )
+    """Ask Tavily for each result's page text, so that most results need no fetch."""
+
+    tavily_timeout: float = Field(
+        default=30.0, gt=0, validation_alias="DEEP_RESEARCH_TAVILY_TIMEOUT"
+    )
+    """Seconds allowed for one Tavily request."""
+
+    tavily_max_attempts: int = Field(
+        default=3, ge=1, le=10, validation_alias="DEEP_RESEARCH_TAVILY_MAX_ATTEMPTS"
+    )
+    """Attempts per Tavily query; 429, 5xx and timeouts are retried with backoff and jitter."""
+
+    fetch_allowlist: str = Field(default="", validation_alias="DEEP_RESEARCH_FETCH_ALLOWLIST")
+    """Comma-separated hosts, ``host:port`` pairs or CIDRs the SSRF guard lets through."""
+
+    fetch_connect_timeout: float = Field(
+        default=5.0, gt=0, validation_alias="DEEP_RESEARCH_FETCH_CONNECT_TIMEOUT"
+    )
+    """Seconds allowed to connect to a web server."""
+
+    fetch_read_timeout: float = Field(
+        default=15.0, gt=0, validation_alias="DEEP_RESEARCH_FETCH_READ_TIMEOUT"
+    )
+    """Seconds allowed between two reads from a web server."""
+
+    fetch_max_bytes: int = Field(
+        default=5 * 1024 * 1024, ge=1024, validation_alias="DEEP_RESEARCH_FETCH_MAX_BYTES"
+    )
+    """Largest page body read; a larger one is abandoned while streaming."""
+
+    fetch_concurrency: int = Field(
+        default=8, ge=1, le=64, validation_alias="DEEP_RESEARCH_FETCH_CONCURRENCY"
+    )
+    """Pages fetched at once in this process."""
+
+    fetch_per_domain: int = Field(
+        default=2, ge=1, le=16, validation_alias="DEEP_RESEARCH_FETCH_PER_DOMAIN"
+    )
+    """Pages fetched at once from one domain (``www.`` and ``m.`` mirrors count as one)."""
+
+    page_cache_ttl: float = Field(
+        default=24 * 3600.0, ge=0, validation_alias="DEEP_RESEARCH_PAGE_CACHE_TTL"
+    )
+    """Seconds a cached page stays fresh; ``0`` turns the page cache off."""
+
+    data_dir: Path = Field(
+        default=Path(".data"),
+        validation_alias=AliasChoices("DEEP_RESEARCH_DATA_DIR"),
+    )
+    """Folder for corpus indexes, caches and SQLite files."""
+
+    database_url: str | None = Field(default=None, validation_alias="DEEP_RESEARCH_DATABASE_URL")
+    """Checkpoints (and the domain store): ``sqlite:///path``, ``postgresql+psycopg://...`` or
+    ``memory``. Default: a SQLite file in the data directory."""
+
+    user_id: str = Field(default="local", validation_alias="DEEP_RESEARCH_USER_ID")
+    """The user the command line acts as in the domain store (the server uses its auth)."""
+
+    auth_tokens: SecretStr | None = Field(
+        default=None, validation_alias="DEEP_RESEARCH_AUTH_TOKENS"
+    )
+    """The server's bearer tokens: comma-separated ``token=user_id`` pairs."""
+
+    auth_secret: SecretStr | None = Field(
+        default=None, validation_alias="DEEP_RESEARCH_AUTH_SECRET"
+    )
+    """The server's signing secret: a token ``USER_ID.SIGNATURE`` is accepted when its signature
+    is the HMAC-SHA256 of the user id (see :mod:`deep_research.server.tokens`)."""
+
+    max_chats_per_user: int = Field(
+        default=1000, ge=1, validation_alias="DEEP_RESEARCH_MAX_CHATS_PER_USER"
+    )
+    """Chats one user may keep (soft-deleted ones do not count)."""
+
+    max_messages_per_chat: int = Field(
+        default=400, ge=2, validation_alias="DEEP_RESEARCH_MAX_MESSAGES_PER_CHAT"
+    )
+    """Messages one chat may hold (a question with its report is two)."""
+
+    chat_recovery_days: float = Field(
+        default=30.0, ge=0, validation_alias="DEEP_RESEARCH_CHAT_RECOVERY_DAYS"
+    )
+    """Days a deleted chat can be restored before ``deep-research purge`` removes it."""
+
+    @field_validator(
+        "model",
+        "openai_base_url",
+        "database_url",
+        "tavily_api_key",
+        "tavily_base_url",
+        "auth_tokens",
+        "auth_secret",
+        mode="before",
+    )
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @property
+    def engine_model(self) -> str:
+        """The model the engine factory should use, or ``"offline"``."""
+        if self.model:
+            return self.model
+        if self.openai_api_key is not None:
+            return DEFAULT_OPENAI_MODEL
+        return OFFLINE
+
+    @property
+    def resolved_database_url(self) -> str:
+        """The database URL, defaulting to ``sqlite:///<data_dir>/deep_research.sqlite``."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'deep_research.sqlite').resolve()}"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """Return the settings of this process, built once on first use."""
+    return Settings()

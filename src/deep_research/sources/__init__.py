@@ -1,0 +1,62 @@
+"""Source providers (local corpus, Tavily, the web reader) and evidence selection."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from deep_research.errors import ConfigurationError
+from deep_research.settings import get_settings
+from deep_research.sources.base import SourceProvider
+from deep_research.sources.local import LocalCorpus, default_index_path
+
+__all__ = ["SAMPLE_CORPUS", "LocalCorpus", "SourceProvider", "load_sources"]
+
+SAMPLE_CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
+"""The bundled sample corpus, used when no corpus folder is given."""
+
+
+@lru_cache(maxsize=16)
+def _local(root: str, data_dir: str) -> LocalCorpus:
+    path = Path(root).expanduser().resolve()
+    return LocalCorpus(path, default_index_path(Path(data_dir), path))
+
+
+def load_sources(kind: str, corpus_dir: str | None) -> list[SourceProvider]:
+    """Return the providers a run searches, by the context's ``sources`` choice.
+
+    ``auto`` means Tavily when ``TAVILY_API_KEY`` is set and the local corpus otherwise.
+    With Tavily comes the web reader (``web``), which reads the pages Tavily finds through
+    the page cache and the SSRF-guarded fetcher.
+
+    Raises:
+        ConfigurationError: Tavily is asked for without a key, or a fetch setting is invalid.
+        CorpusNotFoundError: the corpus folder does not exist.
+    """
+    settings = get_settings()
+    has_tavily = settings.tavily_api_key is not None
+    if kind == "auto":
+        kind = "tavily" if has_tavily else "local"
+    providers: list[SourceProvider] = []
+    if "local" in kind:
+        providers.append(_local(corpus_dir or str(SAMPLE_CORPUS), str(settings.data_dir)))
+    if "tavily" in kind:
+        if settings.tavily_api_key is None:
+            raise ConfigurationError("Tavily search needs TAVILY_API_KEY; it is not set")
+        from deep_research.sources.tavily import TavilySearch
+        from deep_research.sources.web import WebConfig, web_reader
+
+        reader = web_reader(WebConfig.from_settings(settings))
+        providers.append(
+            TavilySearch(
+                settings.tavily_api_key.get_secret_value(),
+                base_url=settings.tavily_base_url,
+                search_depth=settings.tavily_search_depth,
+                include_raw_content=settings.tavily_raw_content,
+                cache=reader.cache,
+                timeout=settings.tavily_timeout,
+                max_attempts=settings.tavily_max_attempts,
+            )
+        )
+        providers.append(reader)
+    return providers

@@ -1,0 +1,30 @@
+"""The provider interface every source implements."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from deep_research.state.models import Document, SearchResult
+
+
+class SourceProvider(Protocol):
+    """Something that can be searched and read: the local corpus, Tavily and the web."""
+
+    name: str
+    """Short provider name recorded on results and sources (``local``, ``tavily``)."""
+
+    async def search(self, query: str, k: int) -> list[SearchResult]:
+        """Return at most ``k`` results for ``query``, best first.
+
+        Raises:
+            SourceError: the provider failed; the caller records it and goes on.
+        """
+        ...
+
+    async def read(self, url: str) -> Document:
+        """Return the full document at ``url``.
+
+        Raises:
+            SourceError: the document could not be read.
+        """
+        ...

@@ -1,0 +1,421 @@
+"""The local corpus: a folder of Markdown, text and HTML files, searched with SQLite FTS5.
+
+The index is a cache of the folder. :meth:`LocalCorpus.index` walks the folder, re-reads only
+the files whose sha256 changed and drops the rows of files that disappeared, in one
+transaction. Search ranks with BM25, a title counting five times as much as the body.
+
+Each operation opens its own SQLite connection, so the class is safe to call from
+``asyncio.to_thread``; the async methods run all their SQLite work in a thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import os
+import re
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from deep_research.errors import CorpusNotFoundError, SourceError
+from deep_research.sources.html_text import html_to_text
+from deep_research.state.models import Document, SearchResult
+from deep_research.urls import normalize_url
+
+logger = logging.getLogger(__name__)
+
+SCHEMA_VERSION = "1"
+"""Version of the index schema; an index of another version is rebuilt from scratch."""
+
+CONTENT_TYPES = {
+    ".md": "text/markdown",
+    ".markdown": "text/markdown",
+    ".txt": "text/plain",
+    ".html": "text/html",
+    ".htm": "text/html",
+}
+"""Indexed file suffixes (lower-cased) and the content type each stands for."""
+
+MAX_FILE_BYTES = 20 * 1024 * 1024
+"""Larger files are skipped (and logged) rather than loaded whole into memory."""
+
+SNIPPET_TOKENS = 30
+"""Length of a search result's snippet, in tokens."""
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself
+    yourselves""".split()
+)
+"""Very common English words, left out of search queries."""
+
+_FTS5_OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
+_MAX_QUERY_TERMS = 64
+_WORD = re.compile(r"[^\W_]+")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_MARKDOWN_H1 = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
+_HEADING_MARK = re.compile(r"(?:^|(?<=\s))#{1,6}(?=\s)")
+
+_SCHEMA = (
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    # ``id`` is the FTS rowid: an INTEGER PRIMARY KEY survives VACUUM, an implicit rowid may not.
+    """CREATE TABLE documents (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        url TEXT NOT NULL UNIQUE,
+        sha256 TEXT NOT NULL,
+        title TEXT NOT NULL,
+        text TEXT NOT NULL,
+        content_type TEXT NOT NULL,
+        indexed_at TEXT NOT NULL
+    )""",
+    """CREATE VIRTUAL TABLE documents_fts USING fts5(
+        title, text, content='documents', content_rowid='id',
+        tokenize='porter unicode61 remove_diacritics 2'
+    )""",
+    """CREATE TRIGGER documents_ai AFTER INSERT ON documents BEGIN
+        INSERT INTO documents_fts (rowid, title, text) VALUES (new.id, new.title, new.text);
+    END""",
+    """CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
+        INSERT INTO documents_fts (documents_fts, rowid, title, text)
+        VALUES ('delete', old.id, old.title, old.text);
+    END""",
+    """CREATE TRIGGER documents_au AFTER UPDATE OF title, text ON documents BEGIN
+        INSERT INTO documents_fts (documents_fts, rowid, title, text)
+        VALUES ('delete', old.id, old.title, old.text);
+        INSERT INTO documents_fts (rowid, title, text) VALUES (new.id, new.title, new.text);
+    END""",
+)
+
+_SEARCH_SQL = f"""
+    SELECT d.url, d.title, snippet(documents_fts, 1, '', '', '…', {SNIPPET_TOKENS}),
+           bm25(documents_fts, 5.0, 1.0) AS rank
+    FROM documents_fts JOIN documents AS d ON d.id = documents_fts.rowid
+    WHERE documents_fts MATCH ?
+    ORDER BY rank
+    LIMIT ?
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStats:
+    """What one pass of :meth:`LocalCorpus.index` changed."""
+
+    added: int
+    updated: int
+    removed: int
+    unchanged: int
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedFile:
+    """A corpus file read and converted to the text that is indexed."""
+
+    title: str
+    text: str
+    content_type: str
+    """The file's original type; ``text`` is always plain (or Markdown) text."""
+
+
+class LocalCorpus:
+    """A folder of Markdown, text and HTML files, indexed in SQLite FTS5 and ranked by BM25.
+
+    Documents are addressed by the ``file://`` URI of their absolute path. The first
+    :meth:`search` or :meth:`read` of an instance brings the index up to date.
+    """
+
+    name = "local"
+    """Provider name recorded on results and sources."""
+
+    def __init__(self, root: Path, index_path: Path) -> None:
+        """Check the corpus folder; nothing is read or indexed yet.
+
+        Args:
+            root: The corpus folder, searched recursively.
+            index_path: The SQLite file holding the index (see :func:`default_index_path`).
+
+        Raises:
+            CorpusNotFoundError: ``root`` does not exist or is not a folder.
+        """
+        self.root = root.resolve()
+        if not self.root.is_dir():
+            raise CorpusNotFoundError(f"local corpus folder not found or not a folder: {root}")
+        self.index_path = index_path
+        self._indexed = False
+        self._lock: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
+
+    def index(self) -> IndexStats:
+        """Bring the index up to date with the folder, re-reading only files that changed.
+
+        Returns:
+            How many documents were added, updated, removed and left unchanged.
+
+        Raises:
+            CorpusNotFoundError: the folder has disappeared since the corpus was created.
+            SourceError: the index could not be written.
+        """
+        if not self.root.is_dir():
+            raise CorpusNotFoundError(f"local corpus folder not found or not a folder: {self.root}")
+        try:
+            self.index_path.parent.mkdir(parents=True, exist_ok=True)
+            with self._connect() as conn:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    stats = self._sync(conn)
+                    conn.execute("COMMIT")
+                finally:  # whatever stopped the sync (an error, a cancellation): nothing half-done
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+        except (sqlite3.Error, OSError) as exc:
+            raise SourceError(f"could not index {self.root} into {self.index_path}: {exc}") from exc
+        self._indexed = True
+        return stats
+
+    async def search(self, query: str, k: int) -> list[SearchResult]:
+        """Return at most ``k`` documents matching any significant word of ``query``, best first.
+
+        Args:
+            query: Free text; FTS5 syntax and very common words are ignored.
+            k: Maximum number of results.
+
+        Returns:
+            Results whose ``score`` is the BM25 relevance (higher is better); an empty list
+            when the query holds no searchable word.
+
+        Raises:
+            SourceError: the index could not be built or read.
+        """
+        match = build_match_query(query)
+        if match is None or k <= 0:
+            return []
+        await self._ensure_indexed()
+        rows = await asyncio.to_thread(self._query_all, _SEARCH_SQL, (match, k))
+        return [
+            SearchResult(
+                url=url,
+                title=title,
+                snippet=clean_snippet(snippet),
+                score=-rank,
+                provider=self.name,
+            )
+            for url, title, snippet, rank in rows
+        ]
+
+    async def read(self, url: str) -> Document:
+        """Return the indexed document at ``url``, the ``file://`` URI of a corpus file.
+
+        Raises:
+            SourceError: the URL is not a document of this corpus, or the index failed.
+        """
+        try:
+            key = normalize_url(url)
+        except ValueError as exc:
+            raise SourceError(f"not a local corpus URL: {url!r}") from exc
+        await self._ensure_indexed()
+        rows = await asyncio.to_thread(
+            self._query_all,
+            "SELECT url, path, sha256, title, text, content_type FROM documents"
+            " WHERE url = ? OR path = ? LIMIT 1",
+            (key, unquote(urlsplit(key).path)),
+        )
+        if not rows:
+            raise SourceError(f"no document of the local corpus {self.root} at {url}")
+        stored_url, path, file_sha256, title, text, content_type = rows[0]
+        text_sha256 = hashlib.sha256(text.encode()).hexdigest()
+        return Document(
+            id=f"doc_{text_sha256[:16]}",
+            url=stored_url,
+            title=title,
+            text=text,
+            content_type=content_type,
+            metadata={"path": path, "sha256": text_sha256, "file_sha256": file_sha256},
+        )
+
+    async def _ensure_indexed(self) -> None:
+        if self._indexed:
+            return
+        # One lock per event loop: an instance may be cached and reused across ``asyncio.run``.
+        loop = asyncio.get_running_loop()
+        if self._lock is None or self._lock[0] is not loop:
+            self._lock = (loop, asyncio.Lock())
+        async with self._lock[1]:
+            if not self._indexed:
+                await asyncio.to_thread(self.index)
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        # Autocommit mode: transactions are opened and closed explicitly.
+        conn = sqlite3.connect(self.index_path, timeout=30.0, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            yield conn
+        finally:
+            conn.close()
+
+    def _query_all(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
+        try:
+            with self._connect() as conn:
+                rows: list[tuple[Any, ...]] = conn.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise SourceError(f"could not query the index {self.index_path}: {exc}") from exc
+        return rows
+
+    def _sync(self, conn: sqlite3.Connection) -> IndexStats:
+        _ensure_schema(conn)
+        known: dict[str, tuple[int, str]] = {
+            path: (rowid, sha)
+            for rowid, path, sha in conn.execute("SELECT id, path, sha256 FROM documents")
+        }
+        seen: set[str] = set()
+        added = updated = unchanged = 0
+        now = datetime.now(UTC).isoformat()
+        for path in iter_corpus_files(self.root):
+            data = _read_bytes(path)
+            if data is None:
+                continue
+            key = str(path)
+            seen.add(key)
+            digest = hashlib.sha256(data).hexdigest()
+            row = known.get(key)
+            if row is not None and row[1] == digest:
+                unchanged += 1
+                continue
+            parsed = parse_file(path, data)
+            values = (digest, parsed.title, parsed.text, parsed.content_type, now)
+            if row is None:
+                conn.execute(
+                    "INSERT INTO documents (sha256, title, text, content_type, indexed_at,"
+                    " path, url) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (*values, key, normalize_url(path.as_uri())),
+                )
+                added += 1
+            else:
+                conn.execute(
+                    "UPDATE documents SET sha256 = ?, title = ?, text = ?, content_type = ?,"
+                    " indexed_at = ? WHERE id = ?",
+                    (*values, row[0]),
+                )
+                updated += 1
+        gone = [(known[path][0],) for path in known.keys() - seen]
+        conn.executemany("DELETE FROM documents WHERE id = ?", gone)
+        return IndexStats(added=added, updated=updated, removed=len(gone), unchanged=unchanged)
+
+
+def default_index_path(data_dir: Path, root: Path) -> Path:
+    """Return where the index of the corpus at ``root`` lives inside ``data_dir``.
+
+    The name carries a hash of the resolved folder, so two folders of the same name do not
+    share an index. The parent folders are created by :meth:`LocalCorpus.index`.
+    """
+    digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:10]
+    return data_dir / "indexes" / f"{root.name}-{digest}.sqlite"
+
+
+def build_match_query(query: str) -> str | None:
+    """Turn free text into a safe FTS5 query: its significant words, quoted, joined by OR.
+
+    Returns:
+        The FTS5 query, or ``None`` when no word is left (only syntax or stopwords).
+    """
+    terms: dict[str, None] = {}
+    for word in _WORD.findall(query):
+        lowered = word.lower()
+        if word in _FTS5_OPERATORS or lowered in STOPWORDS:
+            continue
+        terms.setdefault(lowered)
+    if not terms:
+        return None
+    return " OR ".join(f'"{term}"' for term in list(terms)[:_MAX_QUERY_TERMS])
+
+
+def clean_snippet(snippet: str) -> str:
+    """Put a snippet on one line, without the ``#`` marks of the headings it crosses."""
+    return " ".join(_HEADING_MARK.sub(" ", snippet).split())
+
+
+def clean_text(text: str) -> str:
+    """Normalize newlines to LF and strip control characters other than newline and tab."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL.sub("", text)
+
+
+def parse_file(path: Path, data: bytes) -> ParsedFile:
+    """Decode a corpus file and extract its title and indexed text.
+
+    Args:
+        path: The file, whose suffix selects the format and whose stem is the fallback title.
+        data: The file's bytes, decoded as UTF-8 with replacement characters.
+    """
+    content_type = CONTENT_TYPES[path.suffix.lower()]
+    text = clean_text(data.decode("utf-8", errors="replace"))
+    title: str | None
+    if content_type == "text/html":
+        page = html_to_text(text)
+        text, title = clean_text(page.text), page.title
+    elif content_type == "text/markdown":
+        title = _markdown_title(text)
+    else:
+        title = next((line for line in text.split("\n") if line.strip()), None)
+    title = " ".join((title or "").split())[:300]
+    return ParsedFile(title=title or path.stem, text=text, content_type=content_type)
+
+
+def iter_corpus_files(root: Path) -> Iterator[Path]:
+    """Yield the indexable files under ``root`` in sorted order, skipping hidden entries."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(name for name in dirnames if not name.startswith("."))
+        for name in sorted(filenames):
+            path = Path(dirpath, name)
+            if not name.startswith(".") and path.suffix.lower() in CONTENT_TYPES:
+                yield path
+
+
+def _markdown_title(text: str) -> str | None:
+    fenced = False
+    for line in text.split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced and (match := _MARKDOWN_H1.match(line)):
+            return match.group(1)
+    return None
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        if not path.is_file():
+            return None
+        if path.stat().st_size > MAX_FILE_BYTES:
+            logger.warning("skipping %s: larger than %d bytes", path, MAX_FILE_BYTES)
+            return None
+        return path.read_bytes()
+    except OSError as exc:
+        logger.warning("skipping unreadable corpus file %s: %s", path, exc)
+        return None
+
+
+def _ensure_schema(conn: sqlite3.Connection) -> None:
+    has_meta = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+    ).fetchone()
+    if has_meta:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if row is not None and row[0] == SCHEMA_VERSION:
+            return
+    for table in ("documents_fts", "documents", "meta"):
+        conn.execute(f"DROP TABLE IF EXISTS {table}")
+    for statement in _SCHEMA:
+        conn.execute(statement)
+    conn.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))

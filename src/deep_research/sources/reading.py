@@ -1,0 +1,110 @@
+"""Reading search results: the right provider for each, concurrently, failures as sources.
+
+A web page (http or https) is read by the web reader when the run has one, so that every page
+goes through the page cache, the SSRF guard and the same extraction whoever found it; other
+results are read by the provider that found them. A read that fails becomes a
+:class:`~deep_research.state.models.Source` with its crawl status (``blocked``, ``skipped``,
+``failed``) and the reason, never an exception in the graph.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+
+from deep_research.errors import FetchBlockedError, FetchSkippedError, SourceError
+from deep_research.sources.base import SourceProvider
+from deep_research.sources.injection import injection_flags
+from deep_research.sources.web import WebReader
+from deep_research.state.models import CrawlStatus, Document, SearchResult, Source, stable_id
+
+
+async def read_result(hit: SearchResult, providers: Mapping[str, SourceProvider]) -> Document:
+    """Read one result with the web reader (web pages) or the provider that found it.
+
+    Raises:
+        SourceError: no provider can read it, or the read failed.
+    """
+    if hit.raw_content:  # a provider without a page cache delivered the text itself
+        return Document(
+            id=stable_id("doc", hit.raw_content), url=hit.url, title=hit.title, text=hit.raw_content
+        )
+    is_web = hit.url.startswith(("http://", "https://"))
+    provider = (providers.get(WebReader.name) if is_web else None) or providers.get(hit.provider)
+    if provider is None:
+        raise SourceError(f"no provider named {hit.provider!r} can read {hit.url}")
+    return await provider.read(hit.url)
+
+
+async def read_results(
+    results: Sequence[SearchResult],
+    providers: Mapping[str, SourceProvider],
+    *,
+    timeout: float,
+) -> list[Document | Source]:
+    """Read ``results`` concurrently (the fetcher bounds how many pages load at once).
+
+    Args:
+        results: The results to read.
+        providers: The run's providers by name.
+        timeout: Seconds allowed for each read, cache and extraction included.
+
+    Returns:
+        For each result in order, its document, or the source recording why it was not read.
+    """
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(_read_one(hit, providers, timeout)) for hit in results]
+    except ExceptionGroup as failure:
+        # Only errors other than SourceError get here (a rejected key, a bug): the first wins.
+        error = failure.exceptions[0]
+        raise error from error.__cause__
+    return [task.result() for task in tasks]
+
+
+def interleave(ranked: Sequence[Sequence[SearchResult]]) -> list[SearchResult]:
+    """Merge several providers' ranked results: the first of each, then the second of each...
+
+    No provider's results crowd out the others' under the per-domain and per-step caps.
+    Duplicates (same normalized URL) keep their first, best-ranked place.
+    """
+    merged: dict[str, SearchResult] = {}
+    for rank in range(max((len(hits) for hits in ranked), default=0)):
+        for hits in ranked:
+            if rank < len(hits):
+                merged.setdefault(hits[rank].url, hits[rank])
+    return list(merged.values())
+
+
+def source_of(hit: SearchResult, document: Document) -> Source:
+    """The source record of a result read successfully, flags and cache outcome included."""
+    return Source(
+        url=hit.url,
+        title=document.title,
+        provider=hit.provider,
+        document_id=document.id,
+        cache=document.cache,
+        flags=injection_flags(document.text),
+    )
+
+
+async def _read_one(
+    hit: SearchResult, providers: Mapping[str, SourceProvider], timeout: float
+) -> Document | Source:
+    try:
+        async with asyncio.timeout(timeout):
+            return await read_result(hit, providers)
+    except TimeoutError:
+        return _unread(hit, "failed", f"not read within {timeout:g} s")
+    except FetchBlockedError as exc:
+        return _unread(hit, "blocked", str(exc))
+    except FetchSkippedError as exc:
+        return _unread(hit, "skipped", str(exc))
+    except SourceError as exc:
+        return _unread(hit, "failed", str(exc))
+
+
+def _unread(hit: SearchResult, status: CrawlStatus, reason: str) -> Source:
+    return Source(
+        url=hit.url, title=hit.title, provider=hit.provider, crawl_status=status, reason=reason
+    )

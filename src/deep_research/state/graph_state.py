@@ -1,0 +1,130 @@
+"""Graph state: what the next decision needs, in small typed records.
+
+``InputState`` is what Studio and the SDK send (a chat); ``State`` adds the run's working
+memory; ``OutputState`` is what a caller gets back. ``ResearcherInput``/``ResearcherState``/
+``ResearcherOutput`` belong to the researcher subgraph, one instance per plan step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+
+from deep_research.state.models import (
+    Citation,
+    Claim,
+    Config,
+    EvidenceSpan,
+    Finding,
+    PlanStep,
+    Report,
+    SearchResult,
+    Source,
+    TokenUsage,
+    Turn,
+    VerificationSummary,
+)
+from deep_research.state.reducers import add_usage, merge_evidence, merge_findings, merge_sources
+
+
+@dataclass(kw_only=True)
+class InputState:
+    """A chat: the last human message is the question, earlier turns are context."""
+
+    messages: Annotated[list[AnyMessage], add_messages] = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
+class OutputState(InputState):
+    """What a finished run returns: the chat (the report appended) and the report itself."""
+
+    report: Report | None = None
+
+
+@dataclass(kw_only=True)
+class State(OutputState):
+    """Working memory of one question. Fields are reset when a new question arrives."""
+
+    question: str = ""
+    question_nr: int = 0
+    """Number of the question in this thread (1, 2...); keys the domain store's session."""
+    pool: list[Source] = field(default_factory=list)
+    """Sources read by the thread's earlier questions, searchable by follow-ups."""
+    run_context: dict[str, Any] = field(default_factory=dict)
+    """The run's context as given, so that a resumed run can be given the same one."""
+    history: list[tuple[str, str]] = field(default_factory=list)
+    """Earlier turns of the chat as (role, text), most recent last."""
+    clarifying_question: str = ""
+    """The question clarify decided to ask (ask_clarification asks it), or empty."""
+    clarification: str = ""
+    """The user's answer to the clarifying question, if one was asked."""
+    config: Config | None = None
+    brief: str = ""
+    plan: list[PlanStep] = field(default_factory=list)
+    dispatched: list[str] = field(default_factory=list)
+    """Ids of the plan steps already sent to researchers."""
+    active: list[str] = field(default_factory=list)
+    """Ids of the steps the current dispatch sends."""
+    round: int = 0
+    findings: Annotated[list[Finding], merge_findings] = field(default_factory=list)
+    sources: Annotated[list[Source], merge_sources] = field(default_factory=list)
+    evidence: Annotated[list[EvidenceSpan], merge_evidence] = field(default_factory=list)
+    usage: Annotated[TokenUsage, add_usage] = field(default_factory=TokenUsage)
+    draft: str = ""
+    """The report's Markdown with ``[@evidence_id]`` citation markers."""
+    claims: list[Claim] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+    verification: VerificationSummary = field(default_factory=VerificationSummary)
+    revisions: int = 0
+    started_at: float = 0.0
+    """Wall-clock start of the question (epoch seconds), for the run's duration."""
+
+    @property
+    def turns(self) -> list[Turn]:
+        """The earlier turns as (role, text) pairs (checkpoints store them as lists)."""
+        return [("user" if role == "user" else "assistant", text) for role, text in self.history]
+
+    @property
+    def research_question(self) -> str:
+        """The question, with the answer to the clarifying question when there was one."""
+        if self.clarification:
+            return f"{self.question} ({self.clarification})"
+        return self.question
+
+
+@dataclass(kw_only=True)
+class ResearcherInput:
+    """What dispatch sends to one researcher."""
+
+    step: PlanStep
+    question: str
+    config: Config
+    question_nr: int = 0
+    """Number of the thread's question being researched (for the domain store)."""
+    pool: list[Source] = field(default_factory=list)
+    """The chat's source pool (see :mod:`deep_research.persistence.pool`)."""
+
+
+@dataclass(kw_only=True)
+class ResearcherOutput:
+    """What a researcher hands back; merged into the parent by key."""
+
+    findings: Annotated[list[Finding], merge_findings] = field(default_factory=list)
+    sources: Annotated[list[Source], merge_sources] = field(default_factory=list)
+    evidence: Annotated[list[EvidenceSpan], merge_evidence] = field(default_factory=list)
+    usage: Annotated[TokenUsage, add_usage] = field(default_factory=TokenUsage)
+
+
+@dataclass(kw_only=True)
+class ResearcherState(ResearcherInput, ResearcherOutput):
+    """Working memory of one researcher."""
+
+    queries: list[str] = field(default_factory=list)
+    """Queries issued so far, in order."""
+    new_queries: list[str] = field(default_factory=list)
+    results: list[SearchResult] = field(default_factory=list)
+    """Results of the latest searches, not yet read."""
+    iteration: int = 0

@@ -1,0 +1,1 @@
+"""Tests against a real PostgreSQL and a real `langgraph dev` server."""

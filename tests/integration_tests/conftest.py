@@ -1,0 +1,44 @@
+"""A real ``langgraph dev`` with auth: two users with fixed tokens, and signed tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from deep_research.server.tokens import sign_token
+from tests.integration_tests.server_process import langgraph_dev
+
+SECRET = "test-signing-secret-0123456789"
+TOKENS = {"alice": "alice-token-0123456789abcdef", "bob": "bob-token-0123456789abcdef"}
+
+
+@dataclass(frozen=True)
+class AuthServer:
+    """A running server with auth configured."""
+
+    url: str
+    data_dir: Path
+    """Where the server keeps its SQLite file (checkpoints, content and domain store)."""
+
+    def token(self, user: str) -> str:
+        """The bearer token of a user: listed for alice and bob, signed for anyone else."""
+        return TOKENS.get(user) or sign_token(user, SECRET)
+
+    def headers(self, user: str) -> dict[str, str]:
+        """The ``Authorization`` header of a user."""
+        return {"Authorization": f"Bearer {self.token(user)}"}
+
+
+@pytest.fixture(scope="session")
+def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthServer]:
+    """``langgraph dev`` with ``DEEP_RESEARCH_AUTH_TOKENS`` and ``DEEP_RESEARCH_AUTH_SECRET``."""
+    workdir = tmp_path_factory.mktemp("langgraph-auth")
+    env = {
+        "DEEP_RESEARCH_AUTH_TOKENS": ",".join(f"{t}={u}" for u, t in TOKENS.items()),
+        "DEEP_RESEARCH_AUTH_SECRET": SECRET,
+    }
+    with langgraph_dev(workdir, env) as url:
+        yield AuthServer(url=url, data_dir=workdir / "data")

@@ -1,0 +1,248 @@
+"""A run that fails in one researcher branch resumes from its checkpoint without redoing work.
+
+The first run fails in step ``s03``'s ``take_notes`` with a ``ValueError`` (which the retry
+policy does not retry), but only once the sibling researchers have finished and their writes
+are saved, so which branches completed is fixed by construction rather than by scheduling.
+The resume runs on a new graph object over a new checkpointer connection, as ``deep-research
+resume`` in another process would. Searches are counted per plan step: a branch is identified
+by its checkpoint namespace (``researcher:<task id>|...``), which stays the same across the
+failure and the resume.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import HumanMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_config
+from langgraph.graph.state import CompiledStateGraph
+
+from deep_research.context import Context
+from deep_research.engines import OfflineEngine, Reply
+from deep_research.graph import build_graph
+from deep_research.persistence.checkpointer import open_checkpointer
+from deep_research.settings import get_settings
+from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
+from deep_research.state import (
+    Document,
+    EvidenceSpan,
+    InputState,
+    PlanStep,
+    Report,
+    SearchResult,
+)
+from deep_research.state.schemas import StepNotes
+
+QUESTION = (
+    "How do LFP and NMC batteries compare for grid storage, "
+    "and what did Hornsdale Power Reserve cost?"
+)
+CONTEXT = Context(allow_clarification=False, depth="light")
+FAILING_STEP = "s03"
+SIBLINGS_TIMEOUT = 60.0
+"""Seconds the failing branch waits for its siblings' writes to be saved."""
+
+
+class InjectedFailure(ValueError):
+    """The failure the test injects; a ``ValueError``, so no retry policy retries it."""
+
+
+def researcher_branch() -> str | None:
+    """The researcher task the caller runs in (``researcher:<task id>``), if any."""
+    namespace = get_config().get("configurable", {}).get("checkpoint_ns", "")
+    head = namespace.split("|")[0]
+    return head if head.startswith("researcher:") else None
+
+
+@dataclass
+class Calls:
+    """What the wrapped engine and corpus were asked, per plan step id."""
+
+    step_of_branch: dict[str, str] = field(default_factory=dict)
+    queries: Counter[str] = field(default_factory=Counter)
+    notes: Counter[str] = field(default_factory=Counter)
+    searches: Counter[str] = field(default_factory=Counter)
+
+    def enter(self, step: PlanStep) -> None:
+        branch = researcher_branch()
+        assert branch is not None, "the engine's step methods run inside a researcher branch"
+        self.step_of_branch[branch] = step.id
+
+    def copy(self) -> Calls:
+        return Calls(
+            dict(self.step_of_branch),
+            Counter(self.queries),
+            Counter(self.notes),
+            Counter(self.searches),
+        )
+
+
+@dataclass
+class FailOnceAfterSiblings:
+    """Fail ``step_id``'s first notes once every sibling researcher's writes are checkpointed."""
+
+    step_id: str
+    config: RunnableConfig
+    graph: CompiledStateGraph[Any, Any, Any, Any] | None = None
+    fired: bool = False
+
+    async def maybe_fail(self, step_id: str) -> None:
+        if step_id != self.step_id or self.fired:
+            return
+        self.fired = True
+        branch = researcher_branch()
+        assert branch is not None and self.graph is not None
+        await self._wait_for_siblings(branch.partition(":")[2])
+        raise InjectedFailure(f"injected failure in the notes of {step_id}")
+
+    async def _wait_for_siblings(self, task_id: str) -> None:
+        assert self.graph is not None
+        deadline = asyncio.get_running_loop().time() + SIBLINGS_TIMEOUT
+        while True:
+            tasks = (await self.graph.aget_state(self.config)).tasks
+            if any(t.id == task_id for t in tasks):
+                siblings = [t for t in tasks if t.id != task_id and t.name == "researcher"]
+                if all(t.result is not None for t in siblings):
+                    return
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError(f"sibling researchers did not finish: {tasks}")
+            await asyncio.sleep(0.05)
+
+
+class CountingEngine:
+    """The offline engine, counting step calls and failing where it is told to."""
+
+    def __init__(self, calls: Calls, failure: FailOnceAfterSiblings | None = None) -> None:
+        self._inner = OfflineEngine()
+        self._calls = calls
+        self._failure = failure
+        self.name = self._inner.name
+        self.extractive = self._inner.extractive
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def queries(
+        self, question: str, step: PlanStep, previous: Sequence[str], n: int
+    ) -> Reply[list[str]]:
+        self._calls.enter(step)
+        self._calls.queries[step.id] += 1
+        return await self._inner.queries(question, step, previous, n)
+
+    async def notes(
+        self, question: str, step: PlanStep, evidence: Sequence[EvidenceSpan]
+    ) -> Reply[StepNotes]:
+        self._calls.enter(step)
+        self._calls.notes[step.id] += 1
+        if self._failure is not None:
+            await self._failure.maybe_fail(step.id)
+        return await self._inner.notes(question, step, evidence)
+
+
+class CountingCorpus:
+    """A local corpus that counts searches per plan step."""
+
+    name = "local"
+
+    def __init__(self, corpus: LocalCorpus, calls: Calls) -> None:
+        self._corpus = corpus
+        self._calls = calls
+
+    async def search(self, query: str, k: int) -> list[SearchResult]:
+        branch = researcher_branch()
+        self._calls.searches[self._calls.step_of_branch.get(branch or "", "unattributed")] += 1
+        return await self._corpus.search(query, k)
+
+    async def read(self, url: str) -> Document:
+        return await self._corpus.read(url)
+
+
+async def fail_then_resume(tmp_path: Path) -> None:
+    """Fail one branch, resume on a fresh graph and connection, and check what re-ran."""
+    url = get_settings().resolved_database_url
+    config: RunnableConfig = {"configurable": {"thread_id": f"resume-{uuid.uuid4().hex[:8]}"}}
+    calls = Calls()
+    index = tmp_path / "index.sqlite"
+
+    failure = FailOnceAfterSiblings(FAILING_STEP, config)
+    async with open_checkpointer(url) as checkpointer:
+        graph = build_graph(
+            engine=CountingEngine(calls, failure),
+            sources=[CountingCorpus(LocalCorpus(SAMPLE_CORPUS, index), calls)],
+            checkpointer=checkpointer,
+        )
+        failure.graph = graph
+        with pytest.raises(InjectedFailure):
+            await graph.ainvoke(
+                InputState(messages=[HumanMessage(QUESTION)]), config, context=CONTEXT
+            )
+        stopped = await graph.aget_state(config)
+
+    assert failure.fired
+    assert set(stopped.next) == {"researcher"}
+    failed = [t for t in stopped.tasks if t.error is not None]
+    assert len(failed) == 1 and "injected failure" in str(failed[0].error)
+    finished = {
+        finding.step_id
+        for task in stopped.tasks
+        if task.result is not None
+        for finding in task.result["findings"]
+    }
+    planned = {step.id for step in stopped.values["plan"]}
+    assert FAILING_STEP in planned and len(planned) >= 3
+    assert finished == planned - {FAILING_STEP}, "every sibling branch finished before the failure"
+    before = calls.copy()
+    assert set(before.searches) == planned, "every search is attributed to its step"
+    assert before.notes[FAILING_STEP] == 1
+
+    async with open_checkpointer(url) as checkpointer:
+        graph = build_graph(
+            engine=CountingEngine(calls),
+            sources=[CountingCorpus(LocalCorpus(SAMPLE_CORPUS, index), calls)],
+            checkpointer=checkpointer,
+        )
+        result = await graph.ainvoke(None, config, context=CONTEXT)
+        final = await graph.aget_state(config)
+
+    assert not final.next
+    for step_id in finished:
+        assert calls.searches[step_id] == before.searches[step_id], f"{step_id} searched again"
+        assert calls.queries[step_id] == before.queries[step_id]
+        assert calls.notes[step_id] == before.notes[step_id]
+    assert calls.notes[FAILING_STEP] > before.notes[FAILING_STEP], "the failed branch re-ran"
+    assert "unattributed" not in calls.searches
+
+    findings = [f.step_id for f in final.values["findings"]]
+    assert planned <= set(findings) and len(findings) == len(set(findings))
+    report = result["report"]
+    assert isinstance(report, Report)
+    assert len(report.references) >= 3
+    corpus_files = {path.resolve() for path in SAMPLE_CORPUS.iterdir()}
+    assert all(Path(ref.location).resolve() in corpus_files for ref in report.references)
+    assert f"[{len(report.references)}]" in report.markdown
+
+
+@pytest.mark.postgres
+async def test_failed_branch_resumes_from_postgres(
+    postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEEP_RESEARCH_DATABASE_URL", postgres_url)
+    get_settings.cache_clear()
+    assert get_settings().resolved_database_url == postgres_url
+    await fail_then_resume(tmp_path)
+
+
+async def test_failed_branch_resumes_from_sqlite_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEEP_RESEARCH_DATABASE_URL", f"sqlite:///{tmp_path / 'checkpoints.db'}")
+    get_settings.cache_clear()
+    await fail_then_resume(tmp_path)

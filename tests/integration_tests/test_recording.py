@@ -1,0 +1,148 @@
+"""Research is recorded in the domain store while it runs, on SQLite and PostgreSQL.
+
+Two questions in one chat, asked as the server's authenticated user: every entity of the run
+is in the store, matching the report; rows appear while the run is in progress; the events
+mirror the custom stream; and another user reads none of it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+
+from deep_research.context import Context
+from deep_research.engines import OfflineEngine
+from deep_research.errors import NotFoundError
+from deep_research.graph import build_graph
+from deep_research.persistence import Database, SqlRecorder, open_database, queries
+from deep_research.persistence import models as tables
+from deep_research.persistence.checkpointer import make_serde
+from deep_research.settings import get_settings
+from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
+from deep_research.state import Report
+
+QUESTIONS = (
+    "How do LFP and NMC batteries compare for grid storage?",
+    "What did Hornsdale Power Reserve cost?",
+)
+CONTEXT = Context(allow_clarification=False, depth="light")
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def database(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Database]:
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    else:
+        url = request.getfixturevalue("postgres_url")
+    async with open_database(url) as db:
+        yield db
+
+
+def corpus(tmp_path: Path) -> LocalCorpus:
+    return LocalCorpus(SAMPLE_CORPUS, tmp_path / "index.sqlite")
+
+
+async def rows(database: Database, session_id: int, model: Any) -> list[Any]:
+    async with database.session_scope() as session:
+        return await queries.list_session_rows(
+            session, user_id="alice", session_id=session_id, model=model
+        )
+
+
+async def test_a_chat_is_recorded_as_it_runs(database: Database, tmp_path: Path) -> None:
+    graph = build_graph(
+        engine=OfflineEngine(),
+        sources=[corpus(tmp_path)],
+        checkpointer=InMemorySaver(serde=make_serde()),
+        recorder=SqlRecorder(database),
+    )
+    thread = f"chat-{uuid.uuid4().hex[:8]}"
+    config: Any = {"configurable": {"thread_id": thread, "langgraph_auth_user_id": "alice"}}
+    streamed: list[list[dict[str, Any]]] = []
+    for question in QUESTIONS:
+        events: list[dict[str, Any]] = []
+        async for _ns, mode, chunk in graph.astream(
+            {"messages": [HumanMessage(question)]},
+            config,
+            context=CONTEXT,
+            stream_mode=["custom", "updates"],
+            subgraphs=True,
+        ):
+            if mode == "custom":
+                events.append(chunk)
+            elif "dispatch" in chunk:
+                async with database.session_scope() as session:
+                    (*_, current) = await queries.list_sessions(
+                        session, user_id="alice", thread_id=thread
+                    )
+                    assert current.status == "in_progress" and current.plan
+                iterations = await rows(database, current.id, tables.ResearchIteration)
+                assert [i.iteration_nr for i in iterations] == [1], "rows appear as they happen"
+        streamed.append(events)
+    report: Report = (await graph.aget_state(config)).values["report"]
+
+    async with database.session_scope() as session:
+        chat = await queries.get_chat(session, user_id="alice", thread_id=thread)
+        assert chat.title == QUESTIONS[0]
+        messages = await queries.list_messages(session, user_id="alice", thread_id=thread)
+        sessions = await queries.list_sessions(session, user_id="alice", thread_id=thread)
+        with pytest.raises(NotFoundError):
+            await queries.list_messages(session, user_id="bob", thread_id=thread)
+        with pytest.raises(NotFoundError):
+            await queries.get_session(session, user_id="bob", session_id=sessions[0].id)
+    assert [(m.role, m.content[:40]) for m in messages][::2] == [
+        ("user", q[:40]) for q in QUESTIONS
+    ]
+    assert [m.role for m in messages] == ["user", "assistant"] * 2
+    assert messages[-1].content == report.markdown
+    assert [(s.question_nr, s.status) for s in sessions] == [(1, "completed"), (2, "completed")]
+    last = sessions[-1]
+    assert last.question == QUESTIONS[1] and last.depth == "light"
+    assert last.report is not None and last.report["markdown"] == report.markdown
+    assert last.verification == report.verification.model_dump(mode="json")
+
+    claims = await rows(database, last.id, tables.Claim)
+    assert sorted((c.claim_id, c.verdict) for c in claims) == sorted(
+        (c.id, c.verdict) for c in report.claims
+    )
+    citations = await rows(database, last.id, tables.Citation)
+    assert {(c.claim_id, c.evidence_id) for c in citations} == {
+        (c.claim_id, c.evidence_id) for c in report.citations
+    }
+    sources = await rows(database, last.id, tables.Source)
+    assert sorted(s.url for s in sources) == sorted(s.url for s in report.sources)
+    assert {s.url for s in sources if s.is_cited} == {r.url for r in report.references}
+    sub_steps = await rows(database, last.id, tables.ResearchSubStep)
+    assert [s.step_id for s in sub_steps] == [
+        s.id for s in (await graph.aget_state(config)).values["plan"]
+    ]
+    assert all(s.sub_answer and s.tool == "search:local" for s in sub_steps)
+    evidence = {e.evidence_id for e in await rows(database, last.id, tables.EvidenceSpan)}
+    assert {c.evidence_id for c in report.citations} <= evidence
+    for research, events in zip(sessions, streamed, strict=True):
+        recorded = await rows(database, research.id, tables.ResearchEvent)
+        assert sorted(e.type for e in recorded) == sorted(e["type"] for e in events)
+
+
+async def test_a_graph_without_a_recorder_records_when_a_database_url_is_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = f"sqlite:///{tmp_path / 'env.sqlite'}"
+    monkeypatch.setenv("DEEP_RESEARCH_DATABASE_URL", url)
+    get_settings.cache_clear()
+    graph = build_graph(
+        engine=OfflineEngine(),
+        sources=[corpus(tmp_path)],
+        checkpointer=InMemorySaver(serde=make_serde()),
+    )
+    config: Any = {"configurable": {"thread_id": "env-thread"}}
+    await graph.ainvoke({"messages": [HumanMessage(QUESTIONS[1])]}, config, context=CONTEXT)
+    async with open_database(url) as database, database.session_scope() as session:
+        (research,) = await queries.list_sessions(session, user_id="local", thread_id="env-thread")
+        assert research.status == "completed"

@@ -1,0 +1,126 @@
+"""The benchmark harness (``bench/``, run by ``make bench``) on a tiny scale, in seconds.
+
+Not a benchmark: it checks that the simulation still answers every request both agents make,
+that its token counts agree with what our engine reports, and that each section's pipeline
+still runs and renders, so the harness cannot rot between benchmark runs. No database and no
+network: the sections that need PostgreSQL or a server are run without them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+from bench import report
+from bench.common import write_result
+from bench.sections import Options, checkpoints, corpus, orchestration, resume, tokens
+from bench.sim import text
+from bench.sim.responder import STAGES, Request, Scenario, respond
+from bench.sim.tokens import count, prompt_tokens
+from deep_research.persistence.checkpointer import make_serde
+
+FAST = {"model": 0.02, "search": 0.01, "read": 0.01}
+
+
+def test_tokenizer_is_the_real_cl100k_offline() -> None:
+    assert count("Hello world, how are you?") == 7
+    assert prompt_tokens([{"role": "user", "content": "Hello world, how are you?"}]) == 13
+
+
+def test_simulation_answers_every_request_of_the_peer() -> None:
+    scenario = Scenario(plan_steps=3, queries_per_step=2)
+
+    def schema(name: str) -> dict[str, Any]:
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": {}}}
+
+    def tool(name: str) -> dict[str, Any]:
+        return {"type": "function", "function": {"name": name, "parameters": {}}}
+
+    user = [{"role": "user", "content": text.QUESTION}]
+    clarify = respond(Request(user, response_format=schema("ClarifyWithUser")), scenario)
+    assert clarify.stage == "clarify" and json.loads(clarify.content)["need_clarification"] is False
+    supervisor = [tool("ConductResearch"), tool("ResearchComplete")]
+    plan = respond(Request(user, tools=supervisor), scenario)
+    assert plan.stage == "plan" and len(plan.tool_calls) == 3
+    topic = json.loads(plan.tool_calls[0]["arguments"])["research_topic"]
+    researcher = [tool("ResearchComplete"), tool("tavily_search")]
+    search = respond(Request([{"role": "user", "content": topic}], tools=researcher), scenario)
+    assert search.call == "tavily_search"
+    assert len(json.loads(search.tool_calls[0]["arguments"])["queries"]) == 2
+    page = text.page(text.result_urls("cycle life", 1)[0]).text
+    webpage = [{"role": "user", "content": f"<webpage_content>\n{page}\n</webpage_content>"}]
+    summary = respond(Request(webpage, response_format=schema("Summary")), scenario)
+    assert summary.stage == "reading" and json.loads(summary.content)["summary"]
+    tool_result = [{"role": "tool", "content": f"SUMMARY: {page}\nURL: https://a.example/x"}]
+    compress = [*tool_result, {"role": "user", "content": "Please clean up these findings."}]
+    assert respond(Request(compress), scenario).stage == "notes"
+    final = [{"role": "user", "content": "Based on all the research conducted, write."}]
+    assert respond(Request(final), scenario).stage == "report"
+    with pytest.raises(ValueError, match="no answer"):
+        respond(Request(user, tools=[tool("SomethingNew")]), scenario)
+
+
+def test_orchestration_run_is_bounded_by_its_critical_path() -> None:
+    result = asyncio.run(orchestration.one_run(2, FAST))
+    assert result["plan"] == 2 and result["calls"]["SearchQueries"] == 2
+    assert result["bound"]["researchers"] > 0 and result["bound"]["main"] > 0
+    assert result["ratio"] >= 0.98
+
+
+def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    results = tmp_path / "results"
+    quick = Options(quick=True)
+    write_result("orchestration", orchestration.run(quick), results)
+
+    async def memory_checkpoints() -> dict[str, Any]:
+        saver = InMemorySaver(serde=make_serde())
+        growth = [await checkpoints._growth(saver, 10, 1)]
+        return {"growth": growth, "real_run": await checkpoints._real_run(saver, 1)}
+
+    write_result(
+        "checkpoints",
+        {
+            "backends": {"memory": asyncio.run(memory_checkpoints())},
+            "bytes_per_record": checkpoints.bytes_per_record(),
+        },
+        results,
+    )
+
+    row = resume._stage(tmp_path / "resume", "plan", "ResearchPlan", 1, "sync")
+    assert row["killed"] and row["resumable"] and row["completed_after_resume"]
+    assert row["finished_before_kill"] == 1 and row["repeated_finished"] == 0
+    write_result(
+        "resume",
+        {"plan_steps": resume.STEPS, "calls_uninterrupted": 0, "stages": [row]},
+        results,
+    )
+
+    monkeypatch.setattr(tokens, "LATENCY", FAST)
+    ours, _, errors = asyncio.run(tokens._measure((1,), 1, peer_ok=False))
+    assert not errors
+    run = ours[1][0]
+    counted = tokens._total(run["stages"])
+    assert counted["prompt"] == run["usage"]["prompt_tokens"] > 0
+    assert counted["completion"] == run["usage"]["completion_tokens"] > 0
+    peer = {"package": tokens.PEER_PACKAGE, "skipped": "not in unit tests"}
+    write_result(
+        "tokens",
+        {"peer": peer, "stages": list(STAGES), "sizes": [tokens._row(1, ours[1], [])]},
+        results,
+    )
+
+    measured = corpus.measure([60], 5)
+    assert measured["sizes"][0]["agreement"]["queries_with_results"] == 5
+    write_result("corpus", measured, results)
+
+    markdown = report.update(tmp_path / "BENCHMARKS.md", results)
+    rendered = markdown.read_text()
+    for title in ("Machine", "Orchestration", "Checkpoints", "Resume", "Tokens", "Local corpus"):
+        assert f"## {title}" in rendered
+    assert "## Where we are behind" in rendered
+    assert report.update(markdown, results).read_text() == rendered  # regenerated in place

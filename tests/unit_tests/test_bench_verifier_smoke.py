@@ -1,0 +1,36 @@
+"""The verifier benchmark's scoring runs on three inline examples, so the harness cannot rot."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.verifier.run import DATASETS, Example, evaluate, score
+
+
+def test_the_benchmark_scores_three_inline_examples() -> None:
+    wice = next(d for d in DATASETS if d.name == "wice")
+    evidence = ["Hornsdale Power Reserve has a capacity of 150 MW.", "It opened in 2017."]
+    examples = [
+        Example(
+            "Hornsdale Power Reserve has a capacity of 150 MW.",
+            evidence,
+            "SUPPORTED",
+            frozenset({0}),
+        ),
+        Example(
+            "Hornsdale Power Reserve has a capacity of 150 MW and 900 staff.", evidence, "PARTIAL"
+        ),
+        Example("Flywheels power forty remote cities across Norway.", evidence, "UNSUPPORTED"),
+    ]
+    result = evaluate(wice, examples)
+    assert result["n"] == 3 and result["accuracy"] == 1.0 and result["macro_f1"] == 1.0
+    assert result["confusion"]["PARTIAL"] == {"SUPPORTED": 0, "PARTIAL": 1, "UNSUPPORTED": 0}
+    assert result["evidence_recall_at_1"] == 1.0 and result["evidence_recall_n"] == 1
+    assert sum(result["verdicts"].values()) == 3
+    # and the scores themselves, against a hand computation
+    result = score(["A", "A", "B", "B"], ["A", "B", "B", "B"], ["A", "B"])
+    assert result["accuracy"] == 0.75
+    assert result["per_class"]["A"] == {"precision": 1.0, "recall": 0.5, "f1": 0.6667, "support": 2}
+    assert result["per_class"]["B"]["precision"] == pytest.approx(0.6667, abs=1e-4)
+    assert result["macro_f1"] == pytest.approx((0.6667 + 0.8) / 2, abs=1e-3)
+    assert result["confusion"] == {"A": {"A": 1, "B": 1}, "B": {"A": 0, "B": 2}}

@@ -1,0 +1,67 @@
+"""Citation markers, claim extraction with exact offsets, and final numbering."""
+
+from __future__ import annotations
+
+from deep_research.citations import (
+    cited_ids_in_order,
+    extract_claims,
+    keys_to_markers,
+    normalize_draft,
+    render_numbers,
+)
+
+RAW = """> A note that is not a claim, from 2024.
+
+## Section
+
+Hornsdale opened in 2017 [E1]. It cost 90 million. [E2] Prices fell [E1, E3]!
+The market grew fast in many places. Sales reached 40 units.
+- Units hold 3.9 MWh each [E2].
+Unknown keys vanish [E9].
+"""
+KEYS = {"E1": "ev_a", "E2": "ev_b", "E3": "ev_c"}
+
+
+def test_keys_become_markers_and_unknown_keys_are_dropped() -> None:
+    text = keys_to_markers("x [E1] y [E2, E3] z [E9]", KEYS)
+    assert text == "x [@ev_a] y [@ev_b][@ev_c] z "
+
+
+def test_normalizing_moves_markers_to_sentence_ends_and_is_idempotent() -> None:
+    draft = normalize_draft(keys_to_markers(RAW, KEYS))
+    assert "It cost 90 million [@ev_b]." in draft
+    assert "Prices fell [@ev_a][@ev_c]!" in draft
+    assert normalize_draft(draft) == draft
+
+
+def test_claims_are_factual_sentences_cited_or_not_with_exact_offsets() -> None:
+    draft = normalize_draft(keys_to_markers(RAW, KEYS))
+    claims = extract_claims(draft)
+    texts = [c.text for c in claims]
+    # Since issue 4, an uncited factual sentence is a claim too (verify calls it UNSUPPORTED
+    # and revise must cite, correct or remove it); before, only uncited numeric ones were.
+    assert texts == [
+        "Hornsdale opened in 2017",
+        "It cost 90 million",
+        "Prices fell",
+        "The market grew fast in many places",
+        "Sales reached 40 units",
+        "Units hold 3.9 MWh each",
+    ]
+    for claim in claims:
+        assert draft[claim.position_start : claim.position_end] == claim.text
+    assert claims[2].citation_keys == ["ev_a", "ev_c"]
+    assert claims[3].citation_keys == claims[4].citation_keys == []  # uncited: still checked
+    assert all(c.numeric == any(ch.isdigit() for ch in c.text) for c in claims)
+
+
+def test_claim_ids_are_stable_across_extractions() -> None:
+    draft = normalize_draft(keys_to_markers(RAW, KEYS))
+    assert [c.id for c in extract_claims(draft)] == [c.id for c in extract_claims(draft)]
+
+
+def test_references_are_numbered_by_first_appearance() -> None:
+    draft = normalize_draft("B first [@ev_b]. Then A [@ev_a][@ev_b]. Unknown [@ev_z].")
+    assert cited_ids_in_order(draft) == ["ev_b", "ev_a", "ev_z"]
+    final = render_numbers(draft, {"ev_b": 1, "ev_a": 2})
+    assert final.strip() == "B first [1]. Then A [1][2]. Unknown."

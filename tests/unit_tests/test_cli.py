@@ -1,0 +1,183 @@
+"""The command line: a report from a question, resume from a checkpoint, and bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from deep_research.cli import main
+from deep_research.context import MAX_QUESTION_CHARS
+
+QUESTION = "How do LFP and NMC batteries compare for grid storage?"
+
+
+def test_ask_writes_markdown_and_json_reports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    status = main(["ask", QUESTION, "--depth", "light", "--out", str(out), "--thread", "t-cli"])
+    assert status == 0
+    captured = capsys.readouterr()
+    assert "thread: t-cli" in captured.out
+    assert "plan (light)" in captured.err and "search [s01]" in captured.err
+    assert "verification pass 1" in captured.err
+    data = json.loads((out / "report.json").read_text())
+    assert data["schemaVersion"] == "v1"
+    assert data["question"] == QUESTION
+    assert data["references"] and all(
+        r["location"].endswith((".md", ".txt", ".html")) for r in data["references"]
+    )
+    assert {"crawlStatus", "url"} <= data["sources"][0].keys()
+    assert all(c["verdict"] for c in data["claims"])
+    assert data["verification"]["supported"] + data["verification"]["partial"] > 0
+    assert data["metrics"]["sourcesCited"] == len(data["references"])
+    markdown = (out / "report.md").read_text()
+    assert markdown.startswith(f"# {QUESTION}") and "## References" in markdown
+
+
+def test_ask_uses_a_given_corpus_folder(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "tides.md").write_text(
+        "# Tidal power\n\nThe Sihwa Lake station in South Korea has a capacity of 254 MW.\n"
+        "It opened in 2011 and is the largest tidal power station in the world.\n"
+    )
+    (corpus / "la-rance.txt").write_text(
+        "La Rance\n\nThe La Rance tidal station in France has produced power since 1966.\n"
+    )
+    out = tmp_path / "out"
+    status = main(
+        [
+            "ask",
+            "Which tidal power stations are largest?",
+            "--corpus",
+            str(corpus),
+            "--depth",
+            "light",
+            "--no-clarify",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
+    assert status == 0
+    data = json.loads((out / "report.json").read_text())
+    assert {Path(r["location"]).name for r in data["references"]} <= {"tides.md", "la-rance.txt"}
+    assert data["references"]
+
+
+def test_resume_finishes_a_run_that_stopped_midway(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import asyncio
+
+    from langchain_core.messages import HumanMessage
+
+    from deep_research.context import Context
+    from deep_research.engines import OfflineEngine
+    from deep_research.graph import build_graph
+    from deep_research.persistence import open_checkpointer
+    from deep_research.settings import get_settings
+
+    class CrashesWhileWriting(OfflineEngine):
+        async def write_report(self, *args: object, **kwargs: object) -> object:
+            raise ValueError("simulated crash during synthesis")
+
+    async def crash() -> None:
+        async with open_checkpointer(get_settings().resolved_database_url) as saver:
+            graph = build_graph(engine=CrashesWhileWriting(), checkpointer=saver)
+            config = {"configurable": {"thread_id": "t-resume"}}
+            with pytest.raises(ValueError, match="simulated crash"):
+                await graph.ainvoke(
+                    {"messages": [HumanMessage(QUESTION)]},
+                    config,
+                    context=Context(depth="light", allow_clarification=False),
+                )
+            assert (await graph.aget_state(config)).next == ("synthesize",)
+
+    asyncio.run(crash())
+    out = tmp_path / "resumed"
+    assert main(["resume", "t-resume", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "researching" not in captured.err  # finished researchers are not run again
+    assert "verification pass 1" in captured.err
+    data = json.loads((out / "report.json").read_text())
+    assert data["question"] == QUESTION and data["references"]
+    assert data["config"]["depth"] == "light"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["ask", "   "], "the question is empty"),
+        (["ask", "x" * (MAX_QUESTION_CHARS + 1)], "the limit is"),
+        (["ask", QUESTION, "--corpus", "/nonexistent/corpus"], "corpus folder not found"),
+        (["ask", QUESTION, "--max-rounds", "50"], "max_rounds"),
+        (["ask", QUESTION, "--results-per-query", "1"], "results_per_query"),
+        (["resume", "no-such-thread"], "no run with thread id"),
+    ],
+)
+def test_bad_input_is_one_line_and_a_nonzero_exit(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err
+    assert err.startswith("deep-research: error:") and "\n" not in err
+    assert "Traceback" not in err
+
+
+def test_a_real_process_reports_bad_input_without_a_traceback(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "deep_research.cli", "ask", "", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip() == "deep-research: error: the question is empty"
+
+
+def test_an_unreachable_model_endpoint_is_one_line_with_a_resume_hint(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import socket
+
+    from deep_research.settings import get_settings
+
+    with socket.socket() as probe:  # a port on loopback that nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{port}/v1")
+    get_settings.cache_clear()
+    status = main(["ask", QUESTION, "--thread", "t-down", "--out", str(tmp_path), "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert status == 2
+    assert err.startswith("deep-research: error: could not reach the model endpoint")
+    assert err.endswith("(continue with: deep-research resume t-down)")
+
+
+def test_an_unreachable_database_is_one_line_without_the_password(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv(
+        "DEEP_RESEARCH_DATABASE_URL", f"postgresql+psycopg://someone:s3cret@127.0.0.1:{port}/x"
+    )
+    from deep_research.settings import get_settings
+
+    get_settings.cache_clear()
+    assert main(["ask", QUESTION, "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("deep-research: error: could not")
+    assert "s3cret" not in err and "Connection refused" in err

@@ -1,0 +1,46 @@
+"""Evidence selection prefers sentences about the subject the question asks about."""
+
+from __future__ import annotations
+
+from deep_research.sources.evidence import select_evidence
+from deep_research.state import Document, PlanStep
+from deep_research.state.models import stable_id
+from deep_research.text import content_tokens
+
+PAGES = {
+    "file:///corpus/second-life.md": (
+        "# Second life\n\nThe history of each used pack is not always known to fire officials. "
+        "Recyclers keep a timeline of every pack they receive from carmakers."
+    ),
+    "file:///corpus/hornsdale.md": (
+        "# Hornsdale\n\nThe history of Hornsdale Power Reserve began with a tender in 2017. "
+        "Its timeline includes an expansion that was completed in 2020."
+    ),
+}
+
+
+def _documents() -> list[Document]:
+    return [
+        Document(id=stable_id("doc", text), url=url, title=url, text=text)
+        for url, text in PAGES.items()
+    ]
+
+
+def test_question_terms_lift_sentences_about_the_subject() -> None:
+    step = PlanStep(id="s02", title="History and timeline", intent="Dates and milestones")
+    spans = select_evidence(
+        _documents(),
+        step,
+        ["history timeline"],
+        per_document=2,
+        limit=4,
+        topic=content_tokens("What did Hornsdale Power Reserve cost?"),
+    )
+    assert spans[0].url == "file:///corpus/hornsdale.md"
+    assert "Hornsdale" in spans[0].quote
+
+
+def test_without_a_topic_the_step_terms_alone_decide() -> None:
+    step = PlanStep(id="s02", title="History and timeline", intent="Dates and milestones")
+    spans = select_evidence(_documents(), step, ["history timeline"], per_document=2, limit=4)
+    assert {s.url for s in spans} == set(PAGES)

@@ -1,0 +1,228 @@
+"""The whole graph on the offline engine over the bundled sample corpus."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command
+
+from deep_research.context import Context
+from deep_research.engines import OfflineEngine
+from deep_research.graph import build_graph
+from deep_research.persistence.checkpointer import make_serde
+from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
+from deep_research.sources.local import default_index_path
+from deep_research.state import Report, Verdict
+
+QUESTION = (
+    "How do LFP and NMC batteries compare for grid storage, and what did Hornsdale Power "
+    "Reserve cost?"
+)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> LocalCorpus:
+    data = tmp_path_factory.mktemp("data")
+    return LocalCorpus(SAMPLE_CORPUS, default_index_path(data, SAMPLE_CORPUS))
+
+
+def _graph(corpus: LocalCorpus) -> CompiledStateGraph[Any, Any, Any, Any]:
+    return build_graph(
+        engine=OfflineEngine(), sources=[corpus], checkpointer=InMemorySaver(serde=make_serde())
+    )
+
+
+def _config() -> dict[str, Any]:
+    return {"configurable": {"thread_id": uuid.uuid4().hex}}
+
+
+async def _ask(graph: Any, question: str, config: dict[str, Any], **context: Any) -> Any:
+    return await graph.ainvoke(
+        {"messages": [HumanMessage(question)]}, config, context=Context(**context)
+    )
+
+
+@pytest.fixture(scope="module")
+def report(corpus: LocalCorpus) -> Report:
+    out = asyncio.run(_ask(_graph(corpus), QUESTION, _config(), allow_clarification=False))
+    result: Report = out["report"]
+    return result
+
+
+def test_report_cites_at_least_five_distinct_corpus_documents(report: Report) -> None:
+    urls = {r.url for r in report.references}
+    assert len(urls) >= 5
+    for reference in report.references:
+        assert Path(reference.location).parent == SAMPLE_CORPUS
+    assert report.extractive
+    assert "offline extractive engine" in report.markdown
+
+
+async def test_every_citation_resolves_to_a_verbatim_quote(
+    report: Report, corpus: LocalCorpus
+) -> None:
+    # the quotes are in state; re-derive them from the claims' evidence through the corpus
+    assert report.citations
+    claims = {c.id: c for c in report.claims}
+    for citation in report.citations:
+        assert citation.claim_id in claims
+    for claim in report.claims:
+        assert claim.evidence_id is not None
+    documents = {r.url: (await corpus.read(r.url)).text for r in report.references}
+    assert documents
+
+
+async def test_evidence_quotes_occur_at_their_offsets(corpus: LocalCorpus) -> None:
+    graph = _graph(corpus)
+    config = _config()
+    await _ask(graph, QUESTION, config, allow_clarification=False, depth="light")
+    state = (await graph.aget_state(config)).values
+    evidence = {e.id: e for e in state["evidence"]}
+    cited = {c.evidence_id for c in state["report"].citations}
+    assert cited
+    for evidence_id in cited:
+        span = evidence[evidence_id]
+        text = (await corpus.read(span.url)).text
+        assert text[span.start : span.end] == span.quote
+
+
+def test_every_claim_has_a_verdict_and_exact_offsets(report: Report) -> None:
+    assert len(report.claims) >= 5
+    for claim in report.claims:
+        assert claim.verdict in set(Verdict)
+        assert report.markdown[claim.position_start : claim.position_end] == claim.text
+    summary = report.verification
+    assert summary.total == len(report.claims)
+    assert summary.passes >= 1
+
+
+def test_references_are_numbered_one_to_n_in_order_of_first_appearance(report: Report) -> None:
+    numbers = [r.number for r in report.references]
+    assert numbers == list(range(1, len(numbers) + 1))
+    body = report.markdown.split("\n## References")[0]
+    first_seen = [body.index(f"[{n}]") for n in numbers]
+    assert first_seen == sorted(first_seen)
+
+
+def test_report_metrics_and_config_are_filled(report: Report) -> None:
+    assert report.metrics.sources_consulted >= report.metrics.sources_cited >= 5
+    assert report.metrics.searches > 0
+    assert report.config.engine == "offline"
+    assert report.schema_version == "v1"
+
+
+async def test_ambiguous_question_interrupts_and_resumes_with_the_answer(
+    corpus: LocalCorpus,
+) -> None:
+    graph, config = _graph(corpus), _config()
+    first = await _ask(graph, "batteries", config, depth="light")
+    interrupt = first["__interrupt__"][0].value
+    assert interrupt["type"] == "clarification"
+    assert "batteries" in interrupt["question"]
+    out = await graph.ainvoke(
+        Command(resume="safety of LFP grid batteries"), config, context=Context(depth="light")
+    )
+    assert out["report"].references
+    state = (await graph.aget_state(config)).values
+    assert state["clarification"] == "safety of LFP grid batteries"
+
+
+async def test_clarification_can_be_switched_off(corpus: LocalCorpus) -> None:
+    out = await _ask(
+        _graph(corpus), "batteries", _config(), allow_clarification=False, depth="light"
+    )
+    assert "__interrupt__" not in out
+    assert out["report"] is not None
+
+
+async def test_plan_review_edits_replace_the_plan(corpus: LocalCorpus) -> None:
+    graph, config = _graph(corpus), _config()
+    first = await _ask(
+        graph, QUESTION, config, allow_clarification=False, review_plan=True, depth="light"
+    )
+    payload = first["__interrupt__"][0].value
+    assert payload["type"] == "plan_review" and payload["steps"]
+    steps = ["Moss Landing battery capacity", "Thermal runaway in LFP cells"]
+    await graph.ainvoke(
+        Command(resume={"steps": steps}),
+        config,
+        context=Context(allow_clarification=False, review_plan=True, depth="light"),
+    )
+    state = (await graph.aget_state(config)).values
+    assert [s.title for s in state["plan"]] == steps
+    assert {f.step_id for f in state["findings"]} == {"s01", "s02"}
+
+
+async def test_a_follow_up_in_the_same_thread_is_a_new_question(corpus: LocalCorpus) -> None:
+    graph, config = _graph(corpus), _config()
+    await _ask(graph, QUESTION, config, allow_clarification=False, depth="light")
+    out = await _ask(
+        graph,
+        "What caused fires at Moss Landing?",
+        config,
+        allow_clarification=False,
+        depth="light",
+    )
+    state = (await graph.aget_state(config)).values
+    assert state["question"] == "What caused fires at Moss Landing?"
+    assert list(state["history"][0]) == ["user", QUESTION]
+    assert out["report"].question == "What caused fires at Moss Landing?"
+    assert len([m for m in out["messages"] if m.type == "ai"]) == 2
+
+
+async def test_web_search_mode_runs_one_researcher_for_one_round(corpus: LocalCorpus) -> None:
+    graph, config = _graph(corpus), _config()
+    out = await _ask(graph, QUESTION, config, mode="web_search")
+    state = (await graph.aget_state(config)).values
+    assert len(state["plan"]) == 1 and state["round"] == 1
+    assert out["report"].references
+
+
+async def test_simple_mode_answers_without_research(corpus: LocalCorpus) -> None:
+    graph, config = _graph(corpus), _config()
+    out = await _ask(graph, QUESTION, config, mode="simple")
+    state = (await graph.aget_state(config)).values
+    assert state["plan"] == [] and state["sources"] == []
+    assert "offline engine answers only from sources" in out["report"].markdown
+
+
+async def test_progress_events_arrive_in_order(corpus: LocalCorpus) -> None:
+    graph = _graph(corpus)
+    kinds = []
+    async for _namespace, event in graph.astream(
+        {"messages": [HumanMessage(QUESTION)]},
+        _config(),
+        context=Context(allow_clarification=False, depth="light"),
+        stream_mode="custom",
+        subgraphs=True,  # researcher events come from the subgraph
+    ):
+        kinds.append(event["type"])
+    order = [
+        "research_started",
+        "plan_created",
+        "step_started",
+        "query_issued",
+        "source_found",
+        "step_completed",
+        "synthesis_progress",
+        "claim_verified",
+        "verification_summary",
+        "research_completed",
+    ]
+    positions = [kinds.index(k) for k in order]
+    assert positions == sorted(positions)
+    assert kinds[-1] == "research_completed"
+
+
+async def test_empty_question_fails_with_a_clear_error(corpus: LocalCorpus) -> None:
+    from deep_research.errors import InvalidQuestionError
+
+    with pytest.raises(InvalidQuestionError, match="empty"):
+        await _ask(_graph(corpus), "   ", _config())

@@ -1,0 +1,171 @@
+"""The typed interrupts: clarification answers and plan reviews (approve, add, remove, reword)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from deep_research.context import Context
+from deep_research.engines import OfflineEngine
+from deep_research.graph import build_graph
+from deep_research.nodes.review_plan import apply_plan_edits
+from deep_research.persistence.checkpointer import make_serde
+from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
+from deep_research.sources.local import default_index_path
+from deep_research.state import PlanStep
+from deep_research.state.interrupts import (
+    ClarificationRequest,
+    PlanReviewRequest,
+    parse_clarification_answer,
+)
+
+PLAN = [
+    PlanStep(id="s01", title="LFP cost", intent="cost per kWh", evidence_needed="prices"),
+    PlanStep(id="s02", title="NMC cost", intent="cost of NMC"),
+    PlanStep(id="s03", title="Fire safety", intent="incidents"),
+]
+
+
+def test_a_clarification_answer_is_a_string_or_an_answer_object() -> None:
+    assert parse_clarification_answer("  costs ") == "costs"
+    assert parse_clarification_answer({"answer": "safety"}) == "safety"
+    assert parse_clarification_answer(None) == ""
+    for bad in (42, ["costs"], {"text": "costs"}, {"answer": "x" * 5000}):
+        with pytest.raises(ValueError):
+            parse_clarification_answer(bad)
+
+
+@pytest.mark.parametrize("approval", [None, True, "", "approve", " OK ", {"approve": True}])
+def test_approval_keeps_the_plan(approval: Any) -> None:
+    assert apply_plan_edits(PLAN, approval) == PLAN
+
+
+def test_edits_add_remove_and_reword_steps_in_the_order_given() -> None:
+    edited = apply_plan_edits(
+        PLAN,
+        {
+            "steps": [
+                {"id": "s03", "title": "Thermal runaway incidents"},  # reworded, moved first
+                "Hornsdale Power Reserve cost",  # added as a title
+                {"title": "Recycling", "intent": "end of life"},  # added with an intent
+                {"id": "s01"},  # kept as it was; s02 is removed
+            ]
+        },
+    )
+    assert [(s.id, s.title) for s in edited] == [
+        ("s01", "Thermal runaway incidents"),
+        ("s02", "Hornsdale Power Reserve cost"),
+        ("s03", "Recycling"),
+        ("s04", "LFP cost"),
+    ]
+    assert edited[0].intent == "incidents"  # a reworded step keeps what was not changed
+    assert edited[2].intent == "end of life"
+    assert edited[3].evidence_needed == "prices"
+
+
+@pytest.mark.parametrize(
+    ("response", "message"),
+    [
+        ({"steps": []}, "at least one step"),
+        ({"steps": [{"id": "s09", "title": "x"}]}, "no step 's09'"),
+        ({"steps": [{"id": "s01"}, {"id": "s01"}]}, "appears twice"),
+        ({"steps": [{"intent": "no title"}]}, "needs a title"),
+        ({"steps": ["  "]}, "needs a title"),
+        ({"steps": ["a", "b", "c", "d"]}, "at most 3 steps"),
+        ({"approve": False}, "approve"),
+        ({"steps": ["a"], "extra": 1}, "extra"),
+        ("rewrite everything", "not an approval"),
+        (7, "PlanReviewResponse"),
+    ],
+)
+def test_invalid_reviews_are_refused_with_a_reason(response: Any, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        apply_plan_edits(PLAN, response, max_steps=3)
+
+
+def test_payloads_are_the_typed_models_dumped() -> None:
+    request = PlanReviewRequest(brief="b", steps=PLAN, max_steps=3)
+    payload = request.model_dump(mode="json")
+    assert payload["type"] == "plan_review" and payload["error"] is None
+    assert payload["steps"][0] == {
+        "id": "s01",
+        "title": "LFP cost",
+        "intent": "cost per kWh",
+        "evidence_needed": "prices",
+        "round": 1,
+    }
+    assert PlanReviewRequest.model_validate(payload) == request
+    question = ClarificationRequest(question="Which chemistry?").model_dump(mode="json")
+    assert question == {"type": "clarification", "question": "Which chemistry?", "error": None}
+
+
+async def test_an_invalid_review_asks_again_and_a_valid_edit_is_researched(
+    tmp_path: Any,
+) -> None:
+    corpus = LocalCorpus(SAMPLE_CORPUS, default_index_path(tmp_path, SAMPLE_CORPUS))
+    graph = build_graph(
+        engine=OfflineEngine(), sources=[corpus], checkpointer=InMemorySaver(serde=make_serde())
+    )
+    config: Any = {"configurable": {"thread_id": uuid.uuid4().hex}}
+    context = Context(allow_clarification=False, review_plan=True, depth="light")
+    question = {"messages": [HumanMessage("How did grid battery prices fall?")]}
+    first = await graph.ainvoke(question, config, context=context)
+    proposed = first["__interrupt__"][0].value
+    assert proposed["type"] == "plan_review" and proposed["error"] is None
+
+    again = await graph.ainvoke(
+        Command(resume={"steps": [{"id": "nope"}]}), config, context=context
+    )
+    payload = again["__interrupt__"][0].value
+    assert "no step 'nope'" in payload["error"]
+    assert payload["steps"] == proposed["steps"]
+
+    kept = proposed["steps"][0]["id"]
+    events: list[dict[str, Any]] = []
+    edit = {"steps": [{"id": kept, "title": "Lithium-ion battery pack prices"}, "Hornsdale cost"]}
+    async for chunk in graph.astream(
+        Command(resume=edit), config, context=context, stream_mode="custom"
+    ):
+        events.append(chunk)
+    state = (await graph.aget_state(config)).values
+    assert [s.title for s in state["plan"]] == ["Lithium-ion battery pack prices", "Hornsdale cost"]
+    assert {f.step_id for f in state["findings"]} == {"s01", "s02"}
+    assert state["report"] is not None
+    reviewed = [e["data"] for e in events if e["type"] == "plan_reviewed"]
+    assert reviewed == [
+        {
+            "edited": True,
+            "steps": [
+                {"id": "s01", "title": "Lithium-ion battery pack prices"},
+                {"id": "s02", "title": "Hornsdale cost"},
+            ],
+        }
+    ]
+
+
+async def test_an_invalid_clarification_answer_asks_again(tmp_path: Any) -> None:
+    corpus = LocalCorpus(SAMPLE_CORPUS, default_index_path(tmp_path, SAMPLE_CORPUS))
+    graph = build_graph(
+        engine=OfflineEngine(), sources=[corpus], checkpointer=InMemorySaver(serde=make_serde())
+    )
+    config: Any = {"configurable": {"thread_id": uuid.uuid4().hex}}
+    context = Context(depth="light")
+    first = await graph.ainvoke({"messages": [HumanMessage("batteries")]}, config, context=context)
+    asked = first["__interrupt__"][0].value
+    assert asked["type"] == "clarification"
+    assert (await graph.aget_state(config)).next == ("ask_clarification",)
+
+    again = await graph.ainvoke(Command(resume=["not", "text"]), config, context=context)
+    assert again["__interrupt__"][0].value["question"] == asked["question"]
+    assert again["__interrupt__"][0].value["error"]
+
+    done = await graph.ainvoke(Command(resume={"answer": "grid costs"}), config, context=context)
+    assert done["report"] is not None
+    state = (await graph.aget_state(config)).values
+    assert state["clarification"] == "grid costs" and state["clarifying_question"] == ""
+    assert [m.content for m in state["messages"][-3:-1]] == [asked["question"], "grid costs"]

@@ -1,0 +1,345 @@
+"""The local corpus: indexing, incremental updates, ranking, reading and text extraction."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from deep_research.errors import CorpusNotFoundError, SourceError
+from deep_research.sources.html_text import html_to_text
+from deep_research.sources.local import IndexStats, LocalCorpus, default_index_path
+
+HTML_PAGE = """<!doctype html>
+<html><head><title>Cell &amp; Energy</title>
+<style>body { color: stylered }</style><script>var leaked = "scriptsecret";</script></head>
+<body>
+<nav><a href="/">navlink home</a></nav>
+<header><p>headerbanner</p></header>
+<main>
+  <h1>Cellular respiration</h1>
+  <p>Cells   <b>break</b> down
+     glucose.</p>
+  <ul><li>Glycolysis</li><li><p>Krebs cycle</p></li></ul>
+  <h2>ATP yield</h2>
+  <p>About 30 ATP per glucose.</p>
+  <aside>asidetrivia</aside><form><label>formlabel</label></form>
+  <noscript>noscriptnotice</noscript>
+</main>
+<footer>footercopyright</footer>
+</body></html>
+"""
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _fillers(root: Path, count: int = 6) -> None:
+    # BM25 gives terms found in more than half the documents almost no weight.
+    for i in range(count):
+        _write(root / "filler" / f"f{i}.txt", f"Filler {i}\nGardening and cooking soups, note {i}.")
+
+
+@pytest.fixture
+def corpus_root(tmp_path: Path) -> Path:
+    root = tmp_path / "corpus"
+    _write(root / "photo.md", "# Photosynthesis\n\nPlants turn sunlight into sugar.\n")
+    _write(
+        root / "notes" / "mito.txt", "Mitochondria\nThe mitochondria is the cell's powerhouse.\n"
+    )
+    _write(root / "notes" / "resp.html", HTML_PAGE)
+    _fillers(root)
+    return root
+
+
+@pytest.fixture
+def corpus(corpus_root: Path, tmp_path: Path) -> LocalCorpus:
+    return LocalCorpus(corpus_root, tmp_path / "data" / "index.sqlite")
+
+
+def _rows(index_path: Path) -> dict[str, tuple[int, str, str]]:
+    with closing(sqlite3.connect(index_path)) as conn:
+        rows = conn.execute("SELECT path, id, sha256, indexed_at FROM documents").fetchall()
+    return {Path(path).name: (rowid, sha, at) for path, rowid, sha, at in rows}
+
+
+def _check_fts(index_path: Path, *gone_terms: str) -> None:
+    """Check the FTS index, and that it holds no entry for stemmed terms of replaced text."""
+    with closing(sqlite3.connect(index_path)) as conn:
+        conn.execute("INSERT INTO documents_fts (documents_fts) VALUES ('integrity-check')")
+        conn.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, documents_fts, row)")
+        for term in gone_terms:
+            assert conn.execute("SELECT doc FROM vocab WHERE term = ?", (term,)).fetchall() == []
+
+
+async def _urls(corpus: LocalCorpus, query: str) -> list[str]:
+    return [result.url for result in await corpus.search(query, 10)]
+
+
+async def test_index_reads_markdown_text_and_html(corpus: LocalCorpus, corpus_root: Path) -> None:
+    stats = corpus.index()
+
+    assert stats == IndexStats(added=9, updated=0, removed=0, unchanged=0)
+    assert corpus.index_path.is_file()
+    expected = {
+        "photosynthesis": ("photo.md", "Photosynthesis", "text/markdown"),
+        "powerhouse": ("notes/mito.txt", "Mitochondria", "text/plain"),
+        "glycolysis": ("notes/resp.html", "Cell & Energy", "text/html"),
+    }
+    for query, (relative, title, content_type) in expected.items():
+        [result] = await corpus.search(query, 5)
+        url = (corpus_root / relative).resolve().as_uri()
+        assert (result.url, result.title, result.provider) == (url, title, "local")
+        assert result.score > 0
+        assert (await corpus.read(result.url)).content_type == content_type
+
+
+async def test_search_indexes_lazily_and_skips_hidden_and_other_files(
+    corpus_root: Path, tmp_path: Path
+) -> None:
+    _write(corpus_root / ".hidden.md", "# Zeppelin\n")
+    _write(corpus_root / ".git" / "notes.md", "# Zeppelin\n")
+    _write(corpus_root / "data.csv", "zeppelin,1\n")
+    corpus = LocalCorpus(corpus_root, tmp_path / "deep" / "er" / "index.sqlite")
+
+    assert await corpus.search("photosynthesis", 5)  # no explicit index() call
+    assert await corpus.search("zeppelin", 5) == []
+
+
+async def test_best_match_ranks_first(tmp_path: Path) -> None:
+    root = tmp_path / "c"
+    _write(root / "once.txt", "Notes\nA glacier appears here once among other words.")
+    _write(root / "often.txt", "Ice\nGlacier retreat: each glacier loses mass, glacier by glacier.")
+    _fillers(root)
+    corpus = LocalCorpus(root, tmp_path / "i.sqlite")
+
+    results = await corpus.search("glacier retreat", 5)
+
+    assert [Path(r.url).name for r in results] == ["often.txt", "once.txt"]
+    assert results[0].score > results[1].score > 0
+
+
+async def test_title_counts_more_than_body(tmp_path: Path) -> None:
+    root = tmp_path / "c"
+    _write(root / "titled.md", "# Volcano eruptions\n\nNotes on mountains and rocks, with geology.")
+    _write(
+        root / "body.md", "# Geology notes\n\nA volcano erupts. Every volcano has a volcano vent."
+    )
+    _fillers(root)
+    corpus = LocalCorpus(root, tmp_path / "i.sqlite")
+
+    results = await corpus.search("volcano", 5)
+
+    # With equal column weights the body's three mentions would win.
+    assert [Path(r.url).name for r in results] == ["titled.md", "body.md"]
+
+
+async def test_snippet_is_plain_text(tmp_path: Path) -> None:
+    root = tmp_path / "c"
+    words = " ".join(f"word{i}" for i in range(80))
+    _write(root / "long.md", f"# Long\n\n{words} *needle* {words}\n\n## Next\n\n{words}")
+    corpus = LocalCorpus(root, tmp_path / "i.sqlite")
+
+    [result] = await corpus.search("needle", 5)
+
+    assert "needle" in result.snippet
+    assert result.snippet.startswith("…") and result.snippet.endswith("…")
+    assert "\n" not in result.snippet and "<" not in result.snippet
+    assert len(result.snippet.split()) <= 32
+
+
+async def test_reindex_without_changes_rewrites_nothing(corpus: LocalCorpus) -> None:
+    corpus.index()
+    with closing(sqlite3.connect(corpus.index_path)) as conn, conn:
+        conn.execute("UPDATE documents SET indexed_at = 'sentinel'")
+
+    stats = corpus.index()
+
+    assert stats == IndexStats(added=0, updated=0, removed=0, unchanged=9)
+    assert {at for _, _, at in _rows(corpus.index_path).values()} == {"sentinel"}
+
+
+async def test_modified_file_is_the_only_one_reindexed(
+    corpus: LocalCorpus, corpus_root: Path
+) -> None:
+    corpus.index()
+    before = _rows(corpus.index_path)
+    _write(corpus_root / "photo.md", "# Photosynthesis\n\nChlorophyll captures photons.\n")
+
+    stats = corpus.index()
+
+    assert stats == IndexStats(added=0, updated=1, removed=0, unchanged=8)
+    after = _rows(corpus.index_path)
+    assert {name for name in after if after[name] != before[name]} == {"photo.md"}
+    assert after["photo.md"][0] == before["photo.md"][0]  # same row, updated in place
+    assert await _urls(corpus, "sugar") == []
+    assert [Path(u).name for u in await _urls(corpus, "chlorophyll")] == ["photo.md"]
+    _check_fts(corpus.index_path, "sugar", "sunlight")
+
+
+async def test_deleted_file_disappears_from_results(corpus: LocalCorpus, corpus_root: Path) -> None:
+    corpus.index()
+    url = (corpus_root / "notes" / "mito.txt").as_uri()
+    assert await _urls(corpus, "powerhouse") == [url]
+    (corpus_root / "notes" / "mito.txt").unlink()
+
+    stats = corpus.index()
+
+    assert stats == IndexStats(added=0, updated=0, removed=1, unchanged=8)
+    assert await _urls(corpus, "powerhouse") == []
+    with pytest.raises(SourceError):
+        await corpus.read(url)
+    _check_fts(corpus.index_path, "powerhous", "mitochondria")
+
+
+async def test_missing_folder_at_index_time_keeps_the_index(
+    corpus: LocalCorpus, corpus_root: Path
+) -> None:
+    corpus.index()
+    corpus_root.rename(corpus_root.with_name("moved"))
+
+    with pytest.raises(CorpusNotFoundError):
+        corpus.index()
+    assert len(_rows(corpus.index_path)) == 9
+
+
+def test_html_extraction_drops_furniture_and_keeps_headings() -> None:
+    page = html_to_text(HTML_PAGE)
+
+    assert page.title == "Cell & Energy"
+    assert page.text == (
+        "# Cellular respiration\n\n"
+        "Cells break down glucose.\n\n"
+        "- Glycolysis\n\n"
+        "- Krebs cycle\n\n"
+        "## ATP yield\n\n"
+        "About 30 ATP per glucose."
+    )
+
+
+def test_html_title_falls_back_to_first_h1() -> None:
+    page = html_to_text("<body><h2>Intro</h2><h1>Main  <i>topic</i></h1><h1>Other</h1></body>")
+
+    assert page.title == "Main topic"
+    assert page.text == "## Intro\n\n# Main topic\n\n# Other"
+
+
+async def test_html_document_stores_extracted_text(corpus: LocalCorpus, corpus_root: Path) -> None:
+    document = await corpus.read((corpus_root / "notes" / "resp.html").as_uri())
+
+    assert document.text.startswith("# Cellular respiration\n\n")
+    for furniture in ("scriptsecret", "stylered", "navlink", "headerbanner", "footercopyright"):
+        assert furniture not in document.text
+        assert await _urls(corpus, furniture) == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['"', '""', "*", "()", "NEAR(", "AND OR NOT", "^-+:", "the of and is", "   ", ""],
+)
+async def test_syntax_or_stopword_queries_return_nothing(corpus: LocalCorpus, query: str) -> None:
+    assert await corpus.search(query, 5) == []
+
+
+async def test_fts5_syntax_in_a_real_query_is_ignored(corpus: LocalCorpus) -> None:
+    results = await corpus.search('title:"glucose" NOT (krebs* AND', 5)
+
+    assert [r.title for r in results] == ["Cell & Energy"]
+
+
+async def test_read_returns_text_matching_its_id(corpus: LocalCorpus, corpus_root: Path) -> None:
+    path = corpus_root / "photo.md"
+
+    document = await corpus.read(path.as_uri())
+
+    digest = hashlib.sha256(document.text.encode()).hexdigest()
+    assert document.id == f"doc_{digest[:16]}"
+    assert document.text == "# Photosynthesis\n\nPlants turn sunlight into sugar.\n"
+    assert document.title == "Photosynthesis"
+    assert document.url == path.resolve().as_uri()
+    assert document.metadata["path"] == str(path.resolve())
+    assert document.metadata["sha256"] == digest
+    assert document.metadata["file_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+async def test_read_finds_a_path_with_spaces(tmp_path: Path) -> None:
+    root = tmp_path / "my corpus"
+    _write(root / "a note.txt", "Hello\nworld")
+    corpus = LocalCorpus(root, tmp_path / "i.sqlite")
+
+    [result] = await corpus.search("world", 5)
+
+    assert "%20" in result.url
+    assert (await corpus.read(result.url)).title == "Hello"
+    unencoded = f"file://{root.resolve() / 'a note.txt'}"
+    assert (await corpus.read(unencoded)).url == result.url
+
+
+@pytest.mark.parametrize(
+    "url", ["file:///nowhere/missing.md", "https://example.com/photo.md", "not a url"]
+)
+async def test_read_unknown_url_raises_source_error(corpus: LocalCorpus, url: str) -> None:
+    with pytest.raises(SourceError):
+        await corpus.read(url)
+
+
+def test_missing_folder_raises_corpus_not_found(tmp_path: Path) -> None:
+    missing = tmp_path / "missing"
+    with pytest.raises(CorpusNotFoundError, match="missing"):
+        LocalCorpus(missing, tmp_path / "i.sqlite")
+    _write(tmp_path / "file.md", "# Not a folder")
+    with pytest.raises(CorpusNotFoundError):
+        LocalCorpus(tmp_path / "file.md", tmp_path / "i.sqlite")
+    assert not (tmp_path / "i.sqlite").exists()
+
+
+async def test_control_characters_stripped_and_newlines_normalized(tmp_path: Path) -> None:
+    root = tmp_path / "c"
+    root.mkdir()
+    (root / "raw.txt").write_bytes(
+        b"\xef\xbb\xbfFirst\x00 line\r\nsecond\x07\x1b line\rthird\tcol\x7f\r\n\xff"
+    )
+    corpus = LocalCorpus(root, tmp_path / "i.sqlite")
+
+    document = await corpus.read((root / "raw.txt").as_uri())
+
+    assert document.text == "First line\nsecond line\nthird\tcol\n\ufffd"
+    assert document.title == "First line"
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "title"),
+    [
+        (
+            "a.md",
+            "Intro text\n\n```\n# not a title\n```\n\n## Sub\n\n# Real title #\n",
+            "Real title",
+        ),
+        ("b.markdown", "No heading here\n", "b"),
+        ("c.txt", "\n\n   \n  First words  \nmore\n", "First words"),
+        ("d.txt", "", "d"),
+        ("e.htm", "<p>No title or h1</p>", "e"),
+    ],
+)
+async def test_titles(tmp_path: Path, name: str, content: str, title: str) -> None:
+    root = tmp_path / "c"
+    _write(root / name, content)
+    corpus = LocalCorpus(root, tmp_path / "i.sqlite")
+
+    assert (await corpus.read((root / name).as_uri())).title == title
+
+
+def test_default_index_path(tmp_path: Path) -> None:
+    root = tmp_path / "papers"
+    digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:10]
+
+    path = default_index_path(tmp_path / "data", root)
+
+    assert path == tmp_path / "data" / "indexes" / f"papers-{digest}.sqlite"
+    assert default_index_path(tmp_path / "data", tmp_path / "other" / "papers") != path

@@ -1,0 +1,226 @@
+"""The server's tokens, auth handlers and preferences, called directly (no server, no network)."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from langgraph_sdk import Auth
+
+from deep_research.cli import main
+from deep_research.context import Context
+from deep_research.engines import OfflineEngine
+from deep_research.engines.llm import LLMEngine
+from deep_research.errors import ConfigurationError
+from deep_research.server import auth as server_auth
+from deep_research.server.database import domain_session
+from deep_research.server.preferences import (
+    Preferences,
+    apply_preferences,
+    get_user_preferences,
+    put_user_preferences,
+)
+from deep_research.server.tokens import TokenVerifier, run_token_command, sign_token
+from deep_research.services import Services
+from deep_research.settings import get_settings
+from deep_research.state.schemas import ResearchPlan
+from tests.unit_tests.scripted_model import ScriptedChatModel, structured, text
+
+SECRET = "s3cret-s3cret-s3cret"
+ALICE = "alice-token-0123456789"
+BOB = "bob-token-0123456789xyz"
+
+
+@dataclass(frozen=True)
+class User:
+    identity: str
+    is_authenticated: bool = True
+
+
+def _configure(monkeypatch: pytest.MonkeyPatch, **variables: str) -> None:
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    get_settings.cache_clear()
+
+
+def _ctx(user: str, resource: str, action: str) -> Auth.types.AuthContext:
+    return Auth.types.AuthContext(user=User(user), permissions=[], resource=resource, action=action)
+
+
+def test_signed_tokens_verify_and_tampering_does_not() -> None:
+    token = sign_token("alice", SECRET)
+    user, _, signature = token.rpartition(".")
+    assert user == "alice" and len(signature) == 64
+    verifier = TokenVerifier(secret=SECRET)
+    assert verifier.verify(token) == "alice"
+    assert verifier.verify(f"bob.{signature}") is None
+    assert verifier.verify(token[:-1] + ("0" if token[-1] != "0" else "1")) is None
+    assert TokenVerifier(secret=SECRET + "x").verify(token) is None
+    assert verifier.verify("alice") is None and verifier.verify("") is None
+    with pytest.raises(ConfigurationError, match="user id"):
+        sign_token("not valid!", SECRET)
+    with pytest.raises(ConfigurationError, match="16 characters"):
+        sign_token("alice", "short")
+
+
+def test_listed_tokens_map_to_their_users(monkeypatch: pytest.MonkeyPatch) -> None:
+    _configure(monkeypatch, DEEP_RESEARCH_AUTH_TOKENS=f" {ALICE}=alice , {BOB}=bob ,")
+    verifier = TokenVerifier.from_settings(get_settings())
+    assert not verifier.open and verifier.secret is None
+    assert verifier.verify(ALICE) == "alice" and verifier.verify(BOB) == "bob"
+    assert verifier.verify(ALICE + "x") is None and verifier.verify("alice") is None
+
+
+@pytest.mark.parametrize(
+    ("variables", "message"),
+    [
+        ({"DEEP_RESEARCH_AUTH_TOKENS": "no-equals-sign-here-at-all"}, "TOKEN=USER_ID"),
+        ({"DEEP_RESEARCH_AUTH_TOKENS": "short=alice"}, "shorter than 16"),
+        ({"DEEP_RESEARCH_AUTH_TOKENS": f"{ALICE}=al ice"}, "valid user ids"),
+        ({"DEEP_RESEARCH_AUTH_TOKENS": f"{ALICE}=alice,{ALICE}=bob"}, "twice"),
+        ({"DEEP_RESEARCH_AUTH_SECRET": "short"}, "16 characters"),
+    ],
+)
+def test_malformed_auth_settings_are_refused(
+    monkeypatch: pytest.MonkeyPatch, variables: dict[str, str], message: str
+) -> None:
+    _configure(monkeypatch, **variables)
+    with pytest.raises(ConfigurationError, match=message):
+        TokenVerifier.from_settings(get_settings())
+
+
+def test_the_token_command_prints_a_signed_token(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["token", "alice"]) == 2
+    assert "DEEP_RESEARCH_AUTH_SECRET" in capsys.readouterr().err
+    _configure(monkeypatch, DEEP_RESEARCH_AUTH_SECRET=SECRET)
+    assert main(["token", "alice"]) == 0
+    assert capsys.readouterr().out.strip() == sign_token("alice", SECRET)
+    out = io.StringIO()
+    assert run_token_command(SimpleNamespace(user_id="bob"), out) == 0
+    assert TokenVerifier(secret=SECRET).verify(out.getvalue().strip()) == "bob"
+
+
+def test_bearer_header_parsing() -> None:
+    assert server_auth.bearer_token("Bearer abc") == "abc"
+    assert server_auth.bearer_token("bearer   abc ") == "abc"
+    assert server_auth.bearer_token("Basic abc") is None
+    assert server_auth.bearer_token("Bearer") is None
+    assert server_auth.bearer_token(None) is None
+
+
+async def test_an_open_server_accepts_everyone_as_the_local_user() -> None:
+    user = await server_auth.authenticate(None)
+    assert user["identity"] == "local"
+    assert server_auth.owner_id(User("langgraph-studio-user")) == "local"
+
+
+async def test_with_tokens_a_missing_or_bad_token_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _configure(
+        monkeypatch, DEEP_RESEARCH_AUTH_TOKENS=f"{ALICE}=alice", DEEP_RESEARCH_AUTH_SECRET=SECRET
+    )
+    for header in (None, "", "Bearer wrong-token-0123456789", f"Basic {ALICE}"):
+        with pytest.raises(Auth.exceptions.HTTPException) as refused:
+            await server_auth.authenticate(header)
+        assert refused.value.status_code == 401
+    assert (await server_auth.authenticate(f"Bearer {ALICE}"))["identity"] == "alice"
+    signed = sign_token("carol", SECRET)
+    assert (await server_auth.authenticate(f"Bearer {signed}"))["identity"] == "carol"
+    assert server_auth.owner_id(User("langgraph-studio-user")) == "langgraph-studio-user"
+
+
+async def test_threads_and_assistants_are_stamped_and_filtered_by_owner(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _configure(monkeypatch, DEEP_RESEARCH_AUTH_TOKENS=f"{ALICE}=alice")
+    created: dict[str, Any] = {"metadata": {"owner": "bob", "topic": "x"}}
+    result = await server_auth.create_thread(ctx=_ctx("alice", "threads", "create"), value=created)
+    assert result == {"owner": "alice"} and created["metadata"] == {"owner": "alice", "topic": "x"}
+    update: dict[str, Any] = {"metadata": {"owner": "bob"}}
+    assert await server_auth.own_threads(ctx=_ctx("alice", "threads", "update"), value=update) == {
+        "owner": "alice"
+    }
+    assert update["metadata"]["owner"] == "alice"
+    read = await server_auth.own_assistants(ctx=_ctx("bob", "assistants", "search"), value={})
+    assert read == {"$or": [{"owner": "bob"}, {"created_by": "system"}]}
+    assert await server_auth.own_assistants(ctx=_ctx("bob", "assistants", "delete"), value={}) == {
+        "owner": "bob"
+    }
+    with pytest.raises(Auth.exceptions.HTTPException) as refused:
+        await server_auth.no_crons(ctx=_ctx("bob", "crons", "create"), value={})
+    assert refused.value.status_code == 403
+    assert await server_auth.deny_everything_else(ctx=_ctx("bob", "other", "x"), value={}) is False
+
+
+async def test_store_namespaces_start_with_the_user_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    _configure(monkeypatch, DEEP_RESEARCH_AUTH_TOKENS=f"{ALICE}=alice")
+    ctx = _ctx("alice", "store", "put")
+    assert await server_auth.own_namespaces(ctx=ctx, value={"namespace": ("alice", "notes")})
+    for namespace in [("documents",), ("bob", "notes"), ()]:
+        with pytest.raises(Auth.exceptions.HTTPException):
+            await server_auth.own_namespaces(ctx=ctx, value={"namespace": namespace})
+    listing: dict[str, Any] = {"namespace": None}
+    await server_auth.own_namespaces(ctx=_ctx("alice", "store", "list_namespaces"), value=listing)
+    assert listing["namespace"] == ("alice",)
+
+
+async def test_runs_take_the_users_preferences_where_the_caller_set_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _configure(monkeypatch, DEEP_RESEARCH_AUTH_TOKENS=f"{ALICE}=alice")
+    preferences = Preferences(depth="light", mode="web_search", system_instructions="In French.")
+    async with domain_session() as session:
+        await put_user_preferences(session, user_id="alice", preferences=preferences)
+    async with domain_session() as session:
+        assert await get_user_preferences(session, user_id="alice") == preferences
+        assert await get_user_preferences(session, user_id="bob") == Preferences()
+    value: dict[str, Any] = {"metadata": {}, "kwargs": {"context": {"depth": "medium"}}}
+    ctx = _ctx("alice", "threads", "create_run")
+    assert await server_auth.create_run(ctx=ctx, value=value) == {"owner": "alice"}
+    assert value["metadata"] == {"owner": "alice"}
+    assert value["kwargs"]["context"] == {
+        "depth": "medium",  # what the caller passed wins
+        "mode": "web_search",
+        "system_instructions": "In French.",
+    }
+    empty: dict[str, Any] = {"metadata": {}, "kwargs": {"context": None}}
+    await server_auth.create_run(ctx=_ctx("bob", "threads", "create_run"), value=empty)
+    assert empty["kwargs"]["context"] == {}
+
+
+def test_preferences_fill_only_missing_fields_and_validate() -> None:
+    context: dict[str, Any] = {"mode": "simple"}
+    apply_preferences(Preferences(mode="deep_research", depth="extended"), context)
+    assert context == {"mode": "simple", "depth": "extended"}
+    with pytest.raises(ValueError):
+        Preferences.model_validate({"depth": "huge"})
+    with pytest.raises(ValueError):
+        Preferences.model_validate({"colour": "blue"})
+
+
+async def test_system_instructions_reach_the_writing_prompts_not_the_judge() -> None:
+    model = ScriptedChatModel(
+        responses=[
+            structured(ResearchPlan, brief="b", complexity="simple", steps=[{"title": "t"}]),
+            text("## Summary\n\nIt is so [E1]."),
+        ]
+    )
+    engine = Services(engine=LLMEngine(model, name="scripted")).engine_for(
+        Context(system_instructions="Answer in French.")
+    )
+    assert isinstance(engine, LLMEngine) and engine.instructions == "Answer in French."
+    await engine.plan("q", [], 3)
+    await engine.write_report("q", "b", [], [])
+    systems = [str(call[0].content) for call in model.calls]
+    assert all("Answer in French." in system for system in systems)
+    plain = LLMEngine(model, name="scripted")
+    assert Services(engine=plain).engine_for(Context()) is plain
+    offline = OfflineEngine()
+    assert Services(engine=offline).engine_for(Context(system_instructions="x")) is offline
+    assert "USER INSTRUCTIONS" not in plain._system("judge prompt")

@@ -1,0 +1,55 @@
+"""The storage commands: chats, show, delete, restore and purge, scoped to the CLI's user."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deep_research.cli import main
+from deep_research.settings import get_settings
+
+QUESTION = "What did Hornsdale Power Reserve cost?"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_chats_show_delete_restore_purge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    status, _, _ = run(capsys, "chats")
+    assert status == 0
+    out = tmp_path / "out"
+    args = ("--depth", "light", "--no-clarify", "--quiet", "--out", str(out))
+    assert run(capsys, "ask", QUESTION, "--thread", "t-store", *args)[0] == 0
+
+    status, listed, _ = run(capsys, "chats")
+    assert status == 0 and listed.startswith("t-store") and QUESTION in listed
+    status, shown, _ = run(capsys, "show", "t-store")
+    assert status == 0
+    assert "question 1: completed (deep_research, light)" in shown
+    assert f"--- You ---\n\n{QUESTION}" in shown
+    assert (out / "report.md").read_text().strip() in shown
+
+    monkeypatch.setenv("DEEP_RESEARCH_USER_ID", "someone-else")
+    get_settings.cache_clear()
+    status, _, err = run(capsys, "show", "t-store")
+    assert status == 2 and "no chat 't-store'" in err
+    assert run(capsys, "chats")[1].startswith("no chats yet")
+    assert run(capsys, "delete", "t-store")[0] == 2
+    monkeypatch.delenv("DEEP_RESEARCH_USER_ID")
+    get_settings.cache_clear()
+
+    assert run(capsys, "delete", "t-store")[0] == 0
+    assert run(capsys, "chats")[1].startswith("no chats yet")
+    assert "(deleted" in run(capsys, "chats", "--deleted")[1]
+    assert run(capsys, "purge")[1] == "purged 0 chat(s)\n", "still in the recovery window"
+    assert run(capsys, "restore", "t-store")[0] == 0
+    assert run(capsys, "chats")[1].startswith("t-store")
+    assert run(capsys, "delete", "t-store")[0] == 0
+    assert run(capsys, "purge", "--older-than-days", "0")[1] == "purged 1 chat(s): t-store\n"
+    assert run(capsys, "restore", "t-store")[0] == 2

@@ -1,0 +1,312 @@
+"""Verification in the graph: verify, revise and finalize on constructed drafts.
+
+Each draft has claims whose verdict is known in advance: supported, partial, unsupported,
+contradicted by a number, a date or a negation, and uncited. The nodes are called directly in
+the order ``route_after_verify`` picks, as the graph would run them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, BaseMessage
+from langgraph.runtime import Runtime
+
+from deep_research.citations import normalize_draft
+from deep_research.context import Context, resolve_config
+from deep_research.engines import ClaimCheck, OfflineEngine, Reply
+from deep_research.engines.llm import LLMEngine
+from deep_research.graph.routing import route_after_verify
+from deep_research.nodes import finalize, revise, verify
+from deep_research.services import Services
+from deep_research.state import Claim, EvidenceSpan, Report, State, Verdict
+from deep_research.state.schemas import ClaimVerdict, Rewrite, VerdictBatch
+from deep_research.verifier import rank_alternates, verify_claims
+from tests.unit_tests.scripted_model import ScriptedChatModel, structured
+
+EVIDENCE = {
+    "ev_cap": ("Hornsdale Power Reserve has a capacity of 150 MW.", "https://a.example/hpr"),
+    "ev_exp": ("The expansion of Hornsdale was completed in 2020.", "https://a.example/hpr"),
+    "ev_reg": ("The expansion was approved by the regulator.", "https://b.example/reg"),
+    "ev_srv": ("The upgraded server delivers 300 tokens/s on a single GPU.", "https://c.example/s"),
+    "ev_lfp": ("Most new grid batteries use LFP cells.", "https://d.example/lfp"),
+}
+SUPPORTED = "Hornsdale Power Reserve has a capacity of 150 MW"
+PARTIAL = "Hornsdale Power Reserve has a capacity of 150 MW and cost A$90 million"
+UNSUPPORTED = "Flywheels power forty remote cities across Norway"
+WRONG_NUMBER = "The upgraded server delivers 3,000 tokens/s on a single GPU"
+WRONG_DATE = "The expansion of Hornsdale was completed in 2019"
+NEGATED = "The expansion was not approved by the regulator"
+UNCITED = "Most new grid batteries use LFP cells"
+DRAFT = f"""## Hornsdale
+
+{SUPPORTED} [@ev_cap]. {PARTIAL} [@ev_cap]. {WRONG_DATE} [@ev_exp]. {NEGATED} [@ev_reg].
+
+## Other
+
+- {UNSUPPORTED} [@ev_cap].
+- {WRONG_NUMBER} [@ev_srv].
+
+{UNCITED}. The sources do not state what the expansion cost. We believe storage should grow.
+"""
+KNOWN = {
+    SUPPORTED: Verdict.SUPPORTED,
+    PARTIAL: Verdict.PARTIAL,
+    UNSUPPORTED: Verdict.UNSUPPORTED,
+    WRONG_NUMBER: Verdict.CONTRADICTED,
+    WRONG_DATE: Verdict.CONTRADICTED,
+    NEGATED: Verdict.CONTRADICTED,
+}
+
+
+def spans() -> list[EvidenceSpan]:
+    return [
+        EvidenceSpan(
+            id=id,
+            url=url,
+            document_id=f"doc_{id}",
+            step_id="s01",
+            quote=quote,
+            start=0,
+            end=len(quote),
+            relevance=0.5,
+        )
+        for id, (quote, url) in EVIDENCE.items()
+    ]
+
+
+def make_state(draft: str = DRAFT, depth: str = "light") -> State:
+    config = resolve_config(Context(), depth=depth, engine="t", sources=["fake"])
+    return State(question="Q?", draft=normalize_draft(draft), evidence=spans(), config=config)
+
+
+class Recording:
+    """A runtime whose custom events are kept."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.runtime: Runtime[Context] = Runtime(
+            context=Context(), stream_writer=self.events.append
+        )
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [e["data"] for e in self.events if e["type"] == kind]
+
+
+def apply(state: State, update: dict[str, Any]) -> None:
+    for key, value in update.items():
+        setattr(state, key, state.usage + value if key == "usage" else value)
+
+
+async def run_verification(state: State, engine: Any, recording: Recording) -> tuple[Report, int]:
+    """verify → (revise → verify)* → finalize, as the graph routes it; returns the revisions."""
+    services = Services(engine=engine)
+    apply(state, await verify(state, recording.runtime, services=services))
+    while route_after_verify(state) == "revise":
+        apply(state, await revise(state, recording.runtime, services=services))
+        apply(state, await verify(state, recording.runtime, services=services))
+    apply(state, await finalize(state, recording.runtime, services=services))
+    assert state.report is not None
+    return state.report, state.revisions
+
+
+async def test_known_claims_get_their_verdicts_and_events() -> None:
+    state, recording = make_state(), Recording()
+    update = await verify(state, recording.runtime, services=Services(engine=OfflineEngine()))
+    verdicts = {c.text: c.verdict for c in update["claims"]}
+    assert {text: verdicts[text] for text in KNOWN} == KNOWN
+    # the uncited claim is re-cited to the span that supports it; connective text and
+    # opinions are not claims
+    uncited = next(c for c in update["claims"] if c.text == UNCITED)
+    assert uncited.citation_keys == [] and uncited.evidence_id == "ev_lfp"
+    assert uncited.verdict is Verdict.SUPPORTED
+    assert len(update["claims"]) == len(KNOWN) + 1
+    for claim in update["claims"]:
+        assert state.draft[claim.position_start : claim.position_end] == claim.text
+    assert [c.evidence_id for c in update["citations"] if not c.is_primary] == ["ev_lfp"]
+    # one claim_verified event per claim, then the pass's summary
+    assert {e["text"]: e["verdict"] for e in recording.of("claim_verified")} == {
+        c.text: c.verdict.value for c in update["claims"] if c.verdict
+    }
+    (summary,) = recording.of("verification_summary")
+    assert (summary["supported"], summary["partial"]) == (2, 1)
+    assert (summary["unsupported"], summary["contradicted"]) == (1, 3)
+    assert summary["total"] == 7 and summary["final"] is False and summary["passes"] == 1
+
+
+async def test_revision_corrects_removes_and_recites_and_offsets_stay_exact() -> None:
+    report, revisions = await run_verification(make_state(), OfflineEngine(), Recording())
+    texts = [c.text for c in report.claims]
+    for gone in (UNSUPPORTED, WRONG_NUMBER, WRONG_DATE, NEGATED):
+        assert gone not in report.markdown
+    # contradicted claims were corrected from their evidence, the unsupported one removed,
+    # the uncited one re-cited
+    assert "The upgraded server delivers 300 tokens/s on a single GPU" in texts
+    assert "The expansion of Hornsdale was completed in 2020" in texts
+    assert {c.verdict for c in report.claims} <= {Verdict.SUPPORTED, Verdict.PARTIAL}
+    summary = report.verification
+    assert (summary.corrected, summary.removed, summary.recited) == (3, 1, 1)
+    assert summary.total == len(report.claims) and revisions == 1
+    for claim in report.claims:
+        assert report.markdown[claim.position_start : claim.position_end] == claim.text
+    assert "## Verification" in report.markdown and "removed 1 claims" in report.markdown
+    assert "Verification" not in report.outline and "References" not in report.outline
+    assert report.outline == ["Hornsdale", "Other"]
+
+
+@pytest.fixture
+async def report() -> Report:
+    revised, _ = await run_verification(make_state(), OfflineEngine(), Recording())
+    return revised
+
+
+def test_references_are_numbered_one_to_n_by_first_appearance(report: Report) -> None:
+    numbers = [r.number for r in report.references]
+    assert numbers == list(range(1, len(numbers) + 1))
+    assert len({r.url for r in report.references}) == len(numbers)
+    body = report.markdown.split("\n## Verification")[0]
+    cited = [int(n) for n in re.findall(r"\[(\d+)\]", body)]
+    assert set(cited) == set(numbers)  # every number in the text is a reference, and back
+    assert list(dict.fromkeys(cited)) == numbers  # first appearances in order 1..N
+    by_number = {r.number: r.url for r in report.references}
+    for citation in report.citations:
+        if citation.is_primary:
+            assert citation.reference_number in by_number
+            assert citation.quote == EVIDENCE[citation.evidence_id][0]
+            assert by_number[citation.reference_number] == EVIDENCE[citation.evidence_id][1]
+
+
+class NeverFixes(OfflineEngine):
+    """Judges like the offline engine; its rewrites change nothing, or say something new."""
+
+    def __init__(self, *, vary: bool = False) -> None:
+        self.vary = vary
+        self.rewrites = 0
+
+    async def rewrite(self, check: ClaimCheck) -> Reply[Rewrite]:
+        self.rewrites += 1
+        text = f"{check.claim.text} in {1900 + self.rewrites}" if self.vary else check.claim.text
+        return Reply(Rewrite(text=text, evidence_key="E1"))
+
+
+async def test_the_loop_ends_within_its_budget_when_the_engine_never_fixes_anything() -> None:
+    for vary in (False, True):
+        engine, recording = NeverFixes(vary=vary), Recording()
+        report, revisions = await run_verification(make_state(depth="medium"), engine, recording)
+        # medium allows two rewriting passes, then one last pass removes what is left
+        assert revisions == 3 and report.verification.passes == 4
+        assert {c.verdict for c in report.claims} <= {Verdict.SUPPORTED, Verdict.PARTIAL}
+        assert report.verification.removed == 4
+        assert recording.of("verification_summary")[-1]["final"] is True
+        for claim in report.claims:
+            assert report.markdown[claim.position_start : claim.position_end] == claim.text
+
+
+async def test_with_no_revision_budget_unsupported_claims_stay_flagged() -> None:
+    state = make_state()
+    assert state.config is not None
+    state.config = state.config.model_copy(
+        update={"budget": state.config.budget.model_copy(update={"max_revisions": 0})}
+    )
+    report, revisions = await run_verification(state, NeverFixes(), Recording())
+    assert revisions == 0 and report.verification.contradicted == 3
+    assert WRONG_NUMBER in report.markdown
+
+
+class CountingEngine(OfflineEngine):
+    def __init__(self) -> None:
+        self.judged: list[str] = []
+
+    async def judge(self, checks: Sequence[ClaimCheck]) -> Reply[list[ClaimVerdict]]:
+        self.judged += [c.claim.text for c in checks]
+        return await super().judge(checks)
+
+
+async def test_unchanged_claims_keep_their_verdicts_without_being_judged_again() -> None:
+    state, engine = make_state(), CountingEngine()
+    services = Services(engine=engine)
+    apply(state, await verify(state, Recording().runtime, services=services))
+    first = list(engine.judged)
+    assert SUPPORTED in first
+    state.draft = state.draft.replace(f"{SUPPORTED} [@ev_cap]", "Capacity is 150 MW [@ev_cap]")
+    engine.judged.clear()
+    update = await verify(state, Recording().runtime, services=services)
+    assert engine.judged == ["Capacity is 150 MW"]
+    assert [c.verdict for c in update["claims"]][1:] == [c.verdict for c in state.claims][1:]
+
+
+# --- the LLM engine, with scripted verdicts -------------------------------------------------
+
+
+def _claims_in(prompt: str) -> list[tuple[str, str]]:
+    return re.findall(r"claim_id: (cl_[0-9a-f]+)\nClaim:\n> (.*)", prompt)
+
+
+def _verdicts(messages: list[BaseMessage], tools: Any) -> AIMessage:
+    verdicts = []
+    for claim_id, text in _claims_in(str(messages[1].content)):
+        verdict = "SUPPORTED"  # even for the wrong number: the figure rule catches it
+        if "not approved" in text or "2019" in text or "Flywheels" in text:
+            verdict = "CONTRADICTED" if "Flywheels" not in text else "UNSUPPORTED"
+        verdicts.append(
+            {
+                "claim_id": claim_id,
+                "verdict": verdict,
+                "confidence": 0.8,
+                "reasoning": "scripted",
+                "evidence_key": "E1",
+                "quote": "a capacity of 150 MW" if "capacity" in text else None,
+            }
+        )
+    return structured(VerdictBatch, verdicts=verdicts)
+
+
+async def test_llm_verdicts_are_batched_retried_when_malformed_and_held_to_figures() -> None:
+    malformed = structured(
+        VerdictBatch, verdicts=[{"claim_id": "x", "verdict": "MAYBE", "confidence": 2}]
+    )
+    model = ScriptedChatModel(responses=[malformed, _verdicts, _verdicts])
+    engine = LLMEngine(model, name="scripted")
+    state = make_state(DRAFT.split("## Other")[0] + f"{WRONG_NUMBER} [@ev_srv].")
+    update = await verify(state, Recording().runtime, services=Services(engine=engine))
+    verdicts = {c.text: c for c in update["claims"]}
+    assert verdicts[SUPPORTED].verdict is Verdict.SUPPORTED
+    assert verdicts[SUPPORTED].evidence_id == "ev_cap"
+    assert verdicts[WRONG_DATE].verdict is Verdict.CONTRADICTED
+    assert verdicts[NEGATED].verdict is Verdict.CONTRADICTED
+    # the model said SUPPORTED; the evidence says 300 tokens/s
+    assert verdicts[WRONG_NUMBER].verdict is Verdict.CONTRADICTED
+    assert "300 tokens/s" in verdicts[WRONG_NUMBER].reasoning
+    assert verdicts[PARTIAL].verdict is Verdict.PARTIAL  # A$90 million is not in the evidence
+    # the malformed batch was sent back with the problem named, then the batch answered;
+    # the contradicted claims were judged once more against their alternates
+    assert len(model.calls) == 3
+    retry = str(model.calls[1][-1].content)
+    assert "not usable" in retry and "VerdictBatch" in retry
+    assert update["usage"].calls == 3
+
+
+async def test_a_claim_without_evidence_is_unsupported_without_asking_the_engine() -> None:
+    engine = CountingEngine()
+    (judgement,) = (await verify_claims(engine, [("Hornsdale opened in 2017.", [])])).value
+    assert engine.judged == [] and judgement.verdict is Verdict.UNSUPPORTED
+    assert judgement.evidence_index is None
+
+
+def test_alternates_rank_real_support_above_word_overlap() -> None:
+    claim = Claim(
+        id="c", text=WRONG_NUMBER.replace("3,000", "300"), position_start=0, position_end=0
+    )
+    overlap = "The upgraded server on a single GPU delivers 900 tokens/s in benchmarks."
+    evidence = [
+        *spans(),
+        *[
+            s.model_copy(update={"id": "ev_ovl", "quote": overlap, "end": len(overlap)})
+            for s in spans()[:1]
+        ],
+    ]
+    ranked = rank_alternates(claim, evidence)
+    assert [e.id for e in ranked][:2] == ["ev_srv", "ev_ovl"]
