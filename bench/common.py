@@ -17,7 +17,6 @@ BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 RESULTS_DIR = BENCH_DIR / "results"
 PEER_PYTHON = BENCH_DIR / ".venv-peer" / "bin" / "python"
-LANGGRAPH = Path(sys.executable).parent / "langgraph"
 
 
 def summary(values: Sequence[float], digits: int = 4) -> dict[str, Any]:

@@ -11,20 +11,14 @@ the server is stopped by its PID at the end.
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import signal
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-import httpx
-
-from bench.common import BENCH_DIR, LANGGRAPH, REPO_ROOT, log, percentile, summary
+from bench.common import BENCH_DIR, REPO_ROOT, log, percentile, summary
 from bench.sections import Options
-from bench.sim.server import free_port
+from deep_research.server.devserver import DevServerError, dev_server, langgraph_executable
 
 NAME = "server"
 GRAPH_ID = "deep_research_bench"
@@ -91,84 +85,24 @@ async def _batches(url: str, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
     return rows
 
 
-def _wait_until_up(url: str, process: subprocess.Popen[bytes], log_path: Path) -> float:
-    start = time.monotonic()
-    with httpx.Client(trust_env=False, timeout=2.0) as http:
-        while time.monotonic() - start < STARTUP_TIMEOUT:
-            if process.poll() is not None:
-                raise RuntimeError(f"langgraph dev exited early; log:\n{_tail(log_path)}")
-            try:
-                if http.get(f"{url}/ok").status_code == 200:
-                    return time.monotonic() - start
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-    raise RuntimeError(
-        f"langgraph dev did not answer in {STARTUP_TIMEOUT:.0f} s:\n{_tail(log_path)}"
-    )
-
-
-def _tail(path: Path, lines: int = 30) -> str:
-    text = path.read_text(errors="replace") if path.exists() else "(no log)"
-    return "\n".join(text.splitlines()[-lines:])
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
-def _config(workdir: Path) -> Path:
-    """``bench/langgraph.json`` with its paths made absolute (the CLI resolves them against
-    its working directory, which is kept outside the tree)."""
-    config = json.loads((BENCH_DIR / "langgraph.json").read_text())
-    config["dependencies"] = [str((BENCH_DIR / d).resolve()) for d in config["dependencies"]]
-    config["graphs"] = {
-        name: str((BENCH_DIR / spec.split(":")[0]).resolve()) + ":" + spec.split(":")[1]
-        for name, spec in config["graphs"].items()
-    }
-    path = workdir / "langgraph.json"
-    path.write_text(json.dumps(config))
-    return path
-
-
 def _serve_and_measure(workdir: Path, jobs: int | None, sizes: tuple[int, ...]) -> dict[str, Any]:
-    log_path = workdir / "server.log"
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in _REMOVED}
-    env |= {
-        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
-        "LANGSMITH_TRACING": "false",
-        "PYTHONPATH": str(REPO_ROOT),
-        "DEEP_RESEARCH_DATA_DIR": str(workdir / "data"),
-    }
-    command = [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1"]
-    command += ["--port", str(port), "--config", str(_config(workdir))]
-    if jobs is not None:
-        command += ["--n-jobs-per-worker", str(jobs)]
-    with log_path.open("wb") as out:
-        process = subprocess.Popen(
-            command,
-            cwd=workdir,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    url = f"http://127.0.0.1:{port}"
+    env = {"PYTHONPATH": str(REPO_ROOT), "DEEP_RESEARCH_DATA_DIR": str(workdir / "data")}
+    args = ["--n-jobs-per-worker", str(jobs)] if jobs is not None else []
     try:
-        started = _wait_until_up(url, process, log_path)
-        log(f"server: langgraph dev up after {started:.1f} s on port {port} (jobs: {jobs})")
-        rows = asyncio.run(_batches(url, sizes))
-    finally:
-        _stop(process)
+        with dev_server(
+            BENCH_DIR / "langgraph.json",
+            workdir,
+            env=env,
+            remove_env=_REMOVED,
+            args=args,
+            startup_timeout=STARTUP_TIMEOUT,
+            shutdown_grace=20.0,
+        ) as server:
+            started = server.startup_seconds
+            log(f"server: langgraph dev up after {started:.1f} s at {server.url} (jobs: {jobs})")
+            rows = asyncio.run(_batches(server.url, sizes))
+    except DevServerError as exc:
+        raise RuntimeError(str(exc)) from exc
     return {
         "jobs_per_worker": jobs if jobs is not None else "CLI default",
         "startup_seconds": round(started, 2),
@@ -183,8 +117,8 @@ def run(options: Options) -> dict[str, Any]:
     run at once; once with the CLI's default jobs per worker (``langgraph dev`` without
     ``--n-jobs-per-worker``), which runs one at a time.
     """
-    if not LANGGRAPH.exists():
-        return {"skipped": f"the `langgraph` CLI is missing ({LANGGRAPH}): install the dev extra"}
+    if langgraph_executable() is None:
+        return {"skipped": "the `langgraph` CLI is missing: install the dev extra"}
     setups: list[tuple[int | None, tuple[int, ...]]] = [
         (max(BATCHES), BATCHES),
         (None, BATCHES[:1]),

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -36,6 +35,7 @@ from starlette.routing import Route
 
 from bench.sim import text, tokens
 from bench.sim.responder import Reply, Request, Scenario, respond
+from deep_research.server.devserver import free_port
 
 
 @dataclass
@@ -203,14 +203,6 @@ async def _events(model: str, reply: Reply, usage: dict[str, int] | None) -> Asy
     if usage is not None:
         yield f"data: {json.dumps(base | {'choices': [], 'usage': usage})}\n\n".encode()
     yield b"data: [DONE]\n\n"
-
-
-def free_port() -> int:
-    """A free TCP port on 127.0.0.1."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @dataclass(frozen=True)

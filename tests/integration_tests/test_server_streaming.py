@@ -75,7 +75,8 @@ async def test_synthesis_tokens_stream_on_messages_with_the_custom_events(
     plans = [s for r, s in zip(requests, systems, strict=True) if _tool(r) == "ResearchPlan"]
     judges = [s for r, s in zip(requests, systems, strict=True) if _tool(r) == "VerdictBatch"]
     missing = [p for p in plans if "Write for engineers." not in p]
-    assert plans and not missing, (len(plans), [m[-200:] for m in missing])
+    sequence = [_tool(r) for r in requests]
+    assert plans and not missing, (sequence, [m[-200:] for m in missing])
     assert judges and not any("Write for engineers." in s for s in judges)
 
 
