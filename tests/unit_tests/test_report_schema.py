@@ -132,3 +132,23 @@ async def test_the_schema_check_catches_a_broken_export() -> None:
     assert any(p.startswith("$.claims[0].verdict") for p in problems)
     assert any(p.startswith("$.references[0].number: below 1") for p in problems)
     assert any("unexpected surprise" in p for p in problems)
+
+
+def test_the_judge_tool_fills_claims_with_the_shipped_schemas_verdicts_and_bounds() -> None:
+    # The LLM engine's verdicts become the claims' verdict and confidence in Report v1, so the
+    # tool the model is given must offer exactly the values the shipped schema allows.
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    from deep_research.state.schemas import VerdictBatch
+
+    shipped = shipped_report_schema()
+    tool = convert_to_openai_tool(VerdictBatch)["function"]["parameters"]
+    verdict = tool["properties"]["verdicts"]["items"]["properties"]
+    claim = shipped["$defs"]["Claim"]["properties"]
+    number = next(o for o in claim["confidence"]["anyOf"] if o.get("type") == "number")
+
+    assert verdict["verdict"]["enum"] == shipped["$defs"]["Verdict"]["enum"]
+    assert (verdict["confidence"]["minimum"], verdict["confidence"]["maximum"]) == (
+        number["minimum"],
+        number["maximum"],
+    )
