@@ -121,6 +121,10 @@ def _ours_rewrite(request: Request, scenario: Scenario) -> Reply:
 
 
 OURS: dict[str, Callable[[Request, Scenario], Reply]] = {
+    # The chat's title (asked beside the plan) counts in the clarify stage: the peer has none.
+    "ChatTitle": lambda req, sc: tool(
+        "clarify", "ChatTitle", {"title": "LFP vs NMC grid batteries and Hornsdale cost"}
+    ),
     "ClarifyDecision": lambda req, sc: tool(
         "clarify", "ClarifyDecision", {"needs_clarification": False, "question": ""}
     ),

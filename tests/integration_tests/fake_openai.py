@@ -22,8 +22,13 @@ REPORT = (
 )
 """The report the scripted model writes, streamed in small pieces."""
 
+TITLE = "Hornsdale and grid battery chemistry"
+"""The chat title the scripted model writes."""
+
 
 def _arguments(tool: str, prompt: str) -> dict[str, Any]:
+    if tool == "ChatTitle":
+        return {"title": TITLE}
     if tool == "ClarifyDecision":
         return {"needs_clarification": False, "question": ""}
     if tool == "ResearchPlan":

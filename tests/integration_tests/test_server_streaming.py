@@ -7,6 +7,7 @@ OpenAI-compatible endpoint on 127.0.0.1 (:mod:`tests.integration_tests.fake_open
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 from langgraph_sdk import get_client
 
-from tests.integration_tests.fake_openai import REPORT, scripted_openai
+from tests.integration_tests.fake_openai import REPORT, TITLE, scripted_openai
 from tests.integration_tests.server_process import langgraph_dev
 
 pytestmark = pytest.mark.server
@@ -23,22 +24,28 @@ RUN_TIMEOUT = 120.0
 
 
 @pytest.fixture(scope="module")
-def llm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[Any]]]:
-    """A server whose model is the scripted endpoint; yields its URL and the model's requests."""
+def llm_server(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[str, list[Any], Path]]:
+    """A server whose model is the scripted endpoint.
+
+    Yields its URL, the model's requests and the server's working folder.
+    """
     with scripted_openai() as (base_url, requests):
         env = {
             "DEEP_RESEARCH_MODEL": "scripted-model",
             "OPENAI_API_KEY": "test-key",
             "OPENAI_BASE_URL": base_url,
         }
-        with langgraph_dev(Path(tmp_path_factory.mktemp("langgraph-llm")), env) as url:
-            yield url, requests
+        workdir = Path(tmp_path_factory.mktemp("langgraph-llm"))
+        with langgraph_dev(workdir, env) as url:
+            yield url, requests, workdir
 
 
 async def test_synthesis_tokens_stream_on_messages_with_the_custom_events(
-    llm_server: tuple[str, list[Any]],
+    llm_server: tuple[str, list[Any], Path],
 ) -> None:
-    url, requests = llm_server
+    url, requests, workdir = llm_server
     tokens: list[str] = []
     events: list[str] = []
     async with get_client(url=url, api_key=None) as client:
@@ -78,6 +85,10 @@ async def test_synthesis_tokens_stream_on_messages_with_the_custom_events(
     sequence = [_tool(r) for r in requests]
     assert plans and not missing, (sequence, [m[-200:] for m in missing])
     assert judges and not any("Write for engineers." in s for s in judges)
+    assert sequence.count("ChatTitle") == 1
+    with sqlite3.connect(workdir / "data" / "deep_research.sqlite") as db:
+        (title,) = db.execute("SELECT title FROM chats WHERE thread_id = ?", (thread,)).fetchone()
+    assert title == TITLE
 
 
 def _tool(request: dict[str, Any]) -> str | None:

@@ -93,6 +93,8 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
     row = resume._stage(tmp_path / "resume", "plan", "ResearchPlan", 1, "sync")
     assert row["killed"] and row["resumable"] and row["completed_after_resume"]
+    # Killed at the plan, after clarify's decision; the chat's title is asked beside the plan
+    # and was in flight too.
     assert row["finished_before_kill"] == 1 and row["repeated_finished"] == 0
     write_result(
         "resume",

@@ -22,6 +22,7 @@ from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path
 from deep_research.state import Report, Verdict
 from deep_research.state.schemas import (
+    ChatTitle,
     ClarifyDecision,
     Reflection,
     ResearchPlan,
@@ -32,6 +33,8 @@ from deep_research.state.schemas import (
 )
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured, text
 
+TITLE = "Grid battery chemistries and Hornsdale"
+"""The chat title the scripted model writes."""
 WRONG = "Hornsdale Power Reserve stores 9999 MWh"
 REPORT = f"""## Hornsdale
 
@@ -69,6 +72,7 @@ def _verdicts(prompt: str) -> AIMessage:
 def respond(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> AIMessage:
     prompt = str(messages[-1].content)
     replies = {
+        "ChatTitle": lambda: structured(ChatTitle, title=TITLE),
         "ClarifyDecision": lambda: structured(ClarifyDecision, needs_clarification=False),
         "ResearchPlan": lambda: structured(
             ResearchPlan,
@@ -133,5 +137,9 @@ async def test_llm_engine_runs_the_whole_graph_and_revises_a_contradicted_claim(
         assert report.markdown[claim.position_start : claim.position_end] == claim.text
     assert [r.number for r in report.references] == list(range(1, len(report.references) + 1))
     assert report.metrics.prompt_tokens > 0 and report.metrics.model_calls > 5
-    tools_used = {_tool(kw.get("tools")) for kw in model.call_kwargs}
-    assert {"ResearchPlan", "SearchQueries", "VerdictBatch", "Rewrite", None} <= tools_used
+    assert report.metrics.model_calls == len(model.calls)  # the title's call included
+    tools_used = [_tool(kw.get("tools")) for kw in model.call_kwargs]
+    assert {"ResearchPlan", "SearchQueries", "VerdictBatch", "Rewrite", None} <= set(tools_used)
+    assert tools_used[0] == "ClarifyDecision"
+    assert set(tools_used[1:3]) == {"ChatTitle", "ResearchPlan"}  # asked side by side
+    assert tools_used.count("ChatTitle") == 1

@@ -9,12 +9,13 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_openai import ChatOpenAI
 
-from deep_research.engines.base import ClaimCheck
+from deep_research.engines.base import ClaimCheck, chat_title
 from deep_research.engines.llm import LLMEngine, build_chat_model
 from deep_research.engines.prompts import FENCE_BEGIN, FENCE_END
 from deep_research.errors import ConfigurationError, EngineError, StructuredOutputError
 from deep_research.state.models import Claim, EvidenceSpan, Finding, PlanStep, Verdict
 from deep_research.state.schemas import (
+    ChatTitle,
     ClaimVerdict,
     ClarifyDecision,
     Reflection,
@@ -88,6 +89,59 @@ async def test_clarify_parses_decision_and_binds_schema_as_tool() -> None:
     tools = model.call_kwargs[0]["tools"]
     assert [tool["function"]["name"] for tool in tools] == ["ClarifyDecision"]
     assert "Tell me about Mercury" in prompt_text(model.calls[0])
+
+
+async def test_title_sends_the_question_and_cleans_the_reply() -> None:
+    engine, model = engine_with(structured(ChatTitle, title=' "Le prix  des batteries." '))
+
+    reply = await engine.title("Combien coûtent les batteries de réseau ?")
+
+    assert reply.value == "Le prix des batteries"  # one line, no quotes, no final period
+    assert (reply.usage.prompt_tokens, reply.usage.completion_tokens, reply.usage.calls) == (
+        100,
+        20,
+        1,
+    )
+    tools = model.call_kwargs[0]["tools"]
+    assert [tool["function"]["name"] for tool in tools] == ["ChatTitle"]
+    assert tools[0]["function"]["parameters"]["properties"]["title"]["maxLength"] == 80
+    assert "Combien coûtent les batteries de réseau ?" in prompt_text(model.calls[0])
+    assert "language of the question" in prompt_text(model.calls[0])
+
+
+async def test_title_ignores_the_standing_instructions() -> None:
+    engine, model = engine_with(structured(ChatTitle, title="Mercury"))
+
+    await engine.with_instructions("Always answer in German.").title("Tell me about Mercury")
+
+    assert "Always answer in German." not in prompt_text(model.calls[0])
+
+
+@pytest.mark.parametrize(
+    "bad_reply",
+    [
+        invalid_json(ChatTitle),
+        structured(ChatTitle, title="x" * 81),  # longer than the schema allows
+        text("Mercury, the planet"),  # no tool call
+    ],
+    ids=["invalid-json", "too-long", "no-tool-call"],
+)
+async def test_a_malformed_title_falls_back_to_the_question(bad_reply: AIMessage) -> None:
+    question = "Tell me about   Mercury " + "and its orbit " * 10
+    engine, model = engine_with(bad_reply, bad_reply, bad_reply)
+
+    reply = await engine.title(question)
+
+    assert reply.value == chat_title(question) and len(reply.value) <= 80
+    assert len(model.calls) == 3  # retried like any structured output before falling back
+
+
+async def test_a_title_of_quotes_only_falls_back_to_the_question() -> None:
+    engine, _ = engine_with(structured(ChatTitle, title='"."'))
+
+    reply = await engine.title("What is LFP?")
+
+    assert reply.value == "What is LFP?" and reply.usage.calls == 1
 
 
 async def test_plan_parses_states_today_and_caps_steps() -> None:
@@ -507,6 +561,28 @@ async def test_provider_errors_are_translated(
             await engine.plan("q", [], max_steps=3)
         with pytest.raises(error, match=message):
             await engine.write_report("q", "b", [], [])
+
+
+async def test_a_failing_endpoint_titles_with_the_question_but_a_refused_key_raises() -> None:
+    question = "What did solar do?"
+    for status in (400, 500):
+        server = FakeOpenAI(status=status)
+        async with httpx.AsyncClient(transport=httpx.MockTransport(server)) as client:
+            model = build_chat_model(
+                "fake", api_key="sk-test", base_url="http://fake.test/v1", http_async_client=client
+            )
+            model.max_retries = 0
+            reply = await LLMEngine(model, name="fake").title(question)
+        assert reply.value == question
+        assert [tool["function"]["name"] for tool in server.requests[0]["tools"]] == ["ChatTitle"]
+
+    server = FakeOpenAI(status=401)
+    async with httpx.AsyncClient(transport=httpx.MockTransport(server)) as client:
+        model = build_chat_model(
+            "fake", api_key="sk-test", base_url="http://fake.test/v1", http_async_client=client
+        )
+        with pytest.raises(ConfigurationError, match="refused the API key"):
+            await LLMEngine(model, name="fake").title(question)
 
 
 async def test_unreachable_endpoint_is_an_engine_error() -> None:

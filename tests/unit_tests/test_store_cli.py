@@ -7,7 +7,10 @@ from pathlib import Path
 import pytest
 
 from deep_research.cli import main
+from deep_research.engines.llm import LLMEngine
 from deep_research.settings import get_settings
+from tests.unit_tests.scripted_model import ScriptedChatModel
+from tests.unit_tests.test_graph_llm import TITLE, _tool, respond
 
 QUESTION = "What did Hornsdale Power Reserve cost?"
 
@@ -53,3 +56,23 @@ def test_chats_show_delete_restore_purge(
     assert run(capsys, "delete", "t-store")[0] == 0
     assert run(capsys, "purge", "--older-than-days", "0")[1] == "purged 1 chat(s): t-store\n"
     assert run(capsys, "restore", "t-store")[0] == 2
+
+
+def test_the_engine_titles_a_chat_once_and_chats_lists_the_title(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = ScriptedChatModel(responses=[respond] * 100)
+    engine = LLMEngine(model, name="scripted-model")
+    monkeypatch.setattr("deep_research.services.load_engine", lambda name: engine)
+    args = ("--depth", "light", "--quiet", "--out", str(tmp_path / "out"))
+
+    for question in (QUESTION, "And what did its expansion cost?"):
+        assert run(capsys, "ask", question, "--thread", "t-title", *args)[0] == 0
+
+    status, listed, _ = run(capsys, "chats")
+    assert status == 0 and listed.startswith("t-title") and listed.rstrip().endswith(TITLE)
+    status, shown, _ = run(capsys, "show", "t-title")
+    assert status == 0 and shown.startswith(f"# {TITLE}\n")
+    assert "question 2: completed" in shown
+    tools = [_tool(kw.get("tools")) for kw in model.call_kwargs]
+    assert tools.count("ChatTitle") == 1, "a follow-up keeps the chat's title"

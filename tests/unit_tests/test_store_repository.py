@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
+from deep_research.engines import OfflineEngine, chat_title
 from deep_research.errors import LimitExceededError, NotFoundError
 from deep_research.events import RecordedEvent
 from deep_research.persistence import Database, SqlRecorder, open_database, queries
 from deep_research.persistence import models as tables
 from deep_research.persistence import repository as repo
-from deep_research.persistence.recorder import Batch, RunScope, chat_title, message_row
+from deep_research.persistence.recorder import Batch, RunScope, message_row
 from deep_research.state import Citation, Claim, EvidenceSpan, Source
 
 QUOTE = "Hornsdale Power Reserve has a capacity of 150 MW."
@@ -153,7 +154,10 @@ async def test_preferences_are_one_row_per_user(database: Database) -> None:
     assert (await counts(database))["user_preferences"] == 1
 
 
-def test_chat_titles_are_one_short_line() -> None:
-    assert chat_title("  What   did\nHornsdale cost? ") == "What did Hornsdale cost?"
-    long = chat_title("word " * 40)
+async def test_offline_titles_are_the_first_question_on_one_short_line() -> None:
+    engine = OfflineEngine()
+    titled = await engine.title("  What   did\nHornsdale cost? ")
+    assert titled.value == "What did Hornsdale cost?" and titled.usage.calls == 0
+    long = (await engine.title("word " * 40)).value
+    assert long == chat_title("word " * 40)
     assert len(long) <= 80 and long.endswith("…") and "  " not in long

@@ -10,6 +10,7 @@ from deep_research.engines.base import (
     Instructable,
     Reply,
     Turn,
+    chat_title,
     evidence_key,
 )
 from deep_research.engines.offline import OfflineEngine
@@ -22,6 +23,7 @@ __all__ = [
     "OfflineEngine",
     "Reply",
     "Turn",
+    "chat_title",
     "evidence_key",
     "load_engine",
 ]

@@ -14,6 +14,7 @@ from typing import Generic, Protocol, TypeVar, runtime_checkable
 from deep_research.state.models import Claim, EvidenceSpan, Finding, PlanStep, TokenUsage
 from deep_research.state.models import Turn as Turn
 from deep_research.state.schemas import (
+    TITLE_CHARS,
     ClaimVerdict,
     ClarifyDecision,
     Reflection,
@@ -32,6 +33,19 @@ ProgressCallback = Callable[[str], None]
 def evidence_key(index: int) -> str:
     """Return the citation key of the evidence at 0-based ``index``: ``E1``, ``E2``..."""
     return f"E{index + 1}"
+
+
+def chat_title(text: str) -> str:
+    """A chat title from ``text``: one line, cut at a word, at most :data:`TITLE_CHARS` long.
+
+    The offline engine titles a chat with its first question this way; the LLM engine passes
+    its model's title through it and falls back to it.
+    """
+    line = " ".join(text.split())
+    if len(line) <= TITLE_CHARS:
+        return line
+    cut = line[: TITLE_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:.-")
+    return f"{cut}…"
 
 
 @dataclass(frozen=True)
@@ -58,6 +72,10 @@ class Engine(Protocol):
 
     extractive: bool
     """True when reports are made of extracted sentences rather than written by a model."""
+
+    async def title(self, question: str) -> Reply[str]:
+        """Write a short title for a chat from its first question (see :func:`chat_title`)."""
+        ...
 
     async def clarify(self, question: str, history: Sequence[Turn]) -> Reply[ClarifyDecision]:
         """Decide whether to ask a clarifying question."""

@@ -19,10 +19,18 @@ from pydantic import SecretStr
 
 from deep_research.engines import prompts
 from deep_research.engines._structured import invoke_structured, provider_errors, usage_of
-from deep_research.engines.base import ClaimCheck, ProgressCallback, Reply, Turn, evidence_key
-from deep_research.errors import ConfigurationError
+from deep_research.engines.base import (
+    ClaimCheck,
+    ProgressCallback,
+    Reply,
+    Turn,
+    chat_title,
+    evidence_key,
+)
+from deep_research.errors import ConfigurationError, EngineError
 from deep_research.state.models import EvidenceSpan, Finding, PlanStep, TokenUsage, Verdict
 from deep_research.state.schemas import (
+    ChatTitle,
     ClaimVerdict,
     ClarifyDecision,
     Reflection,
@@ -34,6 +42,9 @@ from deep_research.state.schemas import (
 )
 
 _Keyed = TypeVar("_Keyed", ClaimVerdict, Rewrite)
+
+_TITLE_EDGES = "\"'`*_“”‘’„«»‹› "
+"""Quotes, emphasis and spaces a model may wrap a title in."""
 
 REQUEST_TIMEOUT_SECONDS = 120.0
 """Timeout of one request; while streaming, the longest wait for the next piece."""
@@ -108,7 +119,7 @@ class LLMEngine:
         """This engine with the user's standing instructions added to its writing prompts.
 
         They reach clarify, plan, queries, reflect, the report and direct answers; notes,
-        verdicts and rewrites keep to the evidence alone.
+        verdicts and rewrites keep to the evidence alone, and chat titles to the question.
         """
         return LLMEngine(self.model, self.name, today=self._today, instructions=instructions)
 
@@ -123,6 +134,24 @@ class LLMEngine:
     @staticmethod
     def _messages(system: str, *parts: str) -> list[BaseMessage]:
         return [SystemMessage(content=system), HumanMessage(content="\n\n".join(parts))]
+
+    async def title(self, question: str) -> Reply[str]:
+        """Write a short title for a chat from its first question, in the question's language.
+
+        The title is cleaned (one line, no quotes or final period) and cut to
+        :data:`~deep_research.state.schemas.TITLE_CHARS`. When the endpoint fails or the model
+        gives no usable title, the title is :func:`chat_title` of the question: a title is not
+        worth failing the research for.
+
+        Raises:
+            ConfigurationError: the endpoint refused the API key.
+        """
+        messages = self._messages(prompts.TITLE_PROMPT, f"First question: {question}")
+        try:
+            named, usage = await invoke_structured(self.model, ChatTitle, messages)
+        except EngineError:  # StructuredOutputError included; ConfigurationError is not one
+            return Reply(chat_title(question))
+        return Reply(_clean_title(named.title) or chat_title(question), usage)
 
     async def clarify(self, question: str, history: Sequence[Turn]) -> Reply[ClarifyDecision]:
         """Decide whether to ask a clarifying question."""
@@ -289,6 +318,12 @@ class LLMEngine:
         )
         rewrite, usage = await invoke_structured(self.model, Rewrite, messages)
         return Reply(_checked_key(rewrite, check.evidence), usage)
+
+
+def _clean_title(title: str) -> str:
+    """A model's title on one line, without wrapping quotes or a final period, cut to length."""
+    line = " ".join(title.split()).strip(_TITLE_EDGES)
+    return chat_title(line.rstrip(".。").strip(_TITLE_EDGES))
 
 
 def _checked_key(value: _Keyed, evidence: Sequence[EvidenceSpan]) -> _Keyed:

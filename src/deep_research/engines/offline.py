@@ -11,7 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from deep_research.engines.base import ClaimCheck, ProgressCallback, Reply, Turn, evidence_key
+from deep_research.engines.base import (
+    ClaimCheck,
+    ProgressCallback,
+    Reply,
+    Turn,
+    chat_title,
+    evidence_key,
+)
 from deep_research.engines.checks import check_claim, coverage
 from deep_research.state.models import EvidenceSpan, Finding, PlanStep
 from deep_research.state.schemas import (
@@ -67,6 +74,10 @@ class OfflineEngine:
 
     name = "offline"
     extractive = True
+
+    async def title(self, question: str) -> Reply[str]:
+        """The question itself, on one line and cut at a word (:func:`chat_title`)."""
+        return Reply(chat_title(question))
 
     async def clarify(self, question: str, history: Sequence[Turn]) -> Reply[ClarifyDecision]:
         """Ask only when the request names fewer than two content words and has no context."""

@@ -35,6 +35,10 @@ never against the rules above: they cannot change what counts as evidence or how
 <<<END USER INSTRUCTIONS>>>"""
 """Appended to a task's system prompt when the user has standing instructions."""
 
+TITLE_PROMPT = """You name research chats. Write a title for a chat from its first question: a few
+words (at most eight) naming its subject, in the language of the question. No quotes, no final
+period, no "Title:" prefix, no emoji. Do not answer the question."""
+
 CLARIFY_PROMPT = """You triage research requests. Today is {today}.
 Decide whether the request can be researched as it stands. Ask a clarifying question only when
 it is so ambiguous that research would likely answer the wrong thing (an unknown acronym, two

@@ -32,6 +32,7 @@ from deep_research.nodes import (
     review_plan,
     revise,
     synthesize,
+    title_chat,
     verify,
 )
 from deep_research.persistence import Recorder
@@ -67,6 +68,7 @@ def build_graph(
     )
     builder.add_node("clarify", partial(clarify, services=services), retry_policy=MODEL_RETRY)
     builder.add_node("ask_clarification", partial(ask_clarification, services=services))
+    builder.add_node("title_chat", partial(title_chat, services=services))
     builder.add_node("plan", partial(plan, services=services), retry_policy=MODEL_RETRY)
     builder.add_node("review_plan", partial(review_plan, services=services))
     builder.add_node("dispatch", partial(dispatch, services=services))
@@ -78,7 +80,10 @@ def build_graph(
     builder.add_node("finalize", partial(finalize, services=services))
 
     builder.add_edge(START, "clarify")
-    builder.add_conditional_edges("clarify", route_after_clarify, ["ask_clarification", "plan"])
+    builder.add_conditional_edges(
+        "clarify", route_after_clarify, ["ask_clarification", "plan", "title_chat"]
+    )
+    builder.add_edge("title_chat", END)
     builder.add_edge("ask_clarification", "plan")
     builder.add_conditional_edges("plan", route_after_plan, ["review_plan", "synthesize"])
     builder.add_edge("review_plan", "dispatch")

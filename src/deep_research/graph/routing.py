@@ -12,9 +12,17 @@ from deep_research.verifier import revision_due
 MAX_RESEARCH_ITERATIONS = 2
 
 
-def route_after_clarify(state: State) -> Literal["ask_clarification", "plan"]:
-    """Ask the clarifying question when clarify decided on one; plan otherwise."""
-    return "ask_clarification" if state.clarifying_question else "plan"
+def route_after_clarify(
+    state: State,
+) -> list[Literal["ask_clarification", "plan", "title_chat"]]:
+    """Ask the clarifying question when clarify decided on one, else plan; title a new chat.
+
+    The title is written beside the next node, on a chat's first question only.
+    """
+    after: Literal["ask_clarification", "plan"] = (
+        "ask_clarification" if state.clarifying_question else "plan"
+    )
+    return [after, "title_chat"] if state.question_nr == 1 else [after]
 
 
 def route_after_plan(state: State) -> Literal["review_plan", "synthesize"]:

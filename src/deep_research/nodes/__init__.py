@@ -10,6 +10,7 @@ from deep_research.nodes.research import generate_queries, read_sources, search_
 from deep_research.nodes.review_plan import review_plan
 from deep_research.nodes.revise import revise
 from deep_research.nodes.synthesize import synthesize
+from deep_research.nodes.title_chat import title_chat
 from deep_research.nodes.verify import verify
 
 __all__ = [
@@ -26,5 +27,6 @@ __all__ = [
     "search_sources",
     "synthesize",
     "take_notes",
+    "title_chat",
     "verify",
 ]

@@ -17,7 +17,7 @@ from deep_research.context import Context
 from deep_research.engines import Turn
 from deep_research.events import emit
 from deep_research.nodes._chat import split_chat
-from deep_research.persistence import chat_title, extend_pool, message_row
+from deep_research.persistence import extend_pool, message_row
 from deep_research.services import Services, context_of
 from deep_research.state import State, TokenUsage, VerificationSummary
 
@@ -63,7 +63,6 @@ async def clarify(state: State, runtime: Runtime[Context], *, services: Services
     await services.record(
         runtime,
         nr,
-        title=chat_title(question),
         session={"question": question, "status": "in_progress", "query_mode": context.mode},
         messages=[message_row(nr, 0, "user", question, query_mode=context.mode)],
     )

@@ -30,9 +30,6 @@ from deep_research.persistence.db import Database, create_engine, ensure_schema,
 from deep_research.settings import get_settings
 from deep_research.state.models import Citation, Claim, EvidenceSpan, PlanStep, Source
 
-TITLE_CHARS = 80
-"""Longest generated chat title."""
-
 
 @dataclass(frozen=True)
 class RunScope:
@@ -49,7 +46,8 @@ class Batch:
 
     session: dict[str, Any] = field(default_factory=dict)
     title: str = ""
-    """The chat's title, set when the chat has none yet."""
+    """The chat's title (written by the engine, see ``Engine.title``), set when the chat has
+    none yet."""
     messages: list[dict[str, Any]] = field(default_factory=list)
     iterations: list[dict[str, Any]] = field(default_factory=list)
     sub_steps: list[dict[str, Any]] = field(default_factory=list)
@@ -77,15 +75,6 @@ class NullRecorder:
 
     async def write(self, scope: RunScope, batch: Batch) -> None:
         """Discard the batch."""
-
-
-def chat_title(question: str) -> str:
-    """A chat title from its first question: one line, cut at a word, at most 80 characters."""
-    line = " ".join(question.split())
-    if len(line) <= TITLE_CHARS:
-        return line
-    cut = line[: TITLE_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:.-")
-    return f"{cut}…"
 
 
 def message_row(

@@ -12,6 +12,9 @@ from pydantic import BaseModel, Field
 
 from deep_research.state.models import Verdict
 
+TITLE_CHARS = 80
+"""Longest chat title."""
+
 
 class ClarifyDecision(BaseModel):
     """Whether the request needs a clarifying question before research."""
@@ -21,6 +24,19 @@ class ClarifyDecision(BaseModel):
     )
     question: str = Field(
         default="", description="One short clarifying question; empty when none is needed."
+    )
+
+
+class ChatTitle(BaseModel):
+    """A short title for a chat, written from its first question."""
+
+    title: str = Field(
+        min_length=1,
+        max_length=TITLE_CHARS,
+        description=(
+            "A few words naming the subject, in the language of the question; "
+            "no quotes, no final period."
+        ),
     )
 
 

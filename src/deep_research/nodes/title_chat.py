@@ -1,0 +1,24 @@
+"""title_chat: the engine names a new chat after its first question.
+
+It runs beside the node that follows clarify (plan, or ask_clarification), so the title costs
+no wait on the way to the report. Follow-up questions keep the chat's title.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from deep_research.context import Context
+from deep_research.services import Services, context_of
+from deep_research.state import State
+
+
+async def title_chat(
+    state: State, runtime: Runtime[Context], *, services: Services
+) -> dict[str, Any]:
+    """Have the engine title the chat from its first question, and record the title."""
+    reply = await services.engine_for(context_of(runtime)).title(state.question)
+    await services.record(runtime, state.question_nr, title=reply.value)
+    return {"usage": reply.usage}
