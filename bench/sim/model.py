@@ -16,18 +16,15 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.messages.ai import UsageMetadata
-from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from langchain_core.runnables import Runnable
-from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field
 
 from bench.sim import tokens
 from bench.sim.responder import Reply, Request, Scenario, respond
 from bench.sim.trace import CallRecord, Trace, current_ns
+from deep_research.testing import FakeToolChatModel, message_chunks
 
 _ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
 
@@ -76,7 +73,7 @@ def _message(reply: Reply, prompt: int, completion: int) -> AIMessage:
     )
 
 
-class SimulatedChatModel(BaseChatModel):
+class SimulatedChatModel(FakeToolChatModel):
     """A chat model that answers by :func:`~bench.sim.responder.respond` after ``latency``."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -86,7 +83,6 @@ class SimulatedChatModel(BaseChatModel):
     """Seconds each call takes."""
     trace: Trace = Field(default_factory=Trace)
     stream_pieces: int = 8
-    """Chunks a streamed text reply is split into."""
 
     @property
     def _llm_type(self) -> str:
@@ -158,43 +154,4 @@ class SimulatedChatModel(BaseChatModel):
 
     def _chunks(self, message: BaseMessage) -> Iterator[ChatGenerationChunk]:
         assert isinstance(message, AIMessage)
-        if message.tool_calls:
-            calls = [
-                tool_call_chunk(name=c["name"], args=json.dumps(c["args"]), id=c["id"], index=i)
-                for i, c in enumerate(message.tool_calls)
-            ]
-            yield ChatGenerationChunk(
-                message=AIMessageChunk(
-                    content="",
-                    tool_call_chunks=calls,
-                    usage_metadata=message.usage_metadata,
-                    chunk_position="last",
-                )
-            )
-            return
-        content = message.text
-        size = max(1, -(-len(content) // self.stream_pieces))
-        pieces = [content[i : i + size] for i in range(0, len(content), size)] or [""]
-        for position, piece in enumerate(pieces, 1):
-            last = position == len(pieces)
-            yield ChatGenerationChunk(
-                message=AIMessageChunk(
-                    content=piece,
-                    usage_metadata=message.usage_metadata if last else None,
-                    chunk_position="last" if last else None,
-                )
-            )
-
-    def bind_tools(
-        self,
-        tools: Sequence[Any],
-        *,
-        tool_choice: str | None = None,
-        **kwargs: Any,
-    ) -> Runnable[LanguageModelInput, AIMessage]:
-        """Bind tools as OpenAI schemas (what ``with_structured_output`` needs)."""
-        return self.bind(
-            tools=[convert_to_openai_tool(tool) for tool in tools],
-            tool_choice=tool_choice,
-            **kwargs,
-        )
+        return message_chunks(message, self.stream_pieces)

@@ -4,24 +4,23 @@
 ``AIMessage``, or a callable ``(messages, tools) -> AIMessage`` that can look at what it was
 asked. Every call's messages are recorded in ``calls`` (and its keyword arguments, such as the
 bound ``tools`` and ``tool_choice``, in ``call_kwargs``). ``bind_tools`` binds the converted tool
-schemas, so ``with_structured_output`` works and parses :func:`structured` replies.
+schemas and replies stream like an endpoint's (both from
+:class:`~deep_research.testing.FakeToolChatModel`), so ``with_structured_output`` works and
+parses :func:`structured` replies.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
-from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from langchain_core.runnables import Runnable
-from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, Field
+
+from deep_research.testing import FakeToolChatModel, message_chunks
 
 Responder = Callable[[list[BaseMessage], list[dict[str, Any]] | None], AIMessage]
 DEFAULT_USAGE = (100, 20)
@@ -73,12 +72,7 @@ def text(content: str, *, usage: tuple[int, int] = DEFAULT_USAGE) -> AIMessage:
     return AIMessage(content=content, usage_metadata=_usage(usage))
 
 
-def _split(content: str, pieces: int = 3) -> list[str]:
-    size = max(1, -(-len(content) // pieces))
-    return [content[i : i + size] for i in range(0, len(content), size)] or [""]
-
-
-class ScriptedChatModel(BaseChatModel):
+class ScriptedChatModel(FakeToolChatModel):
     """Replies with ``responses`` in order; raises AssertionError when they run out."""
 
     responses: list[Any]
@@ -86,8 +80,6 @@ class ScriptedChatModel(BaseChatModel):
     a union with a callable, because ``AIMessage``'s validator chokes on functions)."""
     calls: list[list[BaseMessage]] = Field(default_factory=list)
     call_kwargs: list[dict[str, Any]] = Field(default_factory=list)
-    stream_pieces: int = 3
-    """How many chunks ``_stream`` splits a text reply into."""
 
     @property
     def _llm_type(self) -> str:
@@ -131,34 +123,7 @@ class ScriptedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        message = self._next(messages, kwargs)
-        if message.tool_calls or message.invalid_tool_calls:
-            calls = [
-                tool_call_chunk(name=c["name"], args=json.dumps(c["args"]), id=c["id"], index=i)
-                for i, c in enumerate(message.tool_calls)
-            ] + [
-                tool_call_chunk(name=c["name"], args=c["args"], id=c["id"], index=i)
-                for i, c in enumerate(message.invalid_tool_calls, len(message.tool_calls))
-            ]
-            yield ChatGenerationChunk(
-                message=AIMessageChunk(
-                    content=message.content,
-                    tool_call_chunks=calls,
-                    usage_metadata=message.usage_metadata,
-                    chunk_position="last",
-                )
-            )
-            return
-        pieces = _split(message.text, self.stream_pieces)
-        for position, piece in enumerate(pieces, 1):
-            last = position == len(pieces)
-            yield ChatGenerationChunk(
-                message=AIMessageChunk(
-                    content=piece,
-                    usage_metadata=message.usage_metadata if last else None,
-                    chunk_position="last" if last else None,
-                )
-            )
+        yield from message_chunks(self._next(messages, kwargs), self.stream_pieces)
 
     async def _astream(
         self,
@@ -169,16 +134,3 @@ class ScriptedChatModel(BaseChatModel):
     ) -> AsyncIterator[ChatGenerationChunk]:
         for chunk in self._stream(messages, stop, **kwargs):
             yield chunk
-
-    def bind_tools(
-        self,
-        tools: Sequence[Any],
-        *,
-        tool_choice: str | None = None,
-        **kwargs: Any,
-    ) -> Runnable[LanguageModelInput, AIMessage]:
-        return self.bind(
-            tools=[convert_to_openai_tool(tool) for tool in tools],
-            tool_choice=tool_choice,
-            **kwargs,
-        )
