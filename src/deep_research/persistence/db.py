@@ -90,8 +90,13 @@ def prepare_engine(engine: Any) -> None:
         event.listen(sync_engine, "connect", _on_sqlite_connect)
 
 
-def create_engine(url: str, *, pooled: bool = True) -> AsyncEngine:
+def create_engine(url: str, *, pooled: bool = True, pool_sqlite: bool = False) -> AsyncEngine:
     """An async engine on ``url``; unpooled engines may be shared by several event loops.
+
+    A pooled engine belongs to the event loop that first connects through it. SQLite is
+    unpooled unless ``pool_sqlite`` is also set: each idle aiosqlite connection keeps a
+    non-daemon thread alive, so only an owner that disposes the engine on every way out (see
+    :mod:`deep_research.server.database`) should pool it.
 
     Raises:
         ConfigurationError: the URL is neither SQLite nor PostgreSQL.
@@ -100,7 +105,7 @@ def create_engine(url: str, *, pooled: bool = True) -> AsyncEngine:
     if is_sqlite(target) and (path := _sqlite_file(target)) is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
     options: dict[str, Any] = {}
-    if not pooled or is_sqlite(target):
+    if not pooled or (is_sqlite(target) and not pool_sqlite):
         options["poolclass"] = NullPool
     else:
         options.update(pool_size=5, max_overflow=5, pool_pre_ping=True)

@@ -1,17 +1,36 @@
-"""The domain store as the server sees it: one unpooled engine per database URL.
+"""The domain store as the server sees it: one pooled engine per event loop and database URL.
 
-The server's custom routes and its auth handlers read the same database the server's runs are
-recorded in (``DEEP_RESEARCH_DATABASE_URL``, default the SQLite file in the data directory).
-The engine is unpooled, so that any event loop of the server process may use it, and the
-schema is upgraded to head before the first use (once per process and URL).
+The server's custom routes and its auth handlers (the ``threads.create_run`` handler reads the
+user's preferences) read the same database the server's runs are recorded in
+(``DEEP_RESEARCH_DATABASE_URL``, default the SQLite file in the data directory). Under
+``langgraph dev`` and langgraph-api both run on the server's one event loop, uvicorn's. The
+graph's runs share that loop too (or, with ``BG_JOB_ISOLATED_LOOPS``, run on loops of their
+own), but they record through the recorder's engine
+(:func:`~deep_research.persistence.recorder.recorder_for_url`), never through this module.
+
+A connection opened for each request doubled a route's latency under ``langgraph dev`` (TCP
+and authentication on PostgreSQL; a thread, the file and three pragmas for each aiosqlite
+connection), so the engines are pooled. A psycopg or aiosqlite connection, and SQLAlchemy's
+async pool, belong to the event loop that created them, so each
+running loop gets its own engine per URL: created on first use (after upgrading the schema to
+head, once per process and URL), then kept until that loop ends. The engines of a loop are
+disposed by :func:`close_domain_stores`, which the routes' lifespan calls at server shutdown,
+or else when the loop shuts down its async generators, as ``asyncio.run``, ``asyncio.Runner``,
+uvicorn and pytest-asyncio do before closing a loop. A loop closed without that step should
+call :func:`close_domain_stores` first, or its pooled connections outlive it (an idle
+aiosqlite connection is a non-daemon thread, which would keep the process from exiting).
+
+SQLite keeps its WAL journal and busy timeout (:mod:`deep_research.persistence.db`), and a
+pooled connection is rolled back when it returns to the pool, so an idle one holds no lock
+and the routes read while the recorder writes.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
-from functools import lru_cache
+from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -30,16 +49,76 @@ def server_database_url() -> str | None:
     return None if url == "memory" else url
 
 
-@lru_cache(maxsize=4)
-def _database(url: str) -> Database:
-    """The schema upgraded, then the engine (blocking: both may touch the file system)."""
+@dataclass(frozen=True)
+class _LoopStores:
+    """The engines of one event loop, by URL, and the generator that disposes them."""
+
+    databases: dict[str, Database]
+    guard: AsyncGenerator[None]
+
+
+_loops: dict[asyncio.AbstractEventLoop, _LoopStores] = {}
+"""The loops that use the store now; a loop's entry is removed when its engines are disposed."""
+
+
+async def _dispose_at_shutdown(databases: dict[str, Database]) -> AsyncGenerator[None]:
+    """Wait, suspended, for the loop to close this generator; then dispose its engines.
+
+    The loop closes every async generator still suspended when it shuts down
+    (``loop.shutdown_asyncgens()``); :func:`close_domain_stores` closes this one earlier.
+    """
+    try:
+        yield
+    finally:
+        _loops.pop(asyncio.get_running_loop(), None)
+        for database in list(databases.values()):
+            await database.dispose()
+
+
+async def _loop_stores() -> _LoopStores:
+    """The running loop's entry, created (with its guard started) on first use."""
+    loop = asyncio.get_running_loop()
+    stores = _loops.get(loop)
+    if stores is None:
+        databases: dict[str, Database] = {}
+        stores = _loops[loop] = _LoopStores(databases, _dispose_at_shutdown(databases))
+        await anext(stores.guard)  # registers it with the loop; runs to its yield at once
+    return stores
+
+
+def _open(url: str) -> Database:
+    """The schema upgraded, then a pooled engine (blocking: both may touch the file system)."""
     ensure_schema(url)
-    return Database(create_engine(url, pooled=False))
+    return Database(create_engine(url, pooled=True, pool_sqlite=True))
+
+
+async def _database(url: str) -> Database:
+    """The running loop's database on ``url``."""
+    database = (await _loop_stores()).databases.get(url)
+    if database is None:
+        opened = await asyncio.to_thread(_open, url)
+        # Another request of this loop may have opened it meanwhile, or the loop's stores
+        # may have been closed: look again, and keep the first one.
+        database = (await _loop_stores()).databases.setdefault(url, opened)
+        if database is not opened:
+            await opened.dispose()
+    return database
+
+
+async def close_domain_stores() -> None:
+    """Dispose the running loop's engines, closing their pooled connections.
+
+    The routes' lifespan calls it when the server shuts down. The next request on the same
+    loop would open a new engine.
+    """
+    stores = _loops.get(asyncio.get_running_loop())
+    if stores is not None:
+        await stores.guard.aclose()
 
 
 @asynccontextmanager
 async def domain_session() -> AsyncIterator[AsyncSession]:
-    """One transaction on the server's domain store.
+    """One transaction on the server's domain store, on a pooled connection of this loop.
 
     Raises:
         StoreDisabledError: the server has no domain store.
@@ -49,6 +128,6 @@ async def domain_session() -> AsyncIterator[AsyncSession]:
         raise StoreDisabledError(
             "this server keeps no domain store (DEEP_RESEARCH_DATABASE_URL=memory)"
         )
-    database = await asyncio.to_thread(_database, url)
+    database = await _database(url)
     async with database.session_scope() as session:
         yield session

@@ -31,7 +31,11 @@ from deep_research.persistence.models import (
     Source,
 )
 from deep_research.server.auth import owner_id
-from deep_research.server.database import StoreDisabledError, domain_session
+from deep_research.server.database import (
+    StoreDisabledError,
+    close_domain_stores,
+    domain_session,
+)
 from deep_research.server.preferences import (
     Preferences,
     get_user_preferences,
@@ -58,7 +62,7 @@ logger = logging.getLogger(__name__)
 
 @asynccontextmanager
 async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-    """Check the auth settings at startup and say how requests are authenticated."""
+    """Check the auth settings and say how requests are authenticated; close the store at exit."""
     verifier = current_verifier()
     if verifier.open:
         logger.warning(
@@ -70,7 +74,10 @@ async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         schemes = [f"{len(verifier.tokens)} token(s)"] if verifier.tokens else []
         schemes += ["signed tokens"] if verifier.secret else []
         logger.info("deep-research auth is on: bearer %s", " and ".join(schemes))
-    yield
+    try:
+        yield
+    finally:
+        await close_domain_stores()
 
 
 app = FastAPI(
