@@ -1,12 +1,11 @@
 """The domain store as the server sees it: one pooled engine per event loop and database URL.
 
-The server's custom routes and its auth handlers (the ``threads.create_run`` handler reads the
-user's preferences) read the same database the server's runs are recorded in
-(``DEEP_RESEARCH_DATABASE_URL``, default the SQLite file in the data directory). Under
-``langgraph dev`` and langgraph-api both run on the server's one event loop, uvicorn's. The
-graph's runs share that loop too (or, with ``BG_JOB_ISOLATED_LOOPS``, run on loops of their
-own), but they record through the recorder's engine
-(:func:`~deep_research.persistence.recorder.recorder_for_url`), never through this module.
+The server's custom routes, its auth handlers (the ``threads.create_run`` handler reads the
+user's preferences) and the recorder of the server's graph (:mod:`deep_research.server.graph`)
+all use the same database (``DEEP_RESEARCH_DATABASE_URL``, default the SQLite file in the data
+directory). Under ``langgraph dev`` and langgraph-api they run on the server's one event loop,
+uvicorn's (with ``BG_JOB_ISOLATED_LOOPS``, runs get loops of their own, and so engines of their
+own).
 
 A connection opened for each request doubled a route's latency under ``langgraph dev`` (TCP
 and authentication on PostgreSQL; a thread, the file and three pragmas for each aiosqlite
@@ -116,9 +115,8 @@ async def close_domain_stores() -> None:
         await stores.guard.aclose()
 
 
-@asynccontextmanager
-async def domain_session() -> AsyncIterator[AsyncSession]:
-    """One transaction on the server's domain store, on a pooled connection of this loop.
+async def domain_database() -> Database:
+    """The server's domain store on this loop's pooled engine.
 
     Raises:
         StoreDisabledError: the server has no domain store.
@@ -128,6 +126,16 @@ async def domain_session() -> AsyncIterator[AsyncSession]:
         raise StoreDisabledError(
             "this server keeps no domain store (DEEP_RESEARCH_DATABASE_URL=memory)"
         )
-    database = await _database(url)
+    return await _database(url)
+
+
+@asynccontextmanager
+async def domain_session() -> AsyncIterator[AsyncSession]:
+    """One transaction on the server's domain store, on a pooled connection of this loop.
+
+    Raises:
+        StoreDisabledError: the server has no domain store.
+    """
+    database = await domain_database()
     async with database.session_scope() as session:
         yield session

@@ -10,25 +10,30 @@ attributed to the authenticated user (``langgraph_auth_user_id``); on an open se
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 
 from deep_research.graph import build_graph
-from deep_research.persistence.recorder import Batch, RunScope, recorder_for_url
+from deep_research.persistence.recorder import Batch, RunScope, SqlRecorder
+from deep_research.server.database import domain_database, server_database_url
 from deep_research.server.tokens import current_verifier
 from deep_research.settings import get_settings
 
 
 class ServerRecorder:
-    """Records into the server's domain store, resolving the database on first use."""
+    """Records into the server's domain store, on the pooled engine the routes use."""
 
     async def write(self, scope: RunScope, batch: Batch) -> None:
-        """Write one node's batch, as the run's user."""
+        """Write one node's batch, as the run's user (nothing when the server keeps no store)."""
         settings = get_settings()
+        if server_database_url() is None:
+            return
         if current_verifier().open:
             scope = replace(scope, user_id=settings.user_id)
-        # Building the recorder may create the SQLite file's folder: a blocking call.
-        recorder = await asyncio.to_thread(recorder_for_url, settings.resolved_database_url)
+        recorder = SqlRecorder(
+            await domain_database(),
+            max_chats=settings.max_chats_per_user,
+            max_messages=settings.max_messages_per_chat,
+        )
         await recorder.write(scope, batch)
 
 
