@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 
 from deep_research.errors import CorpusNotFoundError, SourceError
-from deep_research.sources.html_text import html_to_text
+from deep_research.sources.extract import extract_html_file
 from deep_research.sources.local import IndexStats, LocalCorpus, default_index_path
 
+# Under 250 characters of text: trafilatura's own rescue of short pages would bring back the
+# navigation, the header and the footer.
 HTML_PAGE = """<!doctype html>
-<html><head><title>Cell &amp; Energy</title>
+<html lang="en"><head><title>Cell &amp; Energy</title>
 <style>body { color: stylered }</style><script>var leaked = "scriptsecret";</script></head>
 <body>
 <nav><a href="/">navlink home</a></nav>
@@ -210,33 +212,70 @@ async def test_missing_folder_at_index_time_keeps_the_index(
 
 
 def test_html_extraction_drops_furniture_and_keeps_headings() -> None:
-    page = html_to_text(HTML_PAGE)
+    page = extract_html_file(HTML_PAGE)
 
     assert page.title == "Cell & Energy"
+    assert page.language == "en"
     assert page.text == (
         "# Cellular respiration\n\n"
         "Cells break down glucose.\n\n"
-        "- Glycolysis\n\n"
+        "- Glycolysis\n"
         "- Krebs cycle\n\n"
         "## ATP yield\n\n"
         "About 30 ATP per glucose."
     )
 
 
+def test_html_without_main_element_keeps_its_headings() -> None:
+    # trafilatura keeps headings only inside a content container such as <main>.
+    page = extract_html_file(
+        "<html><head><title>FAQ</title></head><body>"
+        "<nav><a href='/'>navlink home</a></nav>"
+        "<h1>Questions</h1><p>Answers to common questions about storage.</p>"
+        "<h2>How long do batteries last?</h2><p>Most last fifteen to twenty years.</p>"
+        "<footer><p>footercopyright</p></footer></body></html>"
+    )
+
+    assert page.text == (
+        "# Questions\n\n"
+        "Answers to common questions about storage.\n\n"
+        "## How long do batteries last?\n\n"
+        "Most last fifteen to twenty years."
+    )
+
+
 def test_html_title_falls_back_to_first_h1() -> None:
-    page = html_to_text("<body><h2>Intro</h2><h1>Main  <i>topic</i></h1><h1>Other</h1></body>")
+    page = extract_html_file("<body><h2>Intro</h2><h1>Main  <i>topic</i></h1><h1>Other</h1></body>")
 
     assert page.title == "Main topic"
-    assert page.text == "## Intro\n\n# Main topic\n\n# Other"
 
 
-async def test_html_document_stores_extracted_text(corpus: LocalCorpus, corpus_root: Path) -> None:
+@pytest.mark.parametrize(
+    ("html", "text"),
+    [
+        ("<h2>A</h2><h1>Main  <i>topic</i></h1><p>Text.</p>", "## A\n\n# Main topic\n\nText."),
+        ("<html><body>Loose <b>body</b> text.</body></html>", "Loose body text."),
+        ("<html><body><nav>Only a menu</nav></body></html>", "Only a menu"),
+        ("<html><body><script>x()</script></body></html>", ""),
+        ("", ""),
+    ],
+)
+def test_html_with_little_content_keeps_what_it_has(html: str, text: str) -> None:
+    # A fragment is parsed as a page; a page without main content gives its visible text.
+    assert extract_html_file(html).text == text
+
+
+async def test_html_document_stores_extracted_text_and_language(
+    corpus: LocalCorpus, corpus_root: Path
+) -> None:
     document = await corpus.read((corpus_root / "notes" / "resp.html").as_uri())
 
     assert document.text.startswith("# Cellular respiration\n\n")
-    for furniture in ("scriptsecret", "stylered", "navlink", "headerbanner", "footercopyright"):
-        assert furniture not in document.text
-        assert await _urls(corpus, furniture) == []
+    assert document.metadata["language"] == "en"
+    furniture = ("scriptsecret", "stylered", "navlink", "headerbanner", "asidetrivia", "formlabel")
+    for marker in (*furniture, "noscriptnotice", "footercopyright"):
+        assert marker not in document.text
+        assert await _urls(corpus, marker) == []
 
 
 @pytest.mark.parametrize(

@@ -2,10 +2,13 @@
 
 The index is a cache of the folder. :meth:`LocalCorpus.index` walks the folder, re-reads only
 the files whose sha256 changed and drops the rows of files that disappeared, in one
-transaction. Search ranks with BM25, a title counting five times as much as the body.
+transaction. Search ranks with BM25, a title counting five times as much as the body. HTML
+files are extracted as web pages are (:func:`~deep_research.sources.extract.extract_html_file`).
 
-Each operation opens its own SQLite connection, so the class is safe to call from
-``asyncio.to_thread``; the async methods run all their SQLite work in a thread.
+Queries reuse a few read-only connections, each used by one thread at a time; indexing writes
+through a connection of its own, and queries see each indexing pass once it commits (WAL).
+The async methods run all their SQLite work in a thread; :meth:`LocalCorpus.close` closes
+the connections kept open.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import logging
 import os
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,14 +28,17 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from deep_research.errors import CorpusNotFoundError, SourceError
-from deep_research.sources.html_text import html_to_text
+from deep_research.sources.extract import clean_text, extract_html_file
+from deep_research.sources.snippets import make_snippet, term_stems
+from deep_research.sources.sqlite_readers import ReaderPool
 from deep_research.state.models import Document, SearchResult
 from deep_research.urls import normalize_url
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "1"
-"""Version of the index schema; an index of another version is rebuilt from scratch."""
+SCHEMA_VERSION = "2"
+"""Version of the index schema and of the text extraction; an index of another version is
+rebuilt from scratch (version 2: HTML extracted by trafilatura, documents have a language)."""
 
 CONTENT_TYPES = {
     ".md": "text/markdown",
@@ -46,8 +52,8 @@ CONTENT_TYPES = {
 MAX_FILE_BYTES = 20 * 1024 * 1024
 """Larger files are skipped (and logged) rather than loaded whole into memory."""
 
-SNIPPET_TOKENS = 30
-"""Length of a search result's snippet, in tokens."""
+READERS_KEPT = 4
+"""Read-only connections kept open between queries (concurrent queries may open more)."""
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before
@@ -64,9 +70,7 @@ STOPWORDS = frozenset(
 _FTS5_OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
 _MAX_QUERY_TERMS = 64
 _WORD = re.compile(r"[^\W_]+")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _MARKDOWN_H1 = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
-_HEADING_MARK = re.compile(r"(?:^|(?<=\s))#{1,6}(?=\s)")
 
 _SCHEMA = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -79,6 +83,7 @@ _SCHEMA = (
         title TEXT NOT NULL,
         text TEXT NOT NULL,
         content_type TEXT NOT NULL,
+        language TEXT,
         indexed_at TEXT NOT NULL
     )""",
     """CREATE VIRTUAL TABLE documents_fts USING fts5(
@@ -99,13 +104,20 @@ _SCHEMA = (
     END""",
 )
 
-_SEARCH_SQL = f"""
-    SELECT d.url, d.title, snippet(documents_fts, 1, '', '', '…', {SNIPPET_TOKENS}),
-           bm25(documents_fts, 5.0, 1.0) AS rank
-    FROM documents_fts JOIN documents AS d ON d.id = documents_fts.rowid
+_RANK_SQL = """
+    SELECT rowid AS id, bm25(documents_fts, 5.0, 1.0) AS rank FROM documents_fts
     WHERE documents_fts MATCH ?
     ORDER BY rank
     LIMIT ?
+"""
+"""The ``k`` best matches by BM25 (the title weighs five times the body)."""
+
+# Rank first, then join: only the k best rows' text is read. A join, or FTS5's snippet(), in
+# the ranking query itself runs for every matching row before the sort.
+_SEARCH_SQL = f"""
+    SELECT d.url, d.title, d.text, hit.rank
+    FROM ({_RANK_SQL}) AS hit JOIN documents AS d ON d.id = hit.id
+    ORDER BY hit.rank
 """
 
 
@@ -127,13 +139,16 @@ class ParsedFile:
     text: str
     content_type: str
     """The file's original type; ``text`` is always plain (or Markdown) text."""
+    language: str | None = None
+    """The declared language of an HTML file (``<html lang>``), if any."""
 
 
 class LocalCorpus:
     """A folder of Markdown, text and HTML files, indexed in SQLite FTS5 and ranked by BM25.
 
     Documents are addressed by the ``file://`` URI of their absolute path. The first
-    :meth:`search` or :meth:`read` of an instance brings the index up to date.
+    :meth:`search` or :meth:`read` of an instance brings the index up to date. Connections
+    that queries keep open are closed by :meth:`close`, or when the instance is collected.
     """
 
     name = "local"
@@ -155,6 +170,11 @@ class LocalCorpus:
         self.index_path = index_path
         self._indexed = False
         self._lock: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
+        self._readers = ReaderPool(index_path, keep=READERS_KEPT)
+
+    def close(self) -> None:
+        """Close the connections kept open for queries; a later query opens new ones."""
+        self._readers.close()
 
     def index(self) -> IndexStats:
         """Bring the index up to date with the folder, re-reading only files that changed.
@@ -197,21 +217,11 @@ class LocalCorpus:
         Raises:
             SourceError: the index could not be built or read.
         """
-        match = build_match_query(query)
-        if match is None or k <= 0:
+        terms = query_terms(query)
+        if not terms or k <= 0:
             return []
         await self._ensure_indexed()
-        rows = await asyncio.to_thread(self._query_all, _SEARCH_SQL, (match, k))
-        return [
-            SearchResult(
-                url=url,
-                title=title,
-                snippet=clean_snippet(snippet),
-                score=-rank,
-                provider=self.name,
-            )
-            for url, title, snippet, rank in rows
-        ]
+        return await asyncio.to_thread(self._search, terms, k)
 
     async def read(self, url: str) -> Document:
         """Return the indexed document at ``url``, the ``file://`` URI of a corpus file.
@@ -226,21 +236,24 @@ class LocalCorpus:
         await self._ensure_indexed()
         rows = await asyncio.to_thread(
             self._query_all,
-            "SELECT url, path, sha256, title, text, content_type FROM documents"
+            "SELECT url, path, sha256, title, text, content_type, language FROM documents"
             " WHERE url = ? OR path = ? LIMIT 1",
             (key, unquote(urlsplit(key).path)),
         )
         if not rows:
             raise SourceError(f"no document of the local corpus {self.root} at {url}")
-        stored_url, path, file_sha256, title, text, content_type = rows[0]
+        stored_url, path, file_sha256, title, text, content_type, language = rows[0]
         text_sha256 = hashlib.sha256(text.encode()).hexdigest()
+        metadata = {"path": path, "sha256": text_sha256, "file_sha256": file_sha256}
+        if language:
+            metadata["language"] = language
         return Document(
             id=f"doc_{text_sha256[:16]}",
             url=stored_url,
             title=title,
             text=text,
             content_type=content_type,
-            metadata={"path": path, "sha256": text_sha256, "file_sha256": file_sha256},
+            metadata=metadata,
         )
 
     async def _ensure_indexed(self) -> None:
@@ -256,6 +269,7 @@ class LocalCorpus:
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
+        """The connection that indexing writes through."""
         # Autocommit mode: transactions are opened and closed explicitly.
         conn = sqlite3.connect(self.index_path, timeout=30.0, isolation_level=None)
         try:
@@ -265,9 +279,23 @@ class LocalCorpus:
         finally:
             conn.close()
 
+    def _search(self, terms: Sequence[str], k: int) -> list[SearchResult]:
+        rows = self._query_all(_SEARCH_SQL, (match_expression(terms), k))
+        stems = term_stems(terms)
+        return [
+            SearchResult(
+                url=url,
+                title=title,
+                snippet=make_snippet(text, stems),
+                score=-rank,
+                provider=self.name,
+            )
+            for url, title, text, rank in rows
+        ]
+
     def _query_all(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
         try:
-            with self._connect() as conn:
+            with self._readers.connection() as conn:
                 rows: list[tuple[Any, ...]] = conn.execute(sql, params).fetchall()
         except sqlite3.Error as exc:
             raise SourceError(f"could not query the index {self.index_path}: {exc}") from exc
@@ -294,18 +322,18 @@ class LocalCorpus:
                 unchanged += 1
                 continue
             parsed = parse_file(path, data)
-            values = (digest, parsed.title, parsed.text, parsed.content_type, now)
+            values = (digest, parsed.title, parsed.text, parsed.content_type, parsed.language, now)
             if row is None:
                 conn.execute(
-                    "INSERT INTO documents (sha256, title, text, content_type, indexed_at,"
-                    " path, url) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO documents (sha256, title, text, content_type, language,"
+                    " indexed_at, path, url) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (*values, key, normalize_url(path.as_uri())),
                 )
                 added += 1
             else:
                 conn.execute(
                     "UPDATE documents SET sha256 = ?, title = ?, text = ?, content_type = ?,"
-                    " indexed_at = ? WHERE id = ?",
+                    " language = ?, indexed_at = ? WHERE id = ?",
                     (*values, row[0]),
                 )
                 updated += 1
@@ -324,32 +352,32 @@ def default_index_path(data_dir: Path, root: Path) -> Path:
     return data_dir / "indexes" / f"{root.name}-{digest}.sqlite"
 
 
+def query_terms(query: str) -> list[str]:
+    """Return the significant words of free text, lower-cased and once each (at most 64).
+
+    FTS5 syntax and stopwords are left out.
+    """
+    terms: dict[str, None] = {}
+    for word in _WORD.findall(query):
+        lowered = word.lower()
+        if word not in _FTS5_OPERATORS and lowered not in STOPWORDS:
+            terms.setdefault(lowered)
+    return list(terms)[:_MAX_QUERY_TERMS]
+
+
+def match_expression(terms: Sequence[str]) -> str:
+    """The FTS5 query matching any of ``terms``: each quoted, joined by OR."""
+    return " OR ".join(f'"{term}"' for term in terms)
+
+
 def build_match_query(query: str) -> str | None:
     """Turn free text into a safe FTS5 query: its significant words, quoted, joined by OR.
 
     Returns:
         The FTS5 query, or ``None`` when no word is left (only syntax or stopwords).
     """
-    terms: dict[str, None] = {}
-    for word in _WORD.findall(query):
-        lowered = word.lower()
-        if word in _FTS5_OPERATORS or lowered in STOPWORDS:
-            continue
-        terms.setdefault(lowered)
-    if not terms:
-        return None
-    return " OR ".join(f'"{term}"' for term in list(terms)[:_MAX_QUERY_TERMS])
-
-
-def clean_snippet(snippet: str) -> str:
-    """Put a snippet on one line, without the ``#`` marks of the headings it crosses."""
-    return " ".join(_HEADING_MARK.sub(" ", snippet).split())
-
-
-def clean_text(text: str) -> str:
-    """Normalize newlines to LF and strip control characters other than newline and tab."""
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    return _CONTROL.sub("", text)
+    terms = query_terms(query)
+    return match_expression(terms) if terms else None
 
 
 def parse_file(path: Path, data: bytes) -> ParsedFile:
@@ -362,15 +390,18 @@ def parse_file(path: Path, data: bytes) -> ParsedFile:
     content_type = CONTENT_TYPES[path.suffix.lower()]
     text = clean_text(data.decode("utf-8", errors="replace"))
     title: str | None
+    language = None
     if content_type == "text/html":
-        page = html_to_text(text)
-        text, title = clean_text(page.text), page.title
+        page = extract_html_file(text)
+        text, title, language = page.text, page.title, page.language
     elif content_type == "text/markdown":
         title = _markdown_title(text)
     else:
         title = next((line for line in text.split("\n") if line.strip()), None)
     title = " ".join((title or "").split())[:300]
-    return ParsedFile(title=title or path.stem, text=text, content_type=content_type)
+    return ParsedFile(
+        title=title or path.stem, text=text, content_type=content_type, language=language
+    )
 
 
 def iter_corpus_files(root: Path) -> Iterator[Path]:

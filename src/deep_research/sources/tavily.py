@@ -31,7 +31,7 @@ from tavily.errors import TimeoutError as TavilyTimeoutError
 
 from deep_research.errors import ConfigurationError, SourceError
 from deep_research.sources.cache import CachedPage, PageCache
-from deep_research.sources.local import clean_text
+from deep_research.sources.extract import clean_text
 from deep_research.sources.transport import default_ssl_context
 from deep_research.sources.web import page_document
 from deep_research.state.models import Document, SearchResult
