@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import signal
 import sys
 import uuid
 from pathlib import Path
@@ -187,6 +188,7 @@ async def _run(args: argparse.Namespace) -> int:
             elif not unfinished(snapshot):
                 printer.note("the run had already finished; writing its report again")
         printer.start(thread, context)
+        _stop_on_sigterm()
         try:
             if first is not None or unfinished(await graph.aget_state(config)):
                 await _drive(graph, first, config, context, printer)
@@ -204,6 +206,17 @@ async def _run(args: argparse.Namespace) -> int:
     printer.done(report)
     print(f"thread: {thread}\nreport: {markdown}\njson:   {data}")
     return 0
+
+
+def _stop_on_sigterm() -> None:
+    """Let ``kill`` (SIGTERM) stop a run as Ctrl-C does: recorded as interrupted, resumable.
+
+    The running task is cancelled; the run's last checkpoint stays, and ``resume`` goes on
+    from it. ``kill -9`` cannot be caught: its run stays ``in_progress`` until resumed.
+    """
+    task = asyncio.current_task()
+    if task is not None:
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -218,3 +218,50 @@ def test_resume_finishes_a_killed_ask_process(tmp_path: Path) -> None:
     )
     assert "question 1: completed" in shown.stdout
     assert shown.stdout.count("--- Deep Research ---") == 1
+
+
+def test_sigterm_stops_an_ask_as_interrupted_and_resume_finishes_it(tmp_path: Path) -> None:
+    """`kill` (SIGTERM) of a real `deep-research ask`: a clean stop, recorded, resumable."""
+    thread = "terminated-cli"
+    ask = _deep_research("ask", QUESTION, "--depth", "light", "--no-clarify", "--thread", thread)
+    with subprocess.Popen(
+        [*ask, "--out", str(tmp_path / "never")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    ) as process:
+        assert process.stderr is not None
+        seen = []
+        for line in process.stderr:
+            seen.append(line)
+            if line.lstrip().startswith("search ["):
+                os.kill(process.pid, signal.SIGTERM)
+                break
+        seen += process.stderr.readlines()
+        assert process.wait(timeout=60) == 130, "".join(seen)
+    assert f"continue with: deep-research resume {thread}" in "".join(seen)
+    assert not (tmp_path / "never").exists()
+
+    def show() -> str:
+        return subprocess.run(
+            _deep_research("show", thread),
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            check=True,
+            cwd=tmp_path,
+        ).stdout
+
+    assert "question 1: interrupted" in show()
+    resumed = subprocess.run(
+        _deep_research("resume", thread, "--out", str(tmp_path / "resumed")),
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert "already finished" not in resumed.stderr, "the stop must land mid-run"
+    assert "question 1: completed" in show()

@@ -157,7 +157,11 @@ async def record_stop(
     snapshot = await graph.aget_state(config)
     if not unfinished(snapshot) or not snapshot.values:
         return
-    errors = [str(task.error) for task in snapshot.tasks if task.error is not None]
+    errors = [
+        str(task.error)
+        for task in snapshot.tasks
+        if task.error is not None and not _cancelled(task.error)
+    ]
     scope = RunScope(
         user_id=config["configurable"]["user_id"],
         thread_id=config["configurable"]["thread_id"],
@@ -166,6 +170,14 @@ async def record_stop(
     status = "failed" if errors else "interrupted"
     error = errors[0] if errors else None
     await recorder.write(scope, Batch(session={"status": status, "error": error}))
+
+
+def _cancelled(error: object) -> bool:
+    """Whether a task's error is its cancellation (Ctrl-C, SIGTERM): an interruption.
+
+    Checkpoints keep a task's error as its ``repr``, ``CancelledError()`` for a cancellation.
+    """
+    return isinstance(error, asyncio.CancelledError) or str(error).startswith("CancelledError")
 
 
 def run_config(thread_id: str) -> RunnableConfig:
