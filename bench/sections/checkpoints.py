@@ -4,9 +4,14 @@ Two measurements per backend (in-memory, SQLite file, PostgreSQL), all through t
 ``open_checkpointer``:
 
 * growth: a thread whose state holds N sources (10, 100, 1000) with two evidence spans each
-  and one finding per ten sources, written as LangGraph writes them: ``aput`` of a checkpoint
-  after a research round (sources, evidence, findings and usage changed) and after a later
-  step that changed one small field. Time per write and the bytes it added to the store.
+  and one finding per ten sources, written as LangGraph writes them: the step's writes
+  (``aput_writes``; a research round writes :data:`ROUND` sources, their spans, a finding and
+  usage) and then ``aput`` of its checkpoint, after a research round and after a later step
+  that changed one small field. A checkpoint stores each channel's value, except the
+  channels the graph declares as ``DeltaChannel``, which LangGraph rebuilds from the stored
+  writes (the first checkpoint holds their snapshot). Time per ``aput``, the bytes the step
+  added to the store (writes and checkpoint), and the time to read the thread's state back
+  (``graph.aget_state``, which replays those writes).
 * a real run: the graph on the simulation (no latency) with a 16-step plan; every checkpoint
   and pending write it stored, timed by wrapping the saver's ``aput``/``aput_writes``.
 """
@@ -22,8 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import HumanMessage
+from langgraph.channels.delta import DeltaChannel
 from langgraph.checkpoint.base import BaseCheckpointSaver, ChannelVersions, empty_checkpoint
 from langgraph.checkpoint.base.id import uuid6
+from langgraph.checkpoint.serde.types import _DeltaSnapshot
+from langgraph.graph import StateGraph
 
 from bench import agent
 from bench.common import log, summary
@@ -40,6 +48,8 @@ from bench.sim.model import SimulatedChatModel
 from bench.sim.requests import Scenario, step_title
 from bench.sim.search import SimulatedSearch
 from bench.sim.trace import Trace
+from deep_research.graph import build_graph
+from deep_research.state import State
 from deep_research.state.models import (
     EvidenceSpan,
     Finding,
@@ -53,6 +63,9 @@ NAME = "checkpoints"
 SIZES = (10, 100, 1000)
 RUN_STEPS = 16
 GROWING = ("sources", "evidence", "findings", "usage")
+ROUND = 10
+"""Sources one research round writes (with their evidence spans and one finding)."""
+READS = 5
 
 
 def state_values(n_sources: int) -> dict[str, Any]:
@@ -111,8 +124,27 @@ def state_values(n_sources: int) -> dict[str, Any]:
     }
 
 
+def delta_channels() -> frozenset[str]:
+    """The state's channels that LangGraph stores as writes to replay, not as whole values."""
+    channels = StateGraph(State).channels
+    return frozenset(k for k, ch in channels.items() if isinstance(ch, DeltaChannel))
+
+
+def round_writes(values: dict[str, Any]) -> dict[str, Any]:
+    """What one research round writes: its sources, their evidence, a finding and usage."""
+    sources = values["sources"][-ROUND:]
+    urls = {s.url for s in sources}
+    return {
+        "sources": sources,
+        "evidence": [e for e in values["evidence"] if e.url in urls],
+        "findings": values["findings"][-1:],
+        "usage": TokenUsage(prompt_tokens=100, completion_tokens=20, calls=1),
+    }
+
+
 async def _growth(saver: BaseCheckpointSaver[str], n: int, writes: int) -> dict[str, Any]:
     values = state_values(n)
+    delta = delta_channels()
     thread = uuid.uuid4().hex
     checkpoint = empty_checkpoint()
     versions: dict[str, Any] = {}
@@ -120,35 +152,51 @@ async def _growth(saver: BaseCheckpointSaver[str], n: int, writes: int) -> dict[
     times: dict[str, list[float]] = {"research_round": [], "small_step": []}
     sizes: dict[str, list[int]] = {"research_round": [], "small_step": []}
     before, _ = await stored_bytes(saver, thread)
+    config: Any = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
     for i in range(writes * 2 + 1):
         kind = "research_round" if i % 2 == 0 else "small_step"
         changed = list(values) if i == 0 else GROWING if kind == "research_round" else ["draft"]
         if kind == "small_step":
             values["draft"] = f"draft {i}"
+        if parent:  # the step's task saves its writes against the checkpoint it started from
+            small = {"draft": values["draft"]}
+            written = round_writes(values) if kind == "research_round" else small
+            task = str(uuid.uuid4())
+            await saver.aput_writes(config, list(written.items()), task)
         new_versions: ChannelVersions = {
             k: saver.get_next_version(versions.get(k), None) for k in changed
         }
         versions.update(new_versions)
+        stored = {k: v for k, v in values.items() if k not in delta}
+        if i == 0:  # a DeltaChannel's first value is stored whole, as a snapshot
+            stored |= {k: _DeltaSnapshot(v) for k, v in values.items() if k in delta}
         checkpoint = {
             **checkpoint,
             "id": str(uuid6(clock_seq=i)),
-            "channel_values": dict(values),
+            "channel_values": stored,
             "channel_versions": dict(versions),
         }
-        config: Any = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
-        if parent:
-            config["configurable"]["checkpoint_id"] = parent
         start = time.perf_counter()
         result = await saver.aput(
             config, checkpoint, {"source": "loop", "step": i, "parents": {}}, new_versions
         )
         elapsed = time.perf_counter() - start
         parent = result["configurable"]["checkpoint_id"]
+        config = {
+            "configurable": {"thread_id": thread, "checkpoint_ns": "", "checkpoint_id": parent}
+        }
         after, _ = await stored_bytes(saver, thread)
         if i > 0:
             times[kind].append(elapsed * 1000)
             sizes[kind].append(after - before)
         before = after
+    graph = build_graph(checkpointer=saver)
+    reads: list[float] = []
+    for _ in range(READS):
+        start = time.perf_counter()
+        state = await graph.aget_state(config)
+        reads.append((time.perf_counter() - start) * 1000)
+    assert len(state.values["sources"]) == n
     return {
         "sources": n,
         "evidence_spans": len(values["evidence"]),
@@ -157,6 +205,7 @@ async def _growth(saver: BaseCheckpointSaver[str], n: int, writes: int) -> dict[
         "bytes_per_source": round(
             sum(sizes["research_round"]) / len(sizes["research_round"]) / n, 1
         ),
+        "read_ms": summary(reads),
     }
 
 

@@ -45,7 +45,11 @@ def redact(url: str) -> str:
 
 
 def make_serde() -> JsonPlusSerializer:
-    """A serializer that deserializes only LangGraph's safe types and our domain models."""
+    """A serializer that deserializes only LangGraph's safe types and our domain models.
+
+    The snapshots of the state's ``DeltaChannel``s need no entry: LangGraph stores them under
+    their own msgpack extension, around values made of our models.
+    """
     return JsonPlusSerializer(allowed_msgpack_modules=SERDE_ALLOWLIST)
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from langchain_core.messages import AnyMessage
+from langgraph.channels.delta import DeltaChannel
 from langgraph.graph.message import add_messages
 
 from deep_research.state.models import (
@@ -27,7 +28,15 @@ from deep_research.state.models import (
     Turn,
     VerificationSummary,
 )
-from deep_research.state.reducers import add_usage, merge_evidence, merge_findings, merge_sources
+from deep_research.state.reducers import (
+    add_usage,
+    merge_evidence,
+    merge_evidence_batches,
+    merge_finding_batches,
+    merge_findings,
+    merge_source_batches,
+    merge_sources,
+)
 
 
 @dataclass(kw_only=True)
@@ -46,7 +55,12 @@ class OutputState(InputState):
 
 @dataclass(kw_only=True)
 class State(OutputState):
-    """Working memory of one question. Fields are reset when a new question arrives."""
+    """Working memory of one question. Fields are reset when a new question arrives.
+
+    ``findings``, ``sources`` and ``evidence`` grow with the run, so they are LangGraph
+    ``DeltaChannel``s: a checkpoint stores the writes that add to them, not the whole lists,
+    and reading the state replays those writes (see docs/decisions.md).
+    """
 
     question: str = ""
     question_nr: int = 0
@@ -69,9 +83,15 @@ class State(OutputState):
     active: list[str] = field(default_factory=list)
     """Ids of the steps the current dispatch sends."""
     round: int = 0
-    findings: Annotated[list[Finding], merge_findings] = field(default_factory=list)
-    sources: Annotated[list[Source], merge_sources] = field(default_factory=list)
-    evidence: Annotated[list[EvidenceSpan], merge_evidence] = field(default_factory=list)
+    findings: Annotated[list[Finding], DeltaChannel(merge_finding_batches)] = field(
+        default_factory=list
+    )
+    sources: Annotated[list[Source], DeltaChannel(merge_source_batches)] = field(
+        default_factory=list
+    )
+    evidence: Annotated[list[EvidenceSpan], DeltaChannel(merge_evidence_batches)] = field(
+        default_factory=list
+    )
     usage: Annotated[TokenUsage, add_usage] = field(default_factory=TokenUsage)
     draft: str = ""
     """The report's Markdown with ``[@evidence_id]`` citation markers."""

@@ -2,11 +2,16 @@
 
 Each merges by a natural key, so a retried or resumed branch cannot duplicate anything, and
 sorts its result, so the merged value does not depend on the order branches finished in.
+
+The main graph keeps its growing lists in LangGraph ``DeltaChannel``s, which call a batched
+reducer, ``reducer(state, [write, ...])``: the ``*_batches`` functions. Folding the writes one
+at a time or all at once gives the same list, as a ``DeltaChannel`` requires (it replays the
+stored writes in batches of its own choosing), because each merge is a fold per key.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 from deep_research.state.models import EvidenceSpan, Finding, Source, TokenUsage
@@ -63,6 +68,27 @@ def merge_findings(left: list[Finding], right: list[Finding]) -> list[Finding]:
     """Merge findings by step id (a re-run step replaces its finding); sorted by step id."""
     merged = _merge_by_key(left, right, lambda f: f.step_id, _newer)
     return [merged[step_id] for step_id in sorted(merged)]
+
+
+def _flatten(batches: Sequence[list[T]]) -> list[T]:
+    return [item for batch in batches for item in batch]
+
+
+def merge_source_batches(state: list[Source], batches: Sequence[list[Source]]) -> list[Source]:
+    """:func:`merge_sources` of several writes at once (the reducer of a ``DeltaChannel``)."""
+    return merge_sources(state, _flatten(batches))
+
+
+def merge_evidence_batches(
+    state: list[EvidenceSpan], batches: Sequence[list[EvidenceSpan]]
+) -> list[EvidenceSpan]:
+    """:func:`merge_evidence` of several writes at once (the reducer of a ``DeltaChannel``)."""
+    return merge_evidence(state, _flatten(batches))
+
+
+def merge_finding_batches(state: list[Finding], batches: Sequence[list[Finding]]) -> list[Finding]:
+    """:func:`merge_findings` of several writes at once (the reducer of a ``DeltaChannel``)."""
+    return merge_findings(state, _flatten(batches))
 
 
 def add_usage(left: TokenUsage, right: TokenUsage) -> TokenUsage:

@@ -1,0 +1,186 @@
+"""The main graph keeps sources, evidence and findings in LangGraph ``DeltaChannel``s.
+
+A ``DeltaChannel`` keeps no copy of its list in each checkpoint: LangGraph stores the writes
+and rebuilds the list by replaying them through the batched reducer, in batches of its own
+choosing. So the reducers must give the same list however the writes are batched, and a thread
+read back from the store must hold what the researchers returned, also after clarify resets
+the lists for a follow-up question (see docs/decisions.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import reduce
+from pathlib import Path
+from typing import Any, TypeVar
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from langchain_core.messages import HumanMessage
+
+from deep_research.context import Context
+from deep_research.engines import Reply
+from deep_research.graph import build_graph
+from deep_research.persistence import extend_pool, open_checkpointer
+from deep_research.state import EvidenceSpan, Finding, PlanStep, Source
+from deep_research.state.reducers import (
+    merge_evidence,
+    merge_evidence_batches,
+    merge_finding_batches,
+    merge_findings,
+    merge_source_batches,
+    merge_sources,
+)
+from tests.unit_tests.test_checkpoint_size import GeneratedWeb, ShapedEngine
+
+T = TypeVar("T")
+
+GROWING = ("sources", "evidence", "findings")
+
+# Few distinct keys, so that writes collide and the keyed merges have work to do.
+sources = st.builds(
+    Source,
+    url=st.sampled_from(["https://a.example/1", "https://a.example/2", "https://b.example/"]),
+    title=st.sampled_from(["one", "two"]),
+    provider=st.just("web"),
+    crawl_status=st.sampled_from(["ok", "blocked", "skipped", "failed"]),
+    document_id=st.sampled_from([None, "doc_1"]),
+    cache=st.sampled_from([None, "hit", "miss"]),
+    flags=st.lists(st.sampled_from(["injection", "thin"]), unique=True, max_size=2),
+)
+
+
+@st.composite
+def spans(draw: st.DrawFn) -> EvidenceSpan:
+    quote = draw(st.sampled_from(["12 MW.", "It failed twice."]))
+    start = draw(st.integers(0, 3))
+    return EvidenceSpan(
+        id=draw(st.sampled_from(["ev_1", "ev_2", "ev_3", "ev_4"])),
+        url="https://a.example/1",
+        document_id="doc_1",
+        step_id=draw(st.sampled_from(["s01", "s02"])),
+        quote=quote,
+        start=start,
+        end=start + len(quote),
+        relevance=draw(st.sampled_from([0.0, 0.5, 0.9])),
+    )
+
+
+@st.composite
+def findings(draw: st.DrawFn) -> Finding:
+    return Finding(
+        step_id=draw(st.sampled_from(["s01", "s02", "s03"])),
+        notes=draw(st.sampled_from(["old", "new"])),
+        sufficient=draw(st.booleans()),
+    )
+
+
+def _check_batching(
+    batched: Callable[[list[T], Sequence[list[T]]], list[T]],
+    pairwise: Callable[[list[T], list[T]], list[T]],
+    state: list[T],
+    xs: list[list[T]],
+    ys: list[list[T]],
+) -> None:
+    state = batched([], [state])  # a channel holds only what its reducer returned
+    once = batched(state, xs + ys)
+    assert batched(batched(state, xs), ys) == once
+    assert reduce(pairwise, xs + ys, state) == once  # what the binary reducer gave, write by write
+
+
+SETTINGS = settings(max_examples=200, deadline=None, database=None)
+
+
+@SETTINGS
+@given(
+    st.lists(sources, max_size=4),
+    st.lists(st.lists(sources, max_size=4), max_size=4),
+    st.lists(st.lists(sources, max_size=4), max_size=4),
+)
+def test_merging_sources_does_not_depend_on_batching(
+    state: list[Source], xs: list[list[Source]], ys: list[list[Source]]
+) -> None:
+    _check_batching(merge_source_batches, merge_sources, state, xs, ys)
+
+
+@SETTINGS
+@given(
+    st.lists(spans(), max_size=4),
+    st.lists(st.lists(spans(), max_size=4), max_size=4),
+    st.lists(st.lists(spans(), max_size=4), max_size=4),
+)
+def test_merging_evidence_does_not_depend_on_batching(
+    state: list[EvidenceSpan], xs: list[list[EvidenceSpan]], ys: list[list[EvidenceSpan]]
+) -> None:
+    _check_batching(merge_evidence_batches, merge_evidence, state, xs, ys)
+
+
+@SETTINGS
+@given(
+    st.lists(findings(), max_size=4),
+    st.lists(st.lists(findings(), max_size=4), max_size=4),
+    st.lists(st.lists(findings(), max_size=4), max_size=4),
+)
+def test_merging_findings_does_not_depend_on_batching(
+    state: list[Finding], xs: list[list[Finding]], ys: list[list[Finding]]
+) -> None:
+    _check_batching(merge_finding_batches, merge_findings, state, xs, ys)
+
+
+class QuestionEngine(ShapedEngine):
+    """Queries that depend on the question, so that two questions read different pages."""
+
+    async def queries(
+        self, question: str, step: PlanStep, previous: Sequence[str], n: int
+    ) -> Reply[list[str]]:
+        reply = await super().queries(question, step, previous, n)
+        return Reply([f"{question} {query}" for query in reply.value])
+
+
+CONTEXT = Context(
+    allow_clarification=False, depth="extended", max_rounds=1, results_per_query=5, max_revisions=0
+)
+MERGES: dict[str, Callable[[Any, Any], Any]] = {
+    "sources": merge_sources,
+    "evidence": merge_evidence,
+    "findings": merge_findings,
+}
+
+
+async def _ask(graph: Any, config: dict[str, Any], question: str) -> dict[str, Any]:
+    """Run one question; return the lists that its researchers' updates merge into."""
+    updates: list[dict[str, Any]] = []
+    async for chunk in graph.astream(
+        {"messages": [HumanMessage(question)]}, config, context=CONTEXT, stream_mode="updates"
+    ):
+        updates.extend(update for node, update in chunk.items() if node == "researcher")
+    assert updates
+    return {k: reduce(MERGES[k], (u[k] for u in updates if k in u), []) for k in GROWING}
+
+
+async def test_a_thread_read_back_from_sqlite_holds_what_the_researchers_returned(
+    tmp_path: Path,
+) -> None:
+    async with open_checkpointer(f"sqlite:///{tmp_path / 'checkpoints.sqlite'}") as saver:
+        graph = build_graph(
+            engine=QuestionEngine(2, 2), sources=[GeneratedWeb()], checkpointer=saver
+        )
+        config: Any = {"configurable": {"thread_id": "delta"}}
+        first = await _ask(graph, config, "Which storage sites?")
+        state = (await graph.aget_state(config)).values
+        assert len(first["sources"]) == 20
+        assert {k: state[k] for k in GROWING} == first
+
+        latest = await saver.aget_tuple(config)
+        assert latest is not None
+        assert not set(GROWING) & latest.checkpoint["channel_values"].keys(), "not copied"
+
+        second = await _ask(graph, config, "Which of them are in Europe?")
+        state = (await graph.aget_state(config)).values
+        assert {k: state[k] for k in GROWING} == second, "clarify's reset is replayed"
+        assert not {s.url for s in first["sources"]} & {s.url for s in second["sources"]}
+        assert state["pool"] == extend_pool([], first["sources"])
+
+        earlier = [s async for s in graph.aget_state_history(config)]
+        end_of_first = next(s for s in earlier if s.values["question"] == "Which storage sites?")
+        assert {k: end_of_first.values[k] for k in GROWING} == first
