@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 ALLOWED_SCHEMES = frozenset({"http", "https", "file"})
@@ -11,8 +12,12 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 _TRACKING_PARAMS = frozenset({"fbclid", "gclid", "dclid", "msclkid", "mc_cid", "mc_eid", "yclid"})
 
 
+@lru_cache(maxsize=16384)
 def normalize_url(url: str) -> str:
     """Return the canonical form of an absolute URL.
+
+    Cached: every Source and EvidenceSpan validates its URL again whenever a checkpoint is read,
+    and a run holds a few thousand URLs at most.
 
     Scheme and host are lower-cased, the default port, the fragment and tracking parameters
     (``utm_*``, ``fbclid``, ...) are dropped, and an empty path becomes ``/``.
