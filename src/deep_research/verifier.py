@@ -18,7 +18,7 @@ from typing import Any
 
 from deep_research.citations import extract_claims
 from deep_research.engines import ClaimCheck, Engine, Reply
-from deep_research.engines.checks import clean_claim, figure_problem, support_rank
+from deep_research.engines.checks import Analyses, clean_claim, figure_problem, support_rank
 from deep_research.state.models import Citation, Claim, EvidenceSpan, TokenUsage, Verdict
 from deep_research.state.schemas import ClaimVerdict
 from deep_research.text import content_tokens
@@ -43,10 +43,10 @@ def key_index(key: str | None, count: int) -> int | None:
     return index if 0 <= index < count else None
 
 
-def _hold_to_figures(check: ClaimCheck, verdict: ClaimVerdict) -> ClaimVerdict:
+def _hold_to_figures(check: ClaimCheck, verdict: ClaimVerdict, analyses: Analyses) -> ClaimVerdict:
     if verdict.verdict is not Verdict.SUPPORTED:
         return verdict
-    problem = figure_problem(check.claim.text, [e.quote for e in check.evidence])
+    problem = figure_problem(check.claim.text, [e.quote for e in check.evidence], analyses)
     if problem is None:
         return verdict
     quote = check.evidence[problem.index].quote[problem.start : problem.end]
@@ -61,12 +61,16 @@ def _hold_to_figures(check: ClaimCheck, verdict: ClaimVerdict) -> ClaimVerdict:
     )
 
 
-async def judge(engine: Engine, checks: Sequence[ClaimCheck]) -> Reply[list[ClaimVerdict]]:
+async def judge(
+    engine: Engine, checks: Sequence[ClaimCheck], analyses: Analyses | None = None
+) -> Reply[list[ClaimVerdict]]:
     """One verdict per check, in order, held to the figure rule.
 
     Claims with evidence go to the engine in batches of :data:`BATCH`; a claim with none is
-    UNSUPPORTED without asking it.
+    UNSUPPORTED without asking it. ``analyses`` is shared with the caller's other checks of
+    the same evidence (see :class:`~deep_research.engines.alignment.Analyses`).
     """
+    analyses = analyses or Analyses()
     verdicts = {
         i: ClaimVerdict(
             claim_id=c.claim.id,
@@ -84,7 +88,7 @@ async def judge(engine: Engine, checks: Sequence[ClaimCheck]) -> Reply[list[Clai
     usage = TokenUsage()
     for positions, reply in zip(batches, replies, strict=True):
         for i, verdict in zip(positions, reply.value, strict=True):
-            verdicts[i] = _hold_to_figures(checks[i], verdict)
+            verdicts[i] = _hold_to_figures(checks[i], verdict, analyses)
         usage = usage + reply.usage
     return Reply([verdicts[i] for i in range(len(checks))], usage)
 
@@ -180,21 +184,28 @@ async def verify_claims(
 
 
 def rank_alternates(
-    claim: Claim, evidence: Sequence[EvidenceSpan], limit: int = ALTERNATES
+    claim: Claim,
+    evidence: Sequence[EvidenceSpan],
+    limit: int = ALTERNATES,
+    analyses: Analyses | None = None,
 ) -> list[EvidenceSpan]:
     """The uncited spans that best support ``claim`` by the offline checks, best first.
 
     The full checks are costly, so they run only on the :data:`SHORTLIST` spans sharing the
-    most words with the claim; a span sharing none cannot support it anyway.
+    most words with the claim; a span sharing none cannot support it anyway. Pass the same
+    ``analyses`` when ranking for several claims, so that each span is analysed once.
     """
+    analyses = analyses or Analyses()
     words = set(content_tokens(claim.text))
     overlap = [
-        (len(words.intersection(content_tokens(e.quote))), e.id, e)
+        (len(words.intersection(analyses.tokens(e.quote))), e.id, e)
         for e in evidence
         if e.id not in claim.citation_keys
     ]
     shortlist = [e for n, _, e in sorted(overlap, key=lambda t: (-t[0], t[1])) if n][:SHORTLIST]
-    scored = sorted(((support_rank(claim.text, e.quote), e.id, e) for e in shortlist), reverse=True)
+    scored = sorted(
+        ((support_rank(claim.text, e.quote, analyses), e.id, e) for e in shortlist), reverse=True
+    )
     return [e for (rank, _, e) in scored[:limit] if rank[1] > 0]
 
 
@@ -273,18 +284,19 @@ async def verify_draft(
             claim = claim.model_copy(update={f: getattr(earlier, f) for f in fields})
         claims.append(claim)
     checks = [ClaimCheck(c, [by_id[k] for k in c.citation_keys if k in by_id]) for c in fresh]
-    primary = await judge(engine, checks)
+    analyses = Analyses()  # every check of this pass reads the same evidence
+    primary = await judge(engine, checks, analyses)
     judged = {
         c.claim.id: _apply(c.claim, v, c.evidence)
         for c, v in zip(checks, primary.value, strict=True)
     }
     retry = [
-        ClaimCheck(c, rank_alternates(c, evidence))
+        ClaimCheck(c, rank_alternates(c, evidence, analyses=analyses))
         for c in judged.values()
         if c.verdict not in GOOD
     ]
     retry = [check for check in retry if check.evidence]
-    second = await judge(engine, retry)
+    second = await judge(engine, retry, analyses)
     for check, verdict in zip(retry, second.value, strict=True):
         if verdict.verdict is Verdict.SUPPORTED:  # a partial alternate must not mask a problem
             judged[check.claim.id] = _apply(check.claim, verdict, check.evidence)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from deep_research.engines.checks import check_claim, check_one, figure_problem
+from deep_research.engines.checks import (
+    Analyses,
+    check_claim,
+    check_one,
+    figure_problem,
+    support_rank,
+)
 from deep_research.state import Verdict
 
 EVIDENCE = "The upgraded server delivers 300 tokens/s on a single GPU since its 2021 release."
@@ -142,3 +148,27 @@ def test_figure_problem_holds_a_claim_to_its_figures() -> None:
     assert missing is not None and missing.verdict is Verdict.PARTIAL
     assert figure_problem("The upgraded server delivers 300 tokens/s", quote) is None
     assert figure_problem("The upgraded server is fast", quote) is None
+
+
+def test_analyses_shared_by_many_checks_change_no_result() -> None:
+    quotes = [
+        EVIDENCE,
+        "Hornsdale Power Reserve has a capacity of 150 MW. It opened on 1 December 2017.",
+        "The expansion was approved by the regulator.",
+        "In 2023 packs cost $150,000/MWh, and prices fell sharply.",
+    ]
+    claims = [
+        "The upgraded server delivers 3,000 tokens/s on a single GPU",
+        "The upgraded server was released in 2019",
+        "Hornsdale Power Reserve has a capacity of 150 MWh and opened in March 2017",
+        "The expansion was not approved by the regulator [2].",
+        "Packs cost $150/kWh in 2023 as prices rose",
+        "Pumped hydro dominates long-duration storage",
+    ]
+    analyses = Analyses()  # shared by every check below, as a verify or revise pass shares it
+    for claim in claims:
+        for index, quote in enumerate(quotes):
+            assert check_one(claim, quote, index, analyses) == check_one(claim, quote, index)
+            assert support_rank(claim, quote, analyses) == support_rank(claim, quote)
+        assert check_claim(claim, quotes, analyses) == check_claim(claim, quotes)
+        assert figure_problem(claim, quotes, analyses) == figure_problem(claim, quotes)

@@ -18,6 +18,7 @@ from langgraph.runtime import Runtime
 from deep_research.citations import normalize_draft
 from deep_research.context import Context, resolve_config
 from deep_research.engines import ClaimCheck, OfflineEngine, Reply
+from deep_research.engines.checks import Analyses
 from deep_research.engines.llm import LLMEngine
 from deep_research.graph.routing import route_after_verify
 from deep_research.nodes import finalize, revise, verify
@@ -310,3 +311,13 @@ def test_alternates_rank_real_support_above_word_overlap() -> None:
     ]
     ranked = rank_alternates(claim, evidence)
     assert [e.id for e in ranked][:2] == ["ev_srv", "ev_ovl"]
+
+
+def test_alternates_ranked_with_shared_analyses_are_ranked_the_same() -> None:
+    analyses = Analyses()
+    for text, evidence_id in [(t, "ev_cap") for t in KNOWN] + [(UNCITED, "ev_reg")]:
+        claim = Claim(
+            id="c", text=text, position_start=0, position_end=0, citation_keys=[evidence_id]
+        )
+        alone = rank_alternates(claim, spans())
+        assert rank_alternates(claim, spans(), analyses=analyses) == alone

@@ -84,16 +84,71 @@ class Unit:
 
 def units(passages: Sequence[str]) -> list[Unit]:
     """The sentences of every passage (a passage with none is one unit)."""
-    found = []
-    for index, passage in enumerate(passages):
-        pieces = list(sentences(passage)) if passage.strip() else []
-        if not pieces and passage.strip():
-            stripped = passage.strip()
-            at = passage.index(stripped)
-            found.append(Unit(index, at, at + len(stripped), stripped, words(stripped)))
-        for piece in pieces:
-            found.append(Unit(index, piece.start, piece.end, piece.text, words(piece.text)))
-    return found
+    return [unit for index, passage in enumerate(passages) for unit in _units(index, passage)]
+
+
+def _units(index: int, passage: str) -> list[Unit]:
+    """The sentences of one passage, at position ``index``."""
+    pieces = list(sentences(passage)) if passage.strip() else []
+    if not pieces and passage.strip():
+        stripped = passage.strip()
+        at = passage.index(stripped)
+        return [Unit(index, at, at + len(stripped), stripped, words(stripped))]
+    return [Unit(index, p.start, p.end, p.text, words(p.text)) for p in pieces]
+
+
+class Analyses:
+    """What :func:`align` derives from a text alone, worked out once per text.
+
+    Ranking alternates checks many claims against the same spans, and each claim against
+    many spans; one instance, kept for such a pass, splits each span into sentences and
+    reads each text's figures once. The results are shared: callers must not modify them.
+    """
+
+    def __init__(self) -> None:
+        """Start with nothing worked out."""
+        self._units: dict[tuple[int, str], list[Unit]] = {}
+        self._quantities: dict[str, list[Quantity]] = {}
+        self._tokens: dict[str, frozenset[str]] = {}
+        self._claims: dict[str, _Claim] = {}
+
+    def units(self, passages: Sequence[str]) -> list[Unit]:
+        """:func:`units` of ``passages``."""
+        found: list[Unit] = []
+        for index, passage in enumerate(passages):
+            key = (index, passage)
+            if key not in self._units:
+                self._units[key] = _units(index, passage)
+            found.extend(self._units[key])
+        return found
+
+    def quantities(self, text: str) -> list[Quantity]:
+        """:func:`~deep_research.engines.quantities.quantities` of ``text``."""
+        if text not in self._quantities:
+            self._quantities[text] = quantities(text)
+        return self._quantities[text]
+
+    def tokens(self, text: str) -> frozenset[str]:
+        """The distinct :func:`~deep_research.text.content_tokens` of ``text``."""
+        if text not in self._tokens:
+            self._tokens[text] = frozenset(content_tokens(text))
+        return self._tokens[text]
+
+    def claim(self, claim: str) -> _Claim:
+        """The claim side of an alignment: its figures, and its words with figures blanked."""
+        if claim not in self._claims:
+            figures = self.quantities(claim)
+            blanked = _blank(claim, figures)  # units such as MWh belong to figures, not words
+            self._claims[claim] = _Claim(blanked, words(blanked), weights(blanked), figures)
+        return self._claims[claim]
+
+
+@dataclass(frozen=True)
+class _Claim:
+    blanked: str
+    words: frozenset[str]
+    weights: dict[str, float]
+    figures: list[Quantity]
 
 
 @dataclass
@@ -137,12 +192,17 @@ def _blank(text: str, figures: Sequence[Quantity]) -> str:
     return text
 
 
-def align(claim: str, passages: Sequence[str]) -> Alignment | None:
-    """Align ``claim`` with ``passages``; ``None`` when either has nothing to compare."""
-    figures = quantities(claim)
-    blanked = _blank(claim, figures)  # units such as MWh belong to figures, not words
-    claim_words = words(blanked)
-    found = units(passages)
+def align(
+    claim: str, passages: Sequence[str], analyses: Analyses | None = None
+) -> Alignment | None:
+    """Align ``claim`` with ``passages``; ``None`` when either has nothing to compare.
+
+    ``analyses`` keeps what is derived from each text for later calls (see :class:`Analyses`).
+    """
+    analyses = analyses or Analyses()
+    side = analyses.claim(claim)
+    figures, claim_words = side.figures, side.words
+    found = analyses.units(passages)
     if not found or not (claim_words or figures):
         return None
     ranked = sorted(found, key=lambda u: -len(u.words & claim_words))
@@ -154,16 +214,18 @@ def align(claim: str, passages: Sequence[str]) -> Alignment | None:
         if claim_words and gain / len(claim_words) >= MIN_GAIN:
             support.append(unit)
             covered |= unit.words & claim_words
-    alignment = Alignment(blanked, claim_words, weights(blanked), figures, support, covered)
+    alignment = Alignment(
+        side.blanked, claim_words, dict(side.weights), list(figures), support, covered
+    )
     if figures:
-        _match_figures(alignment, ranked[:_NEARBY])
+        _match_figures(alignment, ranked[:_NEARBY], analyses)
     return alignment
 
 
-def _match_figures(alignment: Alignment, nearby: list[Unit]) -> None:
+def _match_figures(alignment: Alignment, nearby: list[Unit], analyses: Analyses) -> None:
     """Match the claim's figures near its support; record one a support sentence contradicts."""
     pool = list(dict.fromkeys([*alignment.support, *nearby]))
-    stated = [(unit, q) for unit in pool for q in quantities(unit.text)]
+    stated = [(unit, q) for unit in pool for q in analyses.quantities(unit.text)]
     used: set[int] = set()
     for figure in alignment.figures:
         for position, (_, q) in enumerate(stated):

@@ -21,12 +21,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from deep_research.engines.alignment import Alignment, Unit, align, clean_claim, words
+from deep_research.engines.alignment import Alignment, Analyses, Unit, align, clean_claim, words
 from deep_research.state.models import Verdict
 
 __all__ = [
     "PARTIAL_COVERAGE",
     "SUPPORTED_COVERAGE",
+    "Analyses",
     "Check",
     "check_claim",
     "check_one",
@@ -126,12 +127,14 @@ def _figure_check(alignment: Alignment, cov: float = 0.0) -> Check | None:
     return None
 
 
-def check_claim(claim: str, passages: Sequence[str]) -> Check:
+def check_claim(claim: str, passages: Sequence[str], analyses: Analyses | None = None) -> Check:
     """Judge ``claim`` against evidence ``passages``; see the module docstring.
 
     Args:
         claim: The claim; citation markers and end punctuation are ignored.
         passages: The evidence, in order; ``Check.index`` is a position in this list.
+        analyses: Keeps what is derived from each text for later checks (see
+            :class:`~deep_research.engines.alignment.Analyses`).
 
     Returns:
         The verdict, its confidence and reasoning, and the passage and span relied on.
@@ -139,7 +142,7 @@ def check_claim(claim: str, passages: Sequence[str]) -> Check:
     text = clean_claim(claim)
     if not passages:
         return Check(Verdict.UNSUPPORTED, 0.9, "there is no evidence for it", -1)
-    alignment = align(text, passages)
+    alignment = align(text, passages, analyses)
     if alignment is None:
         return Check(Verdict.UNSUPPORTED, 0.6, "the evidence does not state it", -1)
     best = alignment.support[0]
@@ -172,9 +175,9 @@ def check_claim(claim: str, passages: Sequence[str]) -> Check:
     return Check(verdict, round(confidence, 3), reasoning, best.passage, best.start, best.end, cov)
 
 
-def check_one(claim: str, quote: str, index: int = 0) -> Check:
+def check_one(claim: str, quote: str, index: int = 0, analyses: Analyses | None = None) -> Check:
     """Judge ``claim`` against a single quote, reported at position ``index``."""
-    result = check_claim(claim, [quote])
+    result = check_claim(claim, [quote], analyses)
     position = index if result.index >= 0 else -1
     return Check(
         result.verdict,
@@ -195,21 +198,23 @@ def coverage(claim: str, quote: str) -> float:
     return len(claim_words & words(quote)) / len(claim_words)
 
 
-def support_rank(claim: str, quote: str) -> tuple[int, float]:
+def support_rank(claim: str, quote: str, analyses: Analyses | None = None) -> tuple[int, float]:
     """A sort key (higher is better) for how well one quote supports a claim."""
-    result = check_one(claim, quote)
+    result = check_one(claim, quote, analyses=analyses)
     rank = {Verdict.SUPPORTED: 2, Verdict.PARTIAL: 1}.get(result.verdict, 0)
     return rank, result.coverage
 
 
-def figure_problem(claim: str, passages: Sequence[str]) -> Check | None:
+def figure_problem(
+    claim: str, passages: Sequence[str], analyses: Analyses | None = None
+) -> Check | None:
     """The strict figure check alone: a CONTRADICTED or PARTIAL check, or ``None`` if fine.
 
     Used to hold a model's SUPPORTED verdict to the rule the offline verifier keeps: a figure
     the evidence does not state cannot be fully supported, and one it states differently is
     contradicted.
     """
-    alignment = align(clean_claim(claim), passages)
+    alignment = align(clean_claim(claim), passages, analyses)
     if alignment is None or not alignment.figures:
         return None
     return _figure_check(alignment)

@@ -17,7 +17,14 @@ from deep_research.services import Services, context_of
 from deep_research.sources.base import SourceProvider
 from deep_research.sources.evidence import select_evidence
 from deep_research.sources.reading import interleave, read_results, source_of
-from deep_research.state import Document, Finding, ResearcherState, SearchResult, Source
+from deep_research.state import (
+    Document,
+    EvidenceSpan,
+    Finding,
+    ResearcherState,
+    SearchResult,
+    Source,
+)
 from deep_research.text import content_tokens
 from deep_research.urls import domain_of
 
@@ -105,30 +112,22 @@ async def read_sources(
     providers = {
         p.name: p for p in [*services.sources_for(context_of(runtime)), *chat_pool(state, runtime)]
     }
-    sources: list[Source] = []
-    documents: list[Document] = []
     outcomes = await read_results(state.results, providers, timeout=state.config.fetch_timeout)
-    for hit, document in zip(state.results, outcomes, strict=True):
-        if isinstance(document, Source):  # blocked, skipped or failed, with the reason
-            sources.append(document)
-            continue
-        if runtime.store is not None:
+    pages = [
+        (hit, document)
+        for hit, document in zip(state.results, outcomes, strict=True)
+        if isinstance(document, Document)  # else blocked, skipped or failed, with the reason
+    ]
+    if runtime.store is not None:
+        for _, document in pages:
             await runtime.store.aput(
                 DOCUMENTS_NAMESPACE, document.id, {"url": document.url, "text": document.text}
             )
-        documents.append(document)
-        sources.append(await asyncio.to_thread(source_of, hit, document))  # scans the text
-    budget = state.config.budget
     # pure computing: in a thread, so that other researchers' requests proceed meanwhile
-    evidence = await asyncio.to_thread(
-        select_evidence,
-        documents,
-        state.step,
-        state.queries,
-        per_document=SPANS_PER_DOCUMENT,
-        limit=budget.spans_per_step * 2,
-        topic=content_tokens(state.question),
-    )
+    scanned, evidence = await asyncio.to_thread(_scan_and_select, state, pages)
+    read = iter(scanned)
+    sources = [next(read) if isinstance(o, Document) else o for o in outcomes]
+    documents = [document for _, document in pages]
     for document in documents:
         emit(
             runtime,
@@ -140,6 +139,24 @@ async def read_sources(
         )
     await services.record(runtime, state.question_nr, sources=sources, evidence=evidence)
     return {"sources": sources, "evidence": evidence}
+
+
+def _scan_and_select(
+    state: ResearcherState, pages: list[tuple[SearchResult, Document]]
+) -> tuple[list[Source], list[EvidenceSpan]]:
+    """The pages' source records (their texts scanned for injection), and their evidence."""
+    documents = [document for _, document in pages]
+    scanned = [source_of(hit, document) for hit, document in pages]
+    evidence = select_evidence(
+        documents,
+        state.step,
+        state.queries,
+        per_document=SPANS_PER_DOCUMENT,
+        limit=state.config.budget.spans_per_step * 2,
+        topic=content_tokens(state.question),
+        clean={d.id for d, s in zip(documents, scanned, strict=True) if not s.flags},
+    )
+    return scanned, evidence
 
 
 async def take_notes(

@@ -24,7 +24,7 @@ from langgraph.runtime import Runtime
 from deep_research.citations import CitedSentence, drop_empty, locate_sentences, normalize_draft
 from deep_research.context import Context
 from deep_research.engines import ClaimCheck, Engine
-from deep_research.engines.checks import clean_claim
+from deep_research.engines.checks import Analyses, clean_claim
 from deep_research.services import Services, context_of
 from deep_research.state import Claim, EvidenceSpan, State, TokenUsage
 from deep_research.verifier import GOOD, key_index, needs_revision, rank_alternates
@@ -40,6 +40,7 @@ async def revise_claim(
     evidence: Sequence[EvidenceSpan],
     *,
     final: bool,
+    analyses: Analyses | None = None,
 ) -> tuple[CitedSentence | None, Outcome, TokenUsage]:
     """The sentence that replaces ``claim`` (``None`` removes it), what was done, and its cost.
 
@@ -48,13 +49,16 @@ async def revise_claim(
         claim: A claim that needs revision, with its verdict.
         evidence: All the session's evidence.
         final: The budget is spent: re-cite or remove, never rewrite.
+        analyses: Shared by the claims of one pass, so that each span is analysed once.
     """
     if claim.verdict in GOOD and claim.evidence_id:
         return CitedSentence(claim.text, (claim.evidence_id,), "."), "recited", TokenUsage()
+    if final:
+        return None, "removed", TokenUsage()
     by_id: Mapping[str, EvidenceSpan] = {e.id: e for e in evidence}
     shown = [by_id[k] for k in claim.citation_keys if k in by_id]
-    shown += rank_alternates(claim, evidence)
-    if final or not shown:
+    shown += rank_alternates(claim, evidence, analyses=analyses)
+    if not shown:
         return None, "removed", TokenUsage()
     reply = await engine.rewrite(ClaimCheck(claim, shown))
     text = clean_claim(" ".join(reply.value.text.split()))
@@ -72,10 +76,11 @@ async def revise(state: State, runtime: Runtime[Context], *, services: Services)
     budget = state.config.budget.max_revisions if state.config else 1
     targets = {c.position_start: c for c in state.claims if needs_revision(c)}
     located = [s for s in locate_sentences(state.draft) if s.start in targets]
+    final, analyses = state.revisions >= budget, Analyses()
     # every rewrite is an independent request: send them together, then edit last to first
     results = await asyncio.gather(
         *(
-            revise_claim(engine, targets[s.start], state.evidence, final=state.revisions >= budget)
+            revise_claim(engine, targets[s.start], state.evidence, final=final, analyses=analyses)
             for s in located
         )
     )

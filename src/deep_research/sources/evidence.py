@@ -8,7 +8,7 @@ starting in those passages are then ranked together across documents.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from deep_research.sources.chunking import chunk_text
 from deep_research.sources.injection import is_instruction
@@ -49,6 +49,7 @@ def select_evidence(
     per_document: int,
     limit: int,
     topic: Sequence[str] = (),
+    clean: Collection[str] = (),
 ) -> list[EvidenceSpan]:
     """Return the most relevant, mutually diverse sentences of ``documents`` as spans.
 
@@ -57,8 +58,10 @@ def select_evidence(
     and ``limit`` in all. A sentence that also names the research question's distinctive
     terms (``topic``: those in fewer than a quarter of the candidates) ranks higher, so that
     a step about, say, a timeline prefers the timeline of the subject asked about. Sentences
-    that address the agent (prompt injection) are never chosen. Every span's ``quote`` equals
-    ``document.text[start:end]``.
+    that address the agent (prompt injection) are never chosen; ``clean`` names documents
+    whose whole text :func:`~deep_research.sources.injection.injection_flags` found clean,
+    and their sentences are not scanned again (a sentence is a verbatim slice of the text,
+    so it is clean too). Every span's ``quote`` equals ``document.text[start:end]``.
     """
     query = step_terms(step, queries)
     passages = best_passages(documents, query, per_document=CHUNKS_PER_DOCUMENT)
@@ -70,7 +73,7 @@ def select_evidence(
         and len(s.text) <= MAX_QUOTE_CHARS
         and len(s.text.split()) >= MIN_QUOTE_WORDS
         and s.text.rstrip("\"')]").endswith((".", "!", "?"))
-        and not is_instruction(s.text)
+        and (document.id in clean or not is_instruction(s.text))
     ]
     if not candidates:
         return []
