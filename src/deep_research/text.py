@@ -152,7 +152,7 @@ class BM25:
         doc = self._docs[index]
         norm = self._k1 * (1 - self._b + self._b * self._lengths[index] / (self._avg or 1.0))
         total = 0.0
-        for term in set(query):
+        for term in dict.fromkeys(query):  # in query order: float sums must not depend on hashing
             tf = doc.get(term, 0)
             if tf:
                 total += self._idf.get(term, 0.0) * tf * (self._k1 + 1) / (tf + norm)
