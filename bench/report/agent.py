@@ -12,14 +12,14 @@ from bench.report.markdown import calls, iqr, num, spread, steps, table
 
 HOT_SPOT_NOTES = {
     "verifier.rank_alternates": (
-        "`rank_alternates` runs the full offline claim check (alignment, quantities) for each "
+        "`rank_alternates` runs the offline claim check (alignment, quantities) for each "
         "claim its citations do not support, against a shortlist of the spans sharing most "
-        "words with it, in `verify` and again in `revise`; that computing runs on the event "
-        "loop"
+        "words with it, in `verify` and again in `revise`, on the event loop"
     ),
     "sources.evidence.select_evidence": (
-        "evidence selection (chunking and BM25 over every page read) runs on the event "
-        "loop, so parallel researchers take turns on one core"
+        "evidence selection (sentence splitting, tokenizing and BM25 over every page read) "
+        "runs in a worker thread, but the researchers' threads share the GIL, so parallel "
+        "researchers still take turns on one core"
     ),
 }
 """What the code does at a hot spot, as read in the source when it was first measured."""
@@ -97,8 +97,8 @@ def orchestration(r: dict[str, Any]) -> tuple[str, list[str]]:
                 HOT_SPOT_NOTES[f["function"]] for f in functions if f["function"] in HOT_SPOT_NOTES
             ]
             causes.append(
-                f"computing on the event loop alone takes {compute:.1f} s of a "
-                f"{largest['plan_steps']}-step run, and nothing else runs meanwhile"
+                f"the run's computing alone takes {compute:.1f} s of a "
+                f"{largest['plan_steps']}-step run, and Python runs it on one core at a time"
                 + (f": {'; '.join(notes)}" if notes else "")
             )
         behind.append("**Causes of the orchestration gap**: " + "; ".join(causes) + ".")
