@@ -154,6 +154,7 @@ def _scan_and_select(
         per_document=SPANS_PER_DOCUMENT,
         limit=state.config.budget.spans_per_step * 2,
         topic=content_tokens(state.question),
+        question=state.question,
         clean={d.id for d, s in zip(documents, scanned, strict=True) if not s.flags},
     )
     return scanned, evidence

@@ -8,12 +8,23 @@ starting in those passages are then ranked together across documents.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 
+from deep_research.engines.quantities import quantities
 from deep_research.sources.chunking import chunk_text
 from deep_research.sources.injection import is_instruction
 from deep_research.state.models import Document, EvidenceSpan, PlanStep, stable_id
-from deep_research.text import BM25, Sentence, content_tokens, jaccard, numbers, sentences
+from deep_research.text import (
+    BM25,
+    STOPWORDS,
+    Sentence,
+    content_tokens,
+    jaccard,
+    numbers,
+    sentences,
+    stem,
+)
 
 MAX_QUOTE_CHARS = 600
 """Longer sentences are not quoted: a quote must be minimal to be checkable."""
@@ -30,6 +41,43 @@ TOPIC_BOOST = 0.5
 
 TOPIC_RARITY = 0.25
 """A question term counts as distinctive when fewer than this share of candidates hold it."""
+
+ANSWER_BOOST = 0.5
+"""Score multiplier added when an on-topic sentence states the kind of figure the step asks
+for (a currency amount for a cost question, a year for a "when" question)."""
+
+ANSWER_TYPES: tuple[tuple[str, re.Pattern[str], frozenset[str]], ...] = (
+    (
+        "money",
+        re.compile(
+            r"\b(?:cost(?:s|ed|ing)?|pric(?:e|es|ed|ing)|paid|pay|spen[dt]|spending|"
+            r"fund(?:s|ed|ing)?|budget(?:s|ed)?|invest(?:ed|ment)?)\b",
+            re.I,
+        ),
+        frozenset({"money"}),
+    ),
+    (
+        "date",
+        re.compile(r"\b(?:when|(?:what|which) year|what date|timeline)\b", re.I),
+        frozenset({"date", "decade"}),
+    ),
+    (
+        "measure",
+        re.compile(r"\b(?:how (?:many|large|big)|capacity|size[sd]?)\b", re.I),
+        frozenset({"power", "energy", "length", "miles", "mass", "charge", "voltage", "count"}),
+    ),
+)
+"""Answer types (classic QA): a cue in a step's title, and the quantity kinds
+(:func:`~deep_research.engines.quantities.quantities`) that answer it; ``money`` also covers
+prices per unit (``money/energy``)."""
+
+ANSWER_TERMS = frozenset(
+    content_tokens(
+        "cost costs price prices paid pay spend spent funding budget invested large big "
+        "size sizes capacity year date timeline"
+    )
+)
+"""Question terms that name what is asked, not what it is asked about: never subject terms."""
 
 CHUNKS_PER_DOCUMENT = 4
 """Passages of one document whose sentences compete for evidence (at 256-token chunks, a
@@ -49,6 +97,7 @@ def select_evidence(
     per_document: int,
     limit: int,
     topic: Sequence[str] = (),
+    question: str = "",
     clean: Collection[str] = (),
 ) -> list[EvidenceSpan]:
     """Return the most relevant, mutually diverse sentences of ``documents`` as spans.
@@ -79,11 +128,20 @@ def select_evidence(
         return []
     bags = [content_tokens(s.text) for _, s in candidates]
     bm25 = BM25(bags)
-    anchor = _distinctive(topic, bags)
-    scores = [
-        bm25.score(query, i) * (1 + TOPIC_BOOST * len(anchor.intersection(bags[i])))
-        for i in range(len(candidates))
-    ]
+    subject = subject_terms(topic)
+    distinctive = _distinctive(subject, bags)
+    anchors = _anchors(subject_names(question), subject, documents, bags)
+    wanted = answer_kinds(step.title)
+    anchored = needs_anchor(step, subject)
+    scores: list[float] = []
+    for i, (_, sentence) in enumerate(candidates):
+        score = bm25.score(query, i) * (1 + TOPIC_BOOST * len(distinctive.intersection(bags[i])))
+        on_topic = bool(anchors.intersection(bags[i])) if anchors else True
+        if anchored and not on_topic:
+            score = 0.0
+        elif wanted and on_topic and _answers(sentence.text, wanted):
+            score *= 1 + ANSWER_BOOST
+        scores.append(score)
     ranked = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
     chosen: list[int] = []
     taken: dict[str, int] = {}
@@ -98,6 +156,73 @@ def select_evidence(
         chosen.append(i)
         taken[document.id] = taken.get(document.id, 0) + 1
     return [_span(candidates[i][0], candidates[i][1], step, scores[i]) for i in chosen]
+
+
+def subject_terms(topic: Sequence[str]) -> list[str]:
+    """The question's terms that name its subject: all but those naming the answer sought."""
+    return [t for t in dict.fromkeys(topic) if t not in ANSWER_TERMS]
+
+
+def answer_kinds(text: str) -> frozenset[str]:
+    """The quantity kinds that answer ``text`` (a step title), by its answer-type cues."""
+    return frozenset(kind for _, cue, kinds in ANSWER_TYPES if cue.search(text) for kind in kinds)
+
+
+def needs_anchor(step: PlanStep, subject: Sequence[str]) -> bool:
+    """Whether the step's evidence must name the subject: its title names none of it.
+
+    Such a step is a facet of the question (its history, its risks) or a broadened step; its
+    own terms are generic, and sentences that match them only are about something else.
+    """
+    return bool(subject) and not set(subject).intersection(content_tokens(step.title))
+
+
+def _answers(text: str, kinds: frozenset[str]) -> bool:
+    """Whether ``text`` states a figure of one of ``kinds`` (prices per unit count as money)."""
+    return any(q.kind.split("/")[0] in kinds for q in quantities(text))
+
+
+def subject_names(question: str) -> list[list[str]]:
+    """The names the question asks about: runs of capitalised words, as stemmed terms.
+
+    ``Hornsdale Power Reserve`` gives ``[hornsdale, power, reserve]``; ``LFP and NMC`` gives
+    ``[lfp]`` and ``[nmc]``. The question's first word counts only as an acronym.
+    """
+    names: list[list[str]] = []
+    run: list[str] = []
+    words = re.findall(r"[\w'-]+|[^\w\s]", question)
+    for position, word in enumerate([*words, ""]):
+        first = position == 0 and not (word.isupper() and len(word) > 1)
+        term = stem(word.lower())
+        if word[:1].isupper() and not first and word.lower() not in STOPWORDS:
+            if term not in ANSWER_TERMS:
+                run.append(term)
+                continue
+        if run:
+            names.append(run)
+            run = []
+    return names
+
+
+def _anchors(
+    names: Sequence[Sequence[str]],
+    subject: Sequence[str],
+    documents: Sequence[Document],
+    bags: Sequence[Sequence[str]],
+) -> set[str]:
+    """The terms of which a sentence must hold one to be about the question's subject.
+
+    When the question names its subject, of each name its rarest term among the documents
+    (``hornsdale`` rather than ``power`` or ``reserve``, which other pages use for other
+    things; a term no document holds is rarest, and then no sentence is about that name).
+    Otherwise its distinctive terms, or, for a broad question whose terms are all common,
+    any of them; none (no anchoring) when no candidate holds any question term.
+    """
+    if names:
+        texts = [set(content_tokens(document.text)) for document in documents]
+        return {min(name, key=lambda term: sum(term in text for text in texts)) for name in names}
+    distinctive = _distinctive(subject, bags)
+    return distinctive or {term for term in subject if any(term in bag for bag in bags)}
 
 
 def _distinctive(topic: Sequence[str], bags: Sequence[Sequence[str]]) -> set[str]:
