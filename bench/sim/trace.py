@@ -119,6 +119,21 @@ def _execution_cost(calls: Sequence[CallRecord], latency: Mapping[str, float]) -
     return sum(latency[kind] for kind, _, _ in groups)
 
 
+def _overlapping_max(spans: Sequence[tuple[float, float, float]]) -> float:
+    """Sum of costs where ``(start, end, cost)`` spans follow each other, the largest where
+    they overlap (ran in parallel)."""
+    total = 0.0
+    cluster_end = float("-inf")
+    cluster_max = 0.0
+    for start, end, cost in sorted(spans):
+        if start >= cluster_end:
+            total += cluster_max
+            cluster_max = 0.0
+        cluster_max = max(cluster_max, cost)
+        cluster_end = max(cluster_end, end)
+    return total + cluster_max
+
+
 def critical_path(records: Sequence[CallRecord], latency: Mapping[str, float]) -> dict[str, float]:
     """The lower bound of a run's wall time from its calls, and its parts.
 
@@ -128,13 +143,14 @@ def critical_path(records: Sequence[CallRecord], latency: Mapping[str, float]) -
     executions: dict[str, list[CallRecord]] = defaultdict(list)
     for record in records:
         executions[record.ns].append(record)
-    main = 0.0
+    nodes: list[tuple[float, float, float]] = []
     tasks: dict[str, list[CallRecord]] = defaultdict(list)
     for ns, calls in executions.items():
         if "|" in ns:
             tasks[ns.split("|", 1)[0]].extend(calls)
         else:
-            main += _execution_cost(calls, latency)
+            cost = _execution_cost(calls, latency)
+            nodes.append((min(r.start for r in calls), max(r.end for r in calls), cost))
     chains: list[tuple[float, float, float]] = []
     for calls in tasks.values():
         by_execution: dict[str, list[CallRecord]] = defaultdict(list)
@@ -142,14 +158,7 @@ def critical_path(records: Sequence[CallRecord], latency: Mapping[str, float]) -
             by_execution[record.ns].append(record)
         cost = sum(_execution_cost(group, latency) for group in by_execution.values())
         chains.append((min(r.start for r in calls), max(r.end for r in calls), cost))
-    researchers = 0.0
-    cluster_end = float("-inf")
-    cluster_max = 0.0
-    for start, end, cost in sorted(chains):
-        if start > cluster_end:
-            researchers += cluster_max
-            cluster_max = 0.0
-        cluster_max = max(cluster_max, cost)
-        cluster_end = max(cluster_end, end)
-    researchers += cluster_max
+    # Main-graph nodes of one step (title_chat beside plan) overlap: count the longest.
+    main = _overlapping_max(nodes)
+    researchers = _overlapping_max(chains)
     return {"bound": main + researchers, "main": main, "researchers": researchers}

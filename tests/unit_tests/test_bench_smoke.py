@@ -126,3 +126,16 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         assert f"## {title}" in rendered
     assert "## Where we are behind" in rendered
     assert report.update(markdown, results).read_text() == rendered  # regenerated in place
+
+
+def test_the_bound_counts_main_nodes_that_ran_side_by_side_once() -> None:
+    from bench.sim.trace import CallRecord, critical_path
+
+    def call(ns: str, start: float, end: float) -> CallRecord:
+        return CallRecord("model", "s", "c", ns, ns, start=start, end=end)
+
+    latency = {"model": 0.3}
+    in_series = [call("clarify:1", 0.0, 0.3), call("plan:2", 0.3, 0.6)]
+    beside = [*in_series, call("title_chat:3", 0.3, 0.6)]  # ran with plan
+    assert critical_path(in_series, latency)["main"] == pytest.approx(0.6)
+    assert critical_path(beside, latency)["main"] == pytest.approx(0.6)

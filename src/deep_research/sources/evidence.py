@@ -130,7 +130,10 @@ def select_evidence(
     bm25 = BM25(bags)
     subject = subject_terms(topic)
     distinctive = _distinctive(subject, bags)
-    anchors = _anchors(subject_names(question), subject, documents, bags)
+    held: dict[str, set[str]] = {}  # each document's terms, as its candidate sentences hold them
+    for (document, _), bag in zip(candidates, bags, strict=True):
+        held.setdefault(document.id, set()).update(bag)
+    anchors = _anchors(subject_names(question), subject, list(held.values()), bags)
     wanted = answer_kinds(step.title)
     anchored = needs_anchor(step, subject)
     scores: list[float] = []
@@ -207,19 +210,19 @@ def subject_names(question: str) -> list[list[str]]:
 def _anchors(
     names: Sequence[Sequence[str]],
     subject: Sequence[str],
-    documents: Sequence[Document],
+    texts: Sequence[set[str]],
     bags: Sequence[Sequence[str]],
 ) -> set[str]:
     """The terms of which a sentence must hold one to be about the question's subject.
 
-    When the question names its subject, of each name its rarest term among the documents
-    (``hornsdale`` rather than ``power`` or ``reserve``, which other pages use for other
+    When the question names its subject, of each name its rarest term among the documents'
+    terms (``texts``: each document's terms, as far as its candidate sentences show them;
+    ``hornsdale`` rather than ``power`` or ``reserve``, which other pages use for other
     things; a term no document holds is rarest, and then no sentence is about that name).
     Otherwise its distinctive terms, or, for a broad question whose terms are all common,
     any of them; none (no anchoring) when no candidate holds any question term.
     """
     if names:
-        texts = [set(content_tokens(document.text)) for document in documents]
         return {min(name, key=lambda term: sum(term in text for text in texts)) for name in names}
     distinctive = _distinctive(subject, bags)
     return distinctive or {term for term in subject if any(term in bag for bag in bags)}
