@@ -173,9 +173,9 @@ def _deep_research(*args: str) -> list[str]:
     return [sys.executable, "-m", "deep_research.cli", *args]
 
 
-def test_resume_finishes_a_killed_ask_process(tmp_path: Path) -> None:
-    """`kill -9` of a real `deep-research ask`, then `deep-research resume` (embedded SQLite)."""
-    thread = "killed-cli"
+def _ask_and_signal(tmp_path: Path, thread: str, signum: int) -> tuple[int, str]:
+    """Start a real `deep-research ask`, send it ``signum`` at its first search; its exit
+    status and what it printed on stderr. It must not have written a report."""
     ask = _deep_research("ask", QUESTION, "--depth", "light", "--no-clarify", "--thread", thread)
     with subprocess.Popen(
         [*ask, "--out", str(tmp_path / "never")],
@@ -189,10 +189,19 @@ def test_resume_finishes_a_killed_ask_process(tmp_path: Path) -> None:
         for line in process.stderr:
             seen.append(line)
             if line.lstrip().startswith("search ["):
-                os.kill(process.pid, signal.SIGKILL)
+                os.kill(process.pid, signum)
                 break
-        assert process.wait(timeout=30) == -signal.SIGKILL, "".join(seen)
+        seen += process.stderr.readlines()
+        status = process.wait(timeout=60)
     assert not (tmp_path / "never").exists()
+    return status, "".join(seen)
+
+
+def test_resume_finishes_a_killed_ask_process(tmp_path: Path) -> None:
+    """`kill -9` of a real `deep-research ask`, then `deep-research resume` (embedded SQLite)."""
+    thread = "killed-cli"
+    status, printed = _ask_and_signal(tmp_path, thread, signal.SIGKILL)
+    assert status == -signal.SIGKILL, printed
 
     out = tmp_path / "resumed"
     resumed = subprocess.run(
@@ -223,25 +232,9 @@ def test_resume_finishes_a_killed_ask_process(tmp_path: Path) -> None:
 def test_sigterm_stops_an_ask_as_interrupted_and_resume_finishes_it(tmp_path: Path) -> None:
     """`kill` (SIGTERM) of a real `deep-research ask`: a clean stop, recorded, resumable."""
     thread = "terminated-cli"
-    ask = _deep_research("ask", QUESTION, "--depth", "light", "--no-clarify", "--thread", thread)
-    with subprocess.Popen(
-        [*ask, "--out", str(tmp_path / "never")],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=tmp_path,
-    ) as process:
-        assert process.stderr is not None
-        seen = []
-        for line in process.stderr:
-            seen.append(line)
-            if line.lstrip().startswith("search ["):
-                os.kill(process.pid, signal.SIGTERM)
-                break
-        seen += process.stderr.readlines()
-        assert process.wait(timeout=60) == 130, "".join(seen)
-    assert f"continue with: deep-research resume {thread}" in "".join(seen)
-    assert not (tmp_path / "never").exists()
+    status, printed = _ask_and_signal(tmp_path, thread, signal.SIGTERM)
+    assert status == 130, printed
+    assert f"continue with: deep-research resume {thread}" in printed
 
     def show() -> str:
         return subprocess.run(
