@@ -14,6 +14,7 @@ import pytest
 
 from deep_research.sources.local import READERS_KEPT, LocalCorpus
 from deep_research.sources.snippets import SNIPPET_WORDS
+from deep_research.sources.sqlite_readers import ReaderPool
 
 
 def _write(path: Path, text: str) -> None:
@@ -78,8 +79,21 @@ async def test_concurrent_queries_have_their_own_connections(
     results = await asyncio.gather(*(corpus.search("reservoirs", 3) for _ in range(12)))
 
     assert all([r.title for r in hits] == ["Pumped hydro"] for hits in results)
-    assert 1 <= len(opened) <= 12
     assert sum(_is_open(conn) for conn in opened) <= READERS_KEPT
+
+
+def test_a_connection_in_use_is_never_lent_twice_and_idle_ones_are_capped(
+    corpus: LocalCorpus, opened: list[sqlite3.Connection]
+) -> None:
+    pool = ReaderPool(corpus.index_path, keep=1)
+    with pool.connection() as first, pool.connection() as second:
+        assert first is not second  # two queries at once, two connections
+    with pool.connection() as again:
+        assert again in (first, second)  # an idle one is reused
+    assert len(opened) == 2
+    assert sum(_is_open(conn) for conn in opened) == 1  # keep=1: the other was closed
+    pool.close()
+    assert not any(_is_open(conn) for conn in opened)
 
 
 async def test_close_closes_every_connection_and_later_queries_reopen(

@@ -52,14 +52,17 @@ async def read_results(
     Returns:
         For each result in order, its document, or the source recording why it was not read.
     """
-    try:
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(_read_one(hit, providers, timeout)) for hit in results]
-    except ExceptionGroup as failure:
-        # Only errors other than SourceError get here (a rejected key, a bug): the first wins.
-        error = failure.exceptions[0]
-        raise error from error.__cause__
-    return [task.result() for task in tasks]
+    outcomes = await asyncio.gather(
+        *(_read_one(hit, providers, timeout) for hit in results), return_exceptions=True
+    )
+    read: list[Document | Source] = []
+    for outcome in outcomes:
+        # SourceErrors are already Sources; anything else (a rejected key, a bug) is raised,
+        # unwrapped, for the node's RetryPolicy and the caller to see.
+        if isinstance(outcome, BaseException):
+            raise outcome
+        read.append(outcome)
+    return read
 
 
 def interleave(ranked: Sequence[Sequence[SearchResult]]) -> list[SearchResult]:
