@@ -8,7 +8,8 @@ Run from the repository root::
 Reads ``../shared/data/wice/dev.jsonl`` and ``../shared/data/attributionbench/dev.jsonl``
 (relative to the repository root; a data set that is absent is skipped with a message, and the
 data is never copied here), maps the labels as ``../shared/data/README.md`` says, judges every
-claim with the offline engine through :func:`deep_research.verifier.verify_claims` (the code
+claim with the offline engine through
+:func:`deep_research.verification.verifier.verify_claims` (the code
 the graph and ``deep-research verify`` use), and writes ``bench/results/verifier.json``:
 accuracy, macro-F1, per-class precision/recall/F1 and the confusion matrix per data set.
 """
@@ -131,7 +132,7 @@ def score(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) 
 def evaluate(dataset: Dataset, examples: Sequence[Example]) -> dict[str, Any]:
     """Judge every example with the offline engine and score the verdicts."""
     from deep_research.engines import OfflineEngine
-    from deep_research.verifier import verify_claims
+    from deep_research.verification.verifier import verify_claims
 
     started = time.perf_counter()
     items = [(e.claim, e.passages) for e in examples]
@@ -168,7 +169,7 @@ def available() -> Iterator[tuple[Dataset, list[Example]]]:
 
 def thresholds() -> dict[str, float]:
     """The offline verifier's thresholds in force."""
-    from deep_research.engines import alignment, checks
+    from deep_research.verification import alignment, checks
 
     return {
         "supported_coverage": checks.SUPPORTED_COVERAGE,
@@ -181,7 +182,7 @@ def thresholds() -> dict[str, float]:
 
 def tune(loaded: Sequence[tuple[Dataset, list[Example]]]) -> None:
     """Print the grid of the two coverage thresholds against WiCE macro-F1 and AB accuracy."""
-    from deep_research.engines import checks
+    from deep_research.verification import checks
 
     rows = []
     grid = [round(0.05 * i, 2) for i in range(2, 19)]

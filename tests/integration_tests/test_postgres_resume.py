@@ -27,6 +27,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from deep_research.context import Context
 from deep_research.engines import OfflineEngine, Reply
+from deep_research.engines.schemas import StepNotes
 from deep_research.graph import build_graph
 from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.settings import get_settings
@@ -39,7 +40,6 @@ from deep_research.state import (
     Report,
     SearchResult,
 )
-from deep_research.state.schemas import StepNotes
 
 QUESTION = (
     "How do LFP and NMC batteries compare for grid storage, "

@@ -14,13 +14,13 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from deep_research.context import Context
 from deep_research.engines import OfflineEngine, Reply, Turn
+from deep_research.engines.schemas import ResearchPlan
 from deep_research.graph import build_graph
 from deep_research.persistence.checkpointer import make_serde
 from deep_research.persistence.recorder import Batch, RunScope
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path
 from deep_research.state import TokenUsage
-from deep_research.state.schemas import ResearchPlan
 
 TITLE_USAGE = TokenUsage(prompt_tokens=7, completion_tokens=2, calls=1)
 

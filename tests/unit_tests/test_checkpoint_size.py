@@ -21,12 +21,12 @@ from langgraph.store.memory import InMemoryStore
 
 from deep_research.context import Context
 from deep_research.engines import OfflineEngine, Reply
+from deep_research.engines.schemas import ResearchPlan, StepDraft, StepNotes
 from deep_research.graph import build_graph
 from deep_research.persistence.checkpointer import make_serde
 from deep_research.persistence.content import DOCUMENTS_NAMESPACE
 from deep_research.state import Document, PlanStep, SearchResult
 from deep_research.state.models import stable_id
-from deep_research.state.schemas import ResearchPlan, StepDraft, StepNotes
 
 PAGE_CHARS = 12_000
 MAX_GROWTH_PER_SOURCE = 2048

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from deep_research.engines.checks import (
+from deep_research.state import Verdict
+from deep_research.verification.checks import (
     Analyses,
     check_claim,
     check_one,
     figure_problem,
     support_rank,
 )
-from deep_research.state import Verdict
 
 EVIDENCE = "The upgraded server delivers 300 tokens/s on a single GPU since its 2021 release."
 

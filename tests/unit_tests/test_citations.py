@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deep_research.citations import (
+from deep_research.verification.citations import (
     cited_ids_in_order,
     extract_claims,
     keys_to_markers,

@@ -21,7 +21,8 @@ from langchain_core.messages import HumanMessage
 from deep_research.context import Context
 from deep_research.engines import Reply
 from deep_research.graph import build_graph
-from deep_research.persistence import extend_pool, open_checkpointer
+from deep_research.persistence import open_checkpointer
+from deep_research.sources.pool import extend_pool
 from deep_research.state import EvidenceSpan, Finding, PlanStep, Source
 from deep_research.state.reducers import (
     merge_evidence,

@@ -16,12 +16,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from deep_research.context import Context
 from deep_research.engines.llm import LLMEngine
-from deep_research.graph import build_graph
-from deep_research.persistence.checkpointer import make_serde
-from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
-from deep_research.sources.local import default_index_path
-from deep_research.state import Report, Verdict
-from deep_research.state.schemas import (
+from deep_research.engines.schemas import (
     ChatTitle,
     ClarifyDecision,
     Reflection,
@@ -31,6 +26,11 @@ from deep_research.state.schemas import (
     StepNotes,
     VerdictBatch,
 )
+from deep_research.graph import build_graph
+from deep_research.persistence.checkpointer import make_serde
+from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
+from deep_research.sources.local import default_index_path
+from deep_research.state import Report, Verdict
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured, text
 
 TITLE = "Grid battery chemistries and Hornsdale"

@@ -12,9 +12,7 @@ from langchain_openai import ChatOpenAI
 from deep_research.engines.base import ClaimCheck, chat_title
 from deep_research.engines.llm import LLMEngine, build_chat_model
 from deep_research.engines.prompts import FENCE_BEGIN, FENCE_END
-from deep_research.errors import ConfigurationError, EngineError, StructuredOutputError
-from deep_research.state.models import Claim, EvidenceSpan, Finding, PlanStep, Verdict
-from deep_research.state.schemas import (
+from deep_research.engines.schemas import (
     ChatTitle,
     ClaimVerdict,
     ClarifyDecision,
@@ -25,6 +23,8 @@ from deep_research.state.schemas import (
     StepNotes,
     VerdictBatch,
 )
+from deep_research.errors import ConfigurationError, EngineError, StructuredOutputError
+from deep_research.state.models import Claim, EvidenceSpan, Finding, PlanStep, Verdict
 
 from .scripted_model import ScriptedChatModel, invalid_json, structured, text
 

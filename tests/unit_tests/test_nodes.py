@@ -9,10 +9,10 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from deep_research.citations import normalize_draft
 from deep_research.context import Context, resolve_config
 from deep_research.engines import OfflineEngine
 from deep_research.engines.llm import LLMEngine
+from deep_research.engines.schemas import Reflection, ResearchPlan, SearchQueries
 from deep_research.errors import SourceError
 from deep_research.graph.routing import (
     route_after_dispatch,
@@ -45,7 +45,7 @@ from deep_research.state import (
     Verdict,
 )
 from deep_research.state.models import stable_id
-from deep_research.state.schemas import Reflection, ResearchPlan, SearchQueries
+from deep_research.verification.citations import normalize_draft
 from tests.unit_tests.scripted_model import ScriptedChatModel, invalid_json, structured
 
 TEXT = (

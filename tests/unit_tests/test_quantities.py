@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from deep_research.engines.agreement import agrees, conflicts
-from deep_research.engines.quantities import Quantity, quantities
+from deep_research.verification.agreement import agrees, conflicts
+from deep_research.verification.quantities import Quantity, quantities
 
 
 def one(text: str) -> Quantity:

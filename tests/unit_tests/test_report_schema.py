@@ -139,7 +139,7 @@ def test_the_judge_tool_fills_claims_with_the_shipped_schemas_verdicts_and_bound
     # tool the model is given must offer exactly the values the shipped schema allows.
     from langchain_core.utils.function_calling import convert_to_openai_tool
 
-    from deep_research.state.schemas import VerdictBatch
+    from deep_research.engines.schemas import VerdictBatch
 
     shipped = shipped_report_schema()
     tool = convert_to_openai_tool(VerdictBatch)["function"]["parameters"]

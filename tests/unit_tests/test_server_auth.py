@@ -14,6 +14,7 @@ from deep_research.cli import main
 from deep_research.context import Context
 from deep_research.engines import OfflineEngine
 from deep_research.engines.llm import LLMEngine
+from deep_research.engines.schemas import ResearchPlan
 from deep_research.errors import ConfigurationError
 from deep_research.server import auth as server_auth
 from deep_research.server.database import domain_session
@@ -26,7 +27,6 @@ from deep_research.server.preferences import (
 from deep_research.server.tokens import TokenVerifier, run_token_command, sign_token
 from deep_research.services import Services
 from deep_research.settings import get_settings
-from deep_research.state.schemas import ResearchPlan
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured, text
 
 SECRET = "s3cret-s3cret-s3cret"

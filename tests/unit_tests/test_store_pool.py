@@ -12,9 +12,9 @@ from langgraph.store.memory import InMemoryStore
 from deep_research.context import Context
 from deep_research.engines import OfflineEngine
 from deep_research.graph import build_graph
-from deep_research.persistence import ChatPool, extend_pool
 from deep_research.persistence.checkpointer import make_serde
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
+from deep_research.sources.pool import ChatPool, extend_pool
 from deep_research.state import Document, SearchResult, Source
 
 CONTEXT = Context(allow_clarification=False, depth="light")

@@ -15,17 +15,17 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.runtime import Runtime
 
-from deep_research.citations import normalize_draft
 from deep_research.context import Context, resolve_config
 from deep_research.engines import ClaimCheck, OfflineEngine, Reply
-from deep_research.engines.checks import Analyses
 from deep_research.engines.llm import LLMEngine
+from deep_research.engines.schemas import ClaimVerdict, Rewrite, VerdictBatch
 from deep_research.graph.routing import route_after_verify
 from deep_research.nodes import finalize, revise, verify
 from deep_research.services import Services
 from deep_research.state import Claim, EvidenceSpan, Report, State, Verdict
-from deep_research.state.schemas import ClaimVerdict, Rewrite, VerdictBatch
-from deep_research.verifier import rank_alternates, verify_claims
+from deep_research.verification.checks import Analyses
+from deep_research.verification.citations import normalize_draft
+from deep_research.verification.verifier import rank_alternates, verify_claims
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured
 
 EVIDENCE = {

@@ -11,9 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar, runtime_checkable
 
-from deep_research.state.models import Claim, EvidenceSpan, Finding, PlanStep, TokenUsage
-from deep_research.state.models import Turn as Turn
-from deep_research.state.schemas import (
+from deep_research.engines.schemas import (
     TITLE_CHARS,
     ClaimVerdict,
     ClarifyDecision,
@@ -22,6 +20,8 @@ from deep_research.state.schemas import (
     Rewrite,
     StepNotes,
 )
+from deep_research.state.models import Claim, EvidenceSpan, Finding, PlanStep, TokenUsage
+from deep_research.state.models import Turn as Turn
 
 T = TypeVar("T")
 

@@ -27,9 +27,7 @@ from deep_research.engines.base import (
     chat_title,
     evidence_key,
 )
-from deep_research.errors import ConfigurationError, EngineError
-from deep_research.state.models import EvidenceSpan, Finding, PlanStep, TokenUsage, Verdict
-from deep_research.state.schemas import (
+from deep_research.engines.schemas import (
     ChatTitle,
     ClaimVerdict,
     ClarifyDecision,
@@ -40,6 +38,8 @@ from deep_research.state.schemas import (
     StepNotes,
     VerdictBatch,
 )
+from deep_research.errors import ConfigurationError, EngineError
+from deep_research.state.models import EvidenceSpan, Finding, PlanStep, TokenUsage, Verdict
 
 _Keyed = TypeVar("_Keyed", ClaimVerdict, Rewrite)
 
@@ -139,7 +139,7 @@ class LLMEngine:
         """Write a short title for a chat from its first question, in the question's language.
 
         The title is cleaned (one line, no quotes or final period) and cut to
-        :data:`~deep_research.state.schemas.TITLE_CHARS`. When the endpoint fails or the model
+        :data:`~deep_research.engines.schemas.TITLE_CHARS`. When the endpoint fails or the model
         gives no usable title, the title is :func:`chat_title` of the question: a title is not
         worth failing the research for.
 

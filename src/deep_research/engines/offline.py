@@ -19,9 +19,7 @@ from deep_research.engines.base import (
     chat_title,
     evidence_key,
 )
-from deep_research.engines.checks import check_claim, coverage
-from deep_research.state.models import EvidenceSpan, Finding, PlanStep
-from deep_research.state.schemas import (
+from deep_research.engines.schemas import (
     ClaimVerdict,
     ClarifyDecision,
     Reflection,
@@ -30,7 +28,9 @@ from deep_research.state.schemas import (
     StepDraft,
     StepNotes,
 )
+from deep_research.state.models import EvidenceSpan, Finding, PlanStep
 from deep_research.text import STOPWORDS, content_tokens, jaccard, numbers, tokens
+from deep_research.verification.checks import check_claim, coverage
 
 EXTRACTIVE_NOTICE = (
     "> Written by the offline extractive engine: every sentence below is quoted from a source "

@@ -17,8 +17,9 @@ from deep_research.context import Context
 from deep_research.engines import Turn
 from deep_research.events import emit
 from deep_research.nodes._chat import split_chat
-from deep_research.persistence import extend_pool, message_row
+from deep_research.persistence import message_row
 from deep_research.services import Services, context_of
+from deep_research.sources.pool import extend_pool
 from deep_research.state import State, TokenUsage, VerificationSummary
 
 

@@ -8,7 +8,6 @@ from typing import Any
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from deep_research.citations import cited_ids_in_order, render_with_offsets
 from deep_research.context import Context
 from deep_research.events import emit
 from deep_research.persistence import message_row
@@ -24,6 +23,7 @@ from deep_research.state import (
     VerificationSummary,
 )
 from deep_research.urls import domain_of
+from deep_research.verification.citations import cited_ids_in_order, render_with_offsets
 
 PRICE_PER_MILLION = (0.40, 1.60)
 """USD per million prompt and completion tokens used for the cost estimate (gpt-4.1-mini)."""

@@ -7,11 +7,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from deep_research.context import Context, resolve_config
+from deep_research.engines.schemas import StepDraft
 from deep_research.events import emit
 from deep_research.services import Services, context_of
 from deep_research.state import PlanStep, State
 from deep_research.state.models import DEPTH_BUDGETS
-from deep_research.state.schemas import StepDraft
 
 _AUTO_DEPTH: dict[str, str] = {"simple": "light", "moderate": "medium", "complex": "medium"}
 

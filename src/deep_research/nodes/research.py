@@ -7,15 +7,15 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from deep_research.citations import keys_to_markers
 from deep_research.context import Context
 from deep_research.engines import evidence_key
 from deep_research.errors import SourceError
 from deep_research.events import emit
-from deep_research.persistence import chat_pool, sub_step_row
+from deep_research.persistence import sub_step_row
 from deep_research.services import Services, context_of
 from deep_research.sources.base import SourceProvider
 from deep_research.sources.evidence import select_evidence
+from deep_research.sources.pool import chat_pool
 from deep_research.sources.reading import interleave, read_results, source_of
 from deep_research.state import (
     Document,
@@ -27,6 +27,7 @@ from deep_research.state import (
 )
 from deep_research.text import content_tokens
 from deep_research.urls import domain_of
+from deep_research.verification.citations import keys_to_markers
 
 MAX_ITERATIONS = 2
 """Query rounds one researcher may run before it reports what it has."""

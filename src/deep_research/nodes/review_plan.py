@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from deep_research.context import Context
+from deep_research.engines.schemas import StepDraft
 from deep_research.events import emit
 from deep_research.nodes.plan import make_steps
 from deep_research.services import DEFAULT_SERVICES, Services, context_of
@@ -18,7 +19,6 @@ from deep_research.state.interrupts import (
     describe_error,
     parse_plan_review,
 )
-from deep_research.state.schemas import StepDraft
 
 
 def _draft(item: StepEdit | str, proposed: dict[str, PlanStep]) -> StepDraft:

@@ -1,6 +1,6 @@
 """revise: re-cite, correct or remove what verify did not support; verify runs again after.
 
-For each claim that needs it (:func:`deep_research.verifier.needs_revision`):
+For each claim that needs it (:func:`deep_research.verification.verifier.needs_revision`):
 
 * supported only by an uncited alternate: re-cited to that alternate;
 * unsupported or contradicted: the engine rewrites it from its cited evidence and the best
@@ -21,13 +21,18 @@ from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
-from deep_research.citations import CitedSentence, drop_empty, locate_sentences, normalize_draft
 from deep_research.context import Context
 from deep_research.engines import ClaimCheck, Engine
-from deep_research.engines.checks import Analyses, clean_claim
 from deep_research.services import Services, context_of
 from deep_research.state import Claim, EvidenceSpan, State, TokenUsage
-from deep_research.verifier import GOOD, key_index, needs_revision, rank_alternates
+from deep_research.verification.checks import Analyses, clean_claim
+from deep_research.verification.citations import (
+    CitedSentence,
+    drop_empty,
+    locate_sentences,
+    normalize_draft,
+)
+from deep_research.verification.verifier import GOOD, key_index, needs_revision, rank_alternates
 
 Outcome = Literal["recited", "corrected", "removed", "unchanged"]
 

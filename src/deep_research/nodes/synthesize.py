@@ -6,12 +6,12 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from deep_research.citations import keys_to_markers, normalize_draft
 from deep_research.context import Context
 from deep_research.engines import evidence_key
 from deep_research.events import emit
 from deep_research.services import Services, context_of
 from deep_research.state import EvidenceSpan, State
+from deep_research.verification.citations import keys_to_markers, normalize_draft
 
 PROGRESS_EVERY_CHARS = 400
 """A ``synthesis_progress`` event is emitted each time this many more characters are written."""

@@ -1,6 +1,7 @@
 """verify: split the draft into claims and judge each against the evidence it cites.
 
-The work is :func:`deep_research.verifier.verify_draft`: claims unchanged since the last pass
+The work is :func:`deep_research.verification.verifier.verify_draft`: claims unchanged since
+the last pass
 keep their verdicts, the others are judged in batches; a claim its citations do not support is
 judged again against the best uncited spans, and an alternate that supports it becomes a
 non-primary citation that revise re-cites to. Each judged claim is a ``claim_verified`` event;
@@ -18,7 +19,7 @@ from deep_research.context import Context
 from deep_research.events import emit
 from deep_research.services import Services, context_of
 from deep_research.state import Claim, State, Verdict, VerificationSummary
-from deep_research.verifier import revision_due, verify_draft
+from deep_research.verification.verifier import revision_due, verify_draft
 
 
 def summarize(claims: Sequence[Claim], previous: VerificationSummary) -> VerificationSummary:

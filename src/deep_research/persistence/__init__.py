@@ -3,7 +3,6 @@
 from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.persistence.content import open_store
 from deep_research.persistence.db import Database, open_database
-from deep_research.persistence.pool import ChatPool, chat_pool, extend_pool
 from deep_research.persistence.recorder import (
     Batch,
     NullRecorder,
@@ -17,14 +16,11 @@ from deep_research.persistence.recorder import (
 
 __all__ = [
     "Batch",
-    "ChatPool",
     "Database",
     "NullRecorder",
     "Recorder",
     "RunScope",
     "SqlRecorder",
-    "chat_pool",
-    "extend_pool",
     "message_row",
     "open_checkpointer",
     "open_database",

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-from deep_research.engines.quantities import quantities
 from deep_research.sources.chunking import chunk_text
 from deep_research.sources.injection import is_instruction
 from deep_research.state.models import Document, EvidenceSpan, PlanStep, stable_id
@@ -25,6 +24,7 @@ from deep_research.text import (
     sentences,
     stem,
 )
+from deep_research.verification.quantities import quantities
 
 MAX_QUOTE_CHARS = 600
 """Longer sentences are not quoted: a quote must be minimal to be checkable."""
@@ -68,7 +68,7 @@ ANSWER_TYPES: tuple[tuple[str, re.Pattern[str], frozenset[str]], ...] = (
     ),
 )
 """Answer types (classic QA): a cue in a step's title, and the quantity kinds
-(:func:`~deep_research.engines.quantities.quantities`) that answer it; ``money`` also covers
+(:func:`~deep_research.verification.quantities.quantities`) that answer it; ``money`` also covers
 prices per unit (``money/energy``)."""
 
 ANSWER_TERMS = frozenset(

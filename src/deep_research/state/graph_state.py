@@ -125,7 +125,7 @@ class ResearcherInput:
     question_nr: int = 0
     """Number of the thread's question being researched (for the domain store)."""
     pool: list[Source] = field(default_factory=list)
-    """The chat's source pool (see :mod:`deep_research.persistence.pool`)."""
+    """The chat's source pool (see :mod:`deep_research.sources.pool`)."""
 
 
 @dataclass(kw_only=True)

@@ -1,8 +1,8 @@
 """The command line: ``ask``, ``resume``, ``verify``, ``token``, and the storage commands.
 
 The storage commands (``db upgrade``, ``chats``, ``show``, ``delete``, ``restore``, ``purge``)
-live in :mod:`deep_research.persistence.commands`; ``verify`` (claims against evidence, as JSON
-lines) in :mod:`deep_research.verify_command`.
+live in :mod:`deep_research.cli.store`; ``verify`` (claims against evidence, as JSON
+lines) in :mod:`deep_research.cli.verify`.
 
 Progress goes to stderr as the run goes; paths and the thread id go to stdout. Any
 ``DeepResearchError`` becomes one line on stderr and exit status 2.
@@ -24,12 +24,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
-from deep_research.context import Context, make_context
-from deep_research.errors import CorpusNotFoundError, DeepResearchError
-from deep_research.graph import build_graph
-from deep_research.nodes._chat import validate_question
-from deep_research.persistence import open_checkpointer, open_recorder, open_store
-from deep_research.persistence.commands import (
+from deep_research.cli.progress import ProgressPrinter
+from deep_research.cli.store import (
     STORE_COMMANDS,
     add_store_commands,
     record_stop,
@@ -37,11 +33,15 @@ from deep_research.persistence.commands import (
     run_store_command,
     unfinished,
 )
-from deep_research.rendering import ProgressPrinter
+from deep_research.cli.verify import add_verify_command, run_verify
+from deep_research.context import Context, make_context
+from deep_research.errors import CorpusNotFoundError, DeepResearchError
+from deep_research.graph import build_graph
+from deep_research.nodes._chat import validate_question
+from deep_research.persistence import open_checkpointer, open_recorder, open_store
 from deep_research.server.tokens import add_token_command, run_token_command
 from deep_research.settings import get_settings
 from deep_research.state import Report
-from deep_research.verify_command import add_verify_command, run_verify
 
 EXIT_ERROR = 2
 DURABILITY: Literal["sync"] = "sync"
@@ -229,7 +229,3 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

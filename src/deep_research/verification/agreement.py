@@ -9,7 +9,7 @@ noun, dates only where both state the differing part.
 
 from __future__ import annotations
 
-from deep_research.engines.quantities import APPROX_TOLERANCE, Quantity
+from deep_research.verification.quantities import APPROX_TOLERANCE, Quantity
 
 __all__ = ["agrees", "conflicts", "same_kind"]
 

@@ -21,8 +21,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from deep_research.engines.alignment import Alignment, Analyses, Unit, align, clean_claim, words
 from deep_research.state.models import Verdict
+from deep_research.verification.alignment import (
+    Alignment,
+    Analyses,
+    Unit,
+    align,
+    clean_claim,
+    words,
+)
 
 __all__ = [
     "PARTIAL_COVERAGE",
@@ -134,7 +141,7 @@ def check_claim(claim: str, passages: Sequence[str], analyses: Analyses | None =
         claim: The claim; citation markers and end punctuation are ignored.
         passages: The evidence, in order; ``Check.index`` is a position in this list.
         analyses: Keeps what is derived from each text for later checks (see
-            :class:`~deep_research.engines.alignment.Analyses`).
+            :class:`~deep_research.verification.alignment.Analyses`).
 
     Returns:
         The verdict, its confidence and reasoning, and the passage and span relied on.

@@ -14,9 +14,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from deep_research.engines.agreement import agrees, conflicts
-from deep_research.engines.quantities import Quantity, quantities
 from deep_research.text import content_tokens, sentences
+from deep_research.verification.agreement import agrees, conflicts
+from deep_research.verification.quantities import Quantity, quantities
 
 CONFLICT_COVERAGE = 0.5
 """Share of the claim a sentence must state before a figure it gives differently conflicts."""
@@ -123,7 +123,7 @@ class Analyses:
         return found
 
     def quantities(self, text: str) -> list[Quantity]:
-        """:func:`~deep_research.engines.quantities.quantities` of ``text``."""
+        """:func:`~deep_research.verification.quantities.quantities` of ``text``."""
         if text not in self._quantities:
             self._quantities[text] = quantities(text)
         return self._quantities[text]

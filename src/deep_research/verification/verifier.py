@@ -16,12 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deep_research.citations import extract_claims
 from deep_research.engines import ClaimCheck, Engine, Reply
-from deep_research.engines.checks import Analyses, clean_claim, figure_problem, support_rank
+from deep_research.engines.schemas import ClaimVerdict
 from deep_research.state.models import Citation, Claim, EvidenceSpan, TokenUsage, Verdict
-from deep_research.state.schemas import ClaimVerdict
 from deep_research.text import content_tokens
+from deep_research.verification.checks import Analyses, clean_claim, figure_problem, support_rank
+from deep_research.verification.citations import extract_claims
 
 BATCH = 20
 """Claims judged per engine call."""
@@ -68,7 +68,7 @@ async def judge(
 
     Claims with evidence go to the engine in batches of :data:`BATCH`; a claim with none is
     UNSUPPORTED without asking it. ``analyses`` is shared with the caller's other checks of
-    the same evidence (see :class:`~deep_research.engines.alignment.Analyses`).
+    the same evidence (see :class:`~deep_research.verification.alignment.Analyses`).
     """
     analyses = analyses or Analyses()
     verdicts = {
