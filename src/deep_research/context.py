@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, ValidationError
 from pydantic.dataclasses import dataclass
 
-from deep_research.errors import ConfigurationError
+from deep_research.errors import ConfigurationError, InvalidQuestionError
 from deep_research.state.models import DEPTH_BUDGETS, Config
 
 Mode = Literal["simple", "web_search", "deep_research"]
@@ -24,6 +24,22 @@ MAX_QUESTION_CHARS = 4000
 
 MAX_INSTRUCTIONS_CHARS = 4000
 """Longest accepted system instructions, in characters."""
+
+
+def validate_question(question: str) -> str:
+    """Return the stripped question.
+
+    Raises:
+        InvalidQuestionError: it is empty or longer than ``MAX_QUESTION_CHARS``.
+    """
+    stripped = question.strip()
+    if not stripped:
+        raise InvalidQuestionError("the question is empty")
+    if len(stripped) > MAX_QUESTION_CHARS:
+        raise InvalidQuestionError(
+            f"the question is {len(stripped)} characters long; the limit is {MAX_QUESTION_CHARS}"
+        )
+    return stripped
 
 
 @dataclass(frozen=True, kw_only=True, config=ConfigDict(use_attribute_docstrings=True))

@@ -6,27 +6,11 @@ from collections.abc import Sequence
 
 from langchain_core.messages import AnyMessage
 
-from deep_research.context import MAX_QUESTION_CHARS
+from deep_research.context import validate_question
 from deep_research.engines import Turn
 from deep_research.errors import InvalidQuestionError
 
 MAX_HISTORY_TURNS = 6
-
-
-def validate_question(question: str) -> str:
-    """Return the stripped question.
-
-    Raises:
-        InvalidQuestionError: it is empty or longer than ``MAX_QUESTION_CHARS``.
-    """
-    stripped = question.strip()
-    if not stripped:
-        raise InvalidQuestionError("the question is empty")
-    if len(stripped) > MAX_QUESTION_CHARS:
-        raise InvalidQuestionError(
-            f"the question is {len(stripped)} characters long; the limit is {MAX_QUESTION_CHARS}"
-        )
-    return stripped
 
 
 def split_chat(messages: Sequence[AnyMessage]) -> tuple[str, list[Turn]]:
