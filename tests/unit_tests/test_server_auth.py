@@ -11,6 +11,7 @@ import pytest
 from langgraph_sdk import Auth
 
 from deep_research.cli import main
+from deep_research.cli.token import run_token_command
 from deep_research.context import Context
 from deep_research.engines import OfflineEngine
 from deep_research.engines.llm import LLMEngine
@@ -24,7 +25,7 @@ from deep_research.server.preferences import (
     get_user_preferences,
     put_user_preferences,
 )
-from deep_research.server.tokens import TokenVerifier, run_token_command, sign_token
+from deep_research.server.tokens import TokenVerifier, sign_token
 from deep_research.services import Services
 from deep_research.settings import get_settings
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured, text

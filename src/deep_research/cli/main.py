@@ -33,12 +33,12 @@ from deep_research.cli.store import (
     run_store_command,
     unfinished,
 )
+from deep_research.cli.token import add_token_command, run_token_command
 from deep_research.cli.verify import add_verify_command, run_verify
 from deep_research.context import Context, make_context, validate_question
 from deep_research.errors import CorpusNotFoundError, DeepResearchError
 from deep_research.graph import build_graph
 from deep_research.persistence import open_checkpointer, open_recorder, open_store
-from deep_research.server.tokens import add_token_command, run_token_command
 from deep_research.settings import get_settings
 from deep_research.state import Report
 

@@ -14,14 +14,11 @@ With neither set the server is open: every request acts as ``DEEP_RESEARCH_USER_
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import hmac
 import re
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, TextIO
 
 from deep_research.errors import ConfigurationError
 from deep_research.settings import Settings, get_settings
@@ -132,24 +129,3 @@ def _verifier(tokens: str, secret: str) -> TokenVerifier:
 def current_verifier() -> TokenVerifier:
     """The verifier of this process's settings."""
     return TokenVerifier.from_settings(get_settings())
-
-
-def add_token_command(commands: Any) -> None:
-    """Add ``token USER_ID`` to the command line's subparsers."""
-    token = commands.add_parser(
-        "token", help="print a signed bearer token for the server (DEEP_RESEARCH_AUTH_SECRET)"
-    )
-    token.add_argument("user_id", help="the user the token stands for")
-
-
-def run_token_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    """Print the signed token of ``args.user_id``; returns the exit status.
-
-    Raises:
-        ConfigurationError: no secret is set, or the user id is invalid.
-    """
-    secret = get_settings().auth_secret
-    if secret is None:
-        raise ConfigurationError("set DEEP_RESEARCH_AUTH_SECRET to sign tokens")
-    (out or sys.stdout).write(sign_token(args.user_id, secret.get_secret_value()) + "\n")
-    return 0
