@@ -2,8 +2,7 @@
 
 Each case runs the command line as a user does (``deep-research ask`` with a fixed thread id,
 the offline engine, the sample corpus and a SQLite file) and compares, byte for byte after
-removing what varies between runs (timings, timestamps, row ids, task ids, the corpus's
-absolute path):
+removing what varies between runs (timings, timestamps, row ids, task ids):
 
 * report.md and report.json as written;
 * every row the domain store holds for the thread, table by table.
@@ -14,8 +13,11 @@ PYTEST_ARGS=tests/unit_tests/test_golden_reports.py``; review the diff before co
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +73,6 @@ def _stable(value: Any) -> Any:
         return {k: _stable(v) for k, v in value.items() if k not in VOLATILE_KEYS}
     if isinstance(value, list):
         return [_stable(v) for v in value]
-    if isinstance(value, str):
-        return value.replace(str(SAMPLE_CORPUS), "<corpus>")
     return value
 
 
@@ -96,13 +96,34 @@ def _rows(database: Path) -> dict[str, list[Any]]:
     return tables
 
 
+def _fixed_corpus() -> Path:
+    """A copy of the sample corpus at a path that is the same in every checkout.
+
+    Source ids hash the document's URL, which holds the corpus's absolute path, and ties in
+    ranking fall back on ids: the same corpus at another path can give another report.
+    """
+    digest = hashlib.sha256()
+    for path in sorted(SAMPLE_CORPUS.iterdir()):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    fixed = Path(tempfile.gettempdir()) / f"deep-research-golden-{digest.hexdigest()[:12]}"
+    if not fixed.is_dir():
+        staging = Path(tempfile.mkdtemp(dir=fixed.parent))
+        shutil.copytree(SAMPLE_CORPUS, staging / "corpus")
+        try:
+            (staging / "corpus").rename(fixed)
+        except OSError:  # another process made it first
+            pass
+        shutil.rmtree(staging, ignore_errors=True)
+    return fixed
+
+
 def _run_case(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "out"
     outputs: list[Any] = []
     for number, (question, *flags) in enumerate(CASES[name], start=1):
         argv = ["ask", question, "--thread", f"golden-{name}", "--quiet", "--no-clarify"]
-        argv += ["--out", str(out / str(number)), *flags]
+        argv += ["--corpus", str(_fixed_corpus()), "--out", str(out / str(number)), *flags]
         assert main(argv) == 0
         markdown = (out / str(number) / "report.md").read_text(encoding="utf-8")
         data = json.loads((out / str(number) / "report.json").read_text(encoding="utf-8"))
