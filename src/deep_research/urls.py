@@ -5,6 +5,8 @@ from __future__ import annotations
 from functools import lru_cache
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+import idna
+
 ALLOWED_SCHEMES = frozenset({"http", "https", "file"})
 """Web pages are http(s); documents of the local corpus are absolute ``file://`` URIs."""
 
@@ -19,11 +21,14 @@ def normalize_url(url: str) -> str:
     Cached: every Source and EvidenceSpan validates its URL again whenever a checkpoint is read,
     and a run holds a few thousand URLs at most.
 
-    Scheme and host are lower-cased, the default port, the fragment and tracking parameters
-    (``utm_*``, ``fbclid``, ...) are dropped, and an empty path becomes ``/``.
+    Scheme and host are lower-cased and the host is written in IDNA's ASCII form (``bücher.de``
+    and ``xn--bcher-kva.de`` are one site); the default port, the fragment and tracking
+    parameters (``utm_*``, ``fbclid``, ...) are dropped; ``.`` and ``..`` path segments are
+    resolved (RFC 3986, section 5.2.4) and an empty path becomes ``/``.
 
     Raises:
-        ValueError: the URL is not absolute or its scheme is not http, https or file.
+        ValueError: the URL is not absolute, its scheme is not http, https or file, or its host
+            is not a valid domain name or address.
     """
     parts = urlsplit(url.strip())
     scheme = parts.scheme.lower()
@@ -32,8 +37,8 @@ def normalize_url(url: str) -> str:
     if scheme == "file":
         if not parts.path.startswith("/"):
             raise ValueError(f"file URL must hold an absolute path, got {url!r}")
-        return urlunsplit(("file", "", parts.path, "", ""))
-    host = (parts.hostname or "").lower()
+        return urlunsplit(("file", "", remove_dot_segments(parts.path), "", ""))
+    host = ascii_host(parts.hostname or "")
     if not host:
         raise ValueError(f"URL has no host: {url!r}")
     try:
@@ -52,7 +57,49 @@ def normalize_url(url: str) -> str:
             if not key.lower().startswith("utm_") and key.lower() not in _TRACKING_PARAMS
         ]
     )
-    return urlunsplit((scheme, netloc, parts.path or "/", query, ""))
+    return urlunsplit((scheme, netloc, remove_dot_segments(parts.path) or "/", query, ""))
+
+
+def remove_dot_segments(path: str) -> str:
+    """``path`` with its ``.`` and ``..`` segments resolved, as RFC 3986 (5.2.4) does.
+
+    ``..`` above the root stays at the root; a path ending in a dot segment keeps its
+    trailing slash (``/a/b/..`` is ``/a/``).
+    """
+    if "." not in path:
+        return path
+    kept: list[str] = []
+    segments = path.split("/")
+    for index, segment in enumerate(segments):
+        last = index == len(segments) - 1
+        if segment == "..":
+            if len(kept) > 1:
+                kept.pop()
+            if last:
+                kept.append("")
+        elif segment == ".":
+            if last:
+                kept.append("")
+        else:
+            kept.append(segment)
+    return "/".join(kept)
+
+
+def ascii_host(host: str) -> str:
+    """The host in lower case, a domain name in its IDNA (punycode) form; "" for none.
+
+    IP addresses are kept as they are.
+
+    Raises:
+        ValueError: the host is neither an address nor a valid internationalized domain name.
+    """
+    host = host.lower().rstrip(".")
+    if host.isascii():  # ASCII names, punycode included, and IP addresses
+        return host
+    try:
+        return idna.encode(host, uts46=True).decode("ascii")
+    except idna.IDNAError as exc:
+        raise ValueError(f"invalid host name {host!r}: {exc}") from None
 
 
 def domain_of(url: str) -> str:
@@ -63,7 +110,10 @@ def domain_of(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme == "file":
         return parts.path
-    host = (parts.hostname or "").lower()
+    try:
+        host = ascii_host(parts.hostname or "")
+    except ValueError:
+        host = (parts.hostname or "").lower()
     for prefix in ("www.", "m."):
         if host.startswith(prefix):
             return host[len(prefix) :]

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import itertools
+from urllib.parse import urlsplit
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from deep_research.context import make_context, resolve_config
@@ -159,3 +162,43 @@ def test_token_usage_adds_up() -> None:
         TokenUsage(prompt_tokens=2, completion_tokens=5, calls=2),
     )
     assert (total.prompt_tokens, total.completion_tokens, total.calls) == (5, 6, 3)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("https://example.com/a/b/../c", "https://example.com/a/c"),
+        ("https://example.com/a/./b/", "https://example.com/a/b/"),
+        ("https://example.com/a/b/..", "https://example.com/a/"),
+        ("https://example.com/../../x", "https://example.com/x"),
+        ("https://example.com/a/b/.", "https://example.com/a/b/"),
+        ("file:///corpus/notes/../secret.md", "file:///corpus/secret.md"),
+        ("https://Bücher.de/katalog", "https://xn--bcher-kva.de/katalog"),
+        ("https://XN--BCHER-KVA.de/katalog", "https://xn--bcher-kva.de/katalog"),
+        ("https://example.com./x", "https://example.com/x"),
+    ],
+)
+def test_dot_segments_and_international_hosts_are_normalized(raw: str, expected: str) -> None:
+    assert normalize_url(raw) == expected
+
+
+def test_an_internationalized_site_counts_as_one_domain_in_either_spelling() -> None:
+    assert domain_of("https://www.bücher.de/a") == domain_of("https://xn--bcher-kva.de/b")
+
+
+_SEGMENTS = st.lists(
+    st.sampled_from(["a", "b", "c", ".", "..", "", "%2e", "x.y"]), min_size=0, max_size=8
+)
+_HOSTS = st.sampled_from(["example.com", "Bücher.de", "xn--bcher-kva.de", "MÜNCHEN.de", "10.0.0.1"])
+
+
+@given(host=_HOSTS, segments=_SEGMENTS)
+def test_normalizing_is_idempotent_and_leaves_no_dot_segments(
+    host: str, segments: list[str]
+) -> None:
+    url = normalize_url(f"https://{host}/" + "/".join(segments))
+    assert normalize_url(url) == url
+    path = urlsplit(url).path
+    assert path.startswith("/")
+    assert not {".", ".."} & set(path.split("/"))
+    assert urlsplit(url).hostname is not None and urlsplit(url).hostname.isascii()
