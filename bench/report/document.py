@@ -47,6 +47,7 @@ SECTIONS: tuple[tuple[str, str, Callable[[dict[str, Any]], tuple[str, list[str]]
     ("corpus", "Local corpus: SQLite FTS5 against bm25s", systems.corpus),
     ("server", "Server: concurrent runs on `langgraph dev`", systems.server),
     ("offline", "Offline end to end: `make run`", systems.offline),
+    ("startup", "Start-up: the command line's first response", systems.startup),
     ("verifier", "Verifier accuracy (bench/verifier)", systems.verifier),
 )
 

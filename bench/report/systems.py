@@ -262,3 +262,52 @@ def verifier(r: dict[str, Any]) -> tuple[str, list[str]]:
         + table(["data set", "claims", "accuracy", "macro-F1", "evidence recall@1"], rows)
     )
     return text, []
+
+
+_COMMANDS = {
+    "help": "`deep-research --help`",
+    "chats": "`deep-research chats` (empty SQLite store)",
+    "ask_first_line": "`deep-research ask`: first progress line",
+}
+
+
+def startup(r: dict[str, Any]) -> tuple[str, list[str]]:
+    python = r["python_seconds"]
+    rows = [["`python -c pass`", spread(python), "1.0", "—", "—"]]
+    behind = []
+    for name, data in r["commands"].items():
+        met = "yes" if data["met"] else "**no**"
+        rows.append(
+            [
+                _COMMANDS.get(name, name),
+                spread(data["seconds"]),
+                num(data["ratio_to_python"], 1),
+                num(data["goal_seconds"], 1),
+                met,
+            ]
+        )
+        if not data["met"]:
+            behind.append(
+                f"**Start-up**: {_COMMANDS.get(name, name)} takes "
+                f"{num(data['seconds']['median'], 2)} s (goal {data['goal_seconds']} s)"
+            )
+    imports = sorted(r["imports"].items(), key=lambda item: -item[1]["ms"])
+    import_rows = [
+        [
+            f"`{module}`",
+            num(data["ms"], 1),
+            "yes" if data["langgraph"] else "no",
+            "yes" if data["langchain_core"] else "no",
+            "yes" if data["sqlalchemy"] else "no",
+        ]
+        for module, data in imports
+    ]
+    text = (
+        "Wall seconds of a fresh process, median (min–max), and its ratio to `python -c pass`.\n\n"
+        + table(["command", "wall s", "× python", "goal s", "met"], rows)
+        + "\n\nImport cost of each top-level module, alone in a fresh process "
+        "(`python -X importtime`, cumulative), and whether it loads LangGraph, LangChain or "
+        "SQLAlchemy:\n\n"
+        + table(["module", "ms", "langgraph", "langchain_core", "sqlalchemy"], import_rows)
+    )
+    return text, behind

@@ -19,5 +19,14 @@ class Options:
     """A tiny version of every section (seconds): for the smoke test, not for figures."""
 
 
-ORDER = ("orchestration", "checkpoints", "resume", "tokens", "corpus", "server", "offline")
+ORDER = (
+    "orchestration",
+    "checkpoints",
+    "resume",
+    "tokens",
+    "corpus",
+    "server",
+    "offline",
+    "startup",
+)
 """Every section, in the order they run."""

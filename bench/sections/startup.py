@@ -1,0 +1,162 @@
+"""Start-up: how long the command line makes people wait before it does anything.
+
+Each figure is the wall time of a fresh child process (the median of the repeats), beside
+the same machine's ``python -c pass`` so that the ratio travels between machines:
+
+* ``deep-research --help`` (goal: under 0.3 s here);
+* ``deep-research chats`` on an empty SQLite data directory (goal: under 1 s);
+* ``deep-research ask``: time to its first progress line on stderr (goal: within 1.5 s);
+* the import cost of each top-level module of the package, from ``python -X importtime``
+  (the cumulative microseconds of the module's own line), in a fresh process each.
+"""
+
+from __future__ import annotations
+
+import os
+import pkgutil
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import deep_research
+from bench.common import REPO_ROOT, log, summary
+from bench.sections import Options
+from bench.sections.offline import makefile_question
+
+NAME = "startup"
+TIMEOUT = 120
+GOALS = {"help": 0.3, "chats": 1.0, "ask_first_line": 1.5}
+"""Wall-time goals in seconds on the project's machines (2 cores)."""
+
+_REMOVED = (
+    "DEEP_RESEARCH_MODEL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "TAVILY_API_KEY",
+    "DEEP_RESEARCH_DATABASE_URL",
+    "DEEP_RESEARCH_DATA_DIR",
+)
+
+
+def _env(data_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _REMOVED}
+    env["DEEP_RESEARCH_DATA_DIR"] = str(data_dir)
+    return env
+
+
+def _wall(argv: list[str], env: dict[str, str], cwd: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        argv, env=env, cwd=cwd, check=True, timeout=TIMEOUT, capture_output=True, text=True
+    )
+    return time.perf_counter() - start
+
+
+def _first_line(argv: list[str], env: dict[str, str], cwd: Path) -> float:
+    """Seconds until the process writes its first line to stderr; the process is then ended."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        elapsed = time.perf_counter() - start
+        if not line:
+            raise RuntimeError(f"{argv[1:3]} wrote nothing to stderr")
+        return elapsed
+    finally:
+        process.kill()
+        process.wait(timeout=TIMEOUT)
+
+
+def _modules() -> list[str]:
+    """The package's top-level modules and subpackages."""
+    path = Path(deep_research.__file__).parent
+    return sorted(
+        f"deep_research.{m.name}"
+        for m in pkgutil.iter_modules([str(path)])
+        if not m.name.startswith("_") and m.name != "sample_corpus"
+    )
+
+
+_IMPORTTIME = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \| (\s*)(\S+)\s*$")
+
+
+def _import_lines(code: str, env: dict[str, str], cwd: Path) -> list[tuple[int, bool, str]]:
+    """``python -X importtime -c code``: (cumulative us, outermost?, name) per import."""
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        env=env, cwd=cwd, check=True, timeout=TIMEOUT, capture_output=True, text=True,
+    )  # fmt: skip
+    lines = []
+    for line in result.stderr.splitlines():
+        match = _IMPORTTIME.match(line)
+        if match is not None:
+            lines.append((int(match.group(2)), not match.group(3), match.group(4)))
+    return lines
+
+
+def _import_cost(module: str, env: dict[str, str], cwd: Path) -> dict[str, Any]:
+    """Import time (ms) of ``import module`` in a fresh process, and what it loads.
+
+    ``-X importtime`` writes a module's line when its import ends, after the lines of what it
+    imported; the statement's imports are the lines after the interpreter's own start-up
+    (those of ``python -c pass``), and its time the sum of their outermost lines.
+    """
+    startup = {name for _, outer, name in _import_lines("pass", env, cwd) if outer}
+    lines = _import_lines(f"import {module}", env, cwd)
+    last_startup = max(
+        (i for i, (_, outer, name) in enumerate(lines) if outer and name in startup), default=-1
+    )
+    mine = lines[last_startup + 1 :]
+    loaded = {name.split(".")[0] for _, _, name in mine}
+    return {
+        "ms": round(sum(us for us, outer, _ in mine if outer) / 1000, 1),
+        "langgraph": "langgraph" in loaded,
+        "langchain_core": "langchain_core" in loaded,
+        "sqlalchemy": "sqlalchemy" in loaded,
+    }
+
+
+def run(options: Options) -> dict[str, Any]:
+    """Measure start-up; see the module docstring."""
+    repeats = 1 if options.quick else options.repeats
+    executable = str(Path(sys.executable).parent / "deep-research")
+    with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
+        folder = Path(tmp)
+        env = _env(folder / "data")
+        baseline = [_wall([sys.executable, "-c", "pass"], env, folder) for _ in range(repeats)]
+        log(f"python -c pass: {statistics.median(baseline):.3f} s")
+        helps = [_wall([executable, "--help"], env, folder) for _ in range(repeats)]
+        log(f"--help: {statistics.median(helps):.3f} s")
+        chats = [_wall([executable, "chats"], env, folder) for _ in range(repeats)]
+        log(f"chats: {statistics.median(chats):.3f} s")
+        question = makefile_question()
+        ask = [executable, "ask", question, "--out", str(folder / "out")]
+        _first_line(ask, env, folder)  # builds the corpus index once, as a warm `make run` has
+        firsts = [_first_line(ask, env, folder) for _ in range(repeats)]
+        log(f"ask, first progress line: {statistics.median(firsts):.3f} s")
+        modules = _modules() if not options.quick else ["deep_research.text"]
+        imports = {m: _import_cost(m, env, REPO_ROOT) for m in modules}
+    python = statistics.median(baseline)
+    figures = {"help": helps, "chats": chats, "ask_first_line": firsts}
+    return {
+        "python_seconds": summary(baseline),
+        "commands": {
+            name: {
+                "seconds": summary(values),
+                "ratio_to_python": round(statistics.median(values) / python, 1),
+                "goal_seconds": GOALS[name],
+                "met": statistics.median(values) <= GOALS[name],
+            }
+            for name, values in figures.items()
+        },
+        "imports": imports,
+    }
