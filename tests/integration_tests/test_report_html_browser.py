@@ -1,0 +1,101 @@
+"""report.html in a real headless Chromium: click a claim, read its evidence, keep a screenshot.
+
+Uses Debian's ``chromium`` and ``chromium-driver`` (``.ci/run`` installs them); skipped
+locally without them, a failure under CI. The screenshot is kept as a test artifact in
+``test-artifacts/`` (or ``$DEEP_RESEARCH_TEST_ARTIFACTS``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from deep_research.cli import main
+from deep_research.report_html import render_html
+from deep_research.state import Report
+
+pytestmark = pytest.mark.browser
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+QUESTION = "What did Hornsdale Power Reserve cost, and how large is it?"
+
+
+def _artifacts() -> Path:
+    folder = Path(os.environ.get("DEEP_RESEARCH_TEST_ARTIFACTS") or REPO_ROOT / "test-artifacts")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    if chromium is None or driver is None:
+        pytest.skip(
+            "Debian's chromium and chromium-driver are not installed (.ci/run installs them)"
+        )
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1280,900",
+    ):
+        options.add_argument(flag)
+    session = webdriver.Chrome(service=Service(driver), options=options)
+    try:
+        yield session
+    finally:
+        session.quit()
+
+
+@pytest.fixture(scope="module")
+def report_page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Report]:
+    out = tmp_path_factory.mktemp("report")
+    assert main(["ask", QUESTION, "--quiet", "--no-clarify", "--out", str(out)]) == 0
+    report = Report.model_validate_json((out / "report.json").read_text(encoding="utf-8"))
+    page = out / "report.html"
+    if not page.exists():  # until the command line writes it itself
+        page.write_text(render_html(report), encoding="utf-8")
+    return page, report
+
+
+def test_clicking_a_claim_shows_its_quoted_evidence_and_source(
+    browser: Any, report_page: tuple[Path, Report]
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    page, report = report_page
+    browser.get(page.as_uri())
+    spans = browser.find_elements(By.CSS_SELECTOR, ".claim")
+    assert len(spans) == len(report.claims) > 0
+    cited = next(c for c in report.claims if any(x.claim_id == c.id for x in report.citations))
+    span = browser.find_element(By.CSS_SELECTOR, f'.claim[data-claim="{cited.id}"]')
+    assert span.text == cited.text
+    span.click()
+    panel = browser.find_element(By.ID, "panel")
+    verdict = panel.find_element(By.CSS_SELECTOR, "h3.verdict").text
+    assert verdict.startswith(cited.verdict.value if cited.verdict else "UNCHECKED")
+    quotes = [q.text for q in panel.find_elements(By.CSS_SELECTOR, "blockquote.quote")]
+    expected = [x.quote for x in report.citations if x.claim_id == cited.id and x.quote]
+    assert quotes == expected
+    link = panel.find_element(By.CSS_SELECTOR, "p.source a")
+    assert link.get_attribute("href") in {r.url for r in report.references}
+    assert "active" in span.get_attribute("class")
+    assert browser.find_element(By.CSS_SELECTOR, "svg.chart").is_displayed()
+    screenshot = _artifacts() / "report-html-claim-clicked.png"
+    assert browser.save_screenshot(str(screenshot))
+    assert screenshot.stat().st_size > 10_000
