@@ -68,11 +68,12 @@ def test_verify_reads_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     _check(_results(capsys.readouterr().out))
 
 
-def test_verify_reads_stdin(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("argv", [["verify"], ["verify", "-"]])
+def test_verify_reads_stdin_with_no_file_or_a_dash(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO(_jsonl(LINES)))
-    assert main(["verify"]) == 0
+    assert main(argv) == 0
     _check(_results(capsys.readouterr().out))
 
 

@@ -1,7 +1,8 @@
 """``deep-research verify [FILE]``: judge claims against evidence passages, as JSON lines.
 
 Each input line is ``{"claim": str, "evidence": [str, ...]}`` (other keys are ignored; blank
-lines are skipped), read from FILE or from stdin. Each output line, in input order, is::
+lines are skipped), read from FILE or from stdin (no FILE, or ``-``). Each output line, in
+input order, is::
 
     {"verdict": "SUPPORTED", "confidence": 0.9, "evidence_index": 0, "start": 4, "end": 61,
      "reasoning": "..."}
@@ -41,7 +42,7 @@ def add_verify_command(commands: Any) -> None:
             "evidence_index, start, end, reasoning."
         ),
     )
-    verify.add_argument("file", nargs="?", type=Path, help="JSON lines file (default: stdin)")
+    verify.add_argument("file", nargs="?", type=Path, help="JSON lines file; - or none for stdin")
     verify.add_argument("--model", help="model name, or 'offline' (default: DEEP_RESEARCH_MODEL)")
 
 
@@ -82,7 +83,7 @@ def read_items(lines: Iterable[str]) -> list[tuple[str, list[str]]]:
 
 
 def _read(path: Path | None, stdin: TextIO) -> list[tuple[str, list[str]]]:
-    if path is None:
+    if path is None or str(path) == "-":  # "-" is standard input, as the convention goes
         return read_items(stdin)
     try:
         with path.open(encoding="utf-8") as lines:
