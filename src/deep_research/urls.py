@@ -7,8 +7,9 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import idna
 
-ALLOWED_SCHEMES = frozenset({"http", "https", "file"})
-"""Web pages are http(s); documents of the local corpus are absolute ``file://`` URIs."""
+ALLOWED_SCHEMES = frozenset({"http", "https", "file", "mcp"})
+"""Web pages are http(s); documents of the local corpus are absolute ``file://`` URIs; what
+an MCP server's tools return without a web address is ``mcp://SERVER/TOOL/ID``."""
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _TRACKING_PARAMS = frozenset({"fbclid", "gclid", "dclid", "msclkid", "mc_cid", "mc_eid", "yclid"})
@@ -33,11 +34,15 @@ def normalize_url(url: str) -> str:
     parts = urlsplit(url.strip())
     scheme = parts.scheme.lower()
     if scheme not in ALLOWED_SCHEMES:
-        raise ValueError(f"URL must be absolute http(s) or file, got {url!r}")
+        raise ValueError(f"URL must be absolute http(s), file or mcp, got {url!r}")
     if scheme == "file":
         if not parts.path.startswith("/"):
             raise ValueError(f"file URL must hold an absolute path, got {url!r}")
         return urlunsplit(("file", "", remove_dot_segments(parts.path), "", ""))
+    if scheme == "mcp":
+        if not parts.netloc or not parts.path.strip("/"):
+            raise ValueError(f"mcp URL must name a server and a document, got {url!r}")
+        return urlunsplit(("mcp", parts.netloc, parts.path, parts.query, ""))
     host = ascii_host(parts.hostname or "")
     if not host:
         raise ValueError(f"URL has no host: {url!r}")
@@ -105,11 +110,14 @@ def ascii_host(host: str) -> str:
 def domain_of(url: str) -> str:
     """Return the domain used for diversity caps: ``www.`` and ``m.`` mirrors count as one.
 
-    A ``file://`` URL's "domain" is its file path, so each local file is its own domain.
+    A ``file://`` URL's "domain" is its file path and an ``mcp://`` URL's is the whole URL, so
+    each local file and each MCP document is its own domain.
     """
     parts = urlsplit(url)
     if parts.scheme == "file":
         return parts.path
+    if parts.scheme == "mcp":
+        return url
     try:
         host = ascii_host(parts.hostname or "")
     except ValueError:

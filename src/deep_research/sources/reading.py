@@ -2,7 +2,8 @@
 
 A web page (http or https) is read by the web reader when the run has one, so that every page
 goes through the page cache, the SSRF guard and the same extraction whoever found it; other
-results are read by the provider that found them. A read that fails becomes a
+results, and those of providers that read their own (``reads_own_results``: MCP servers,
+whose pages may be internal), are read by the provider that found them. A read that fails becomes a
 :class:`~deep_research.state.models.Source` with its crawl status (``blocked``, ``skipped``,
 ``failed``) and the reason, never an exception in the graph.
 """
@@ -29,11 +30,13 @@ async def read_result(hit: SearchResult, providers: Mapping[str, SourceProvider]
         return Document(
             id=stable_id("doc", hit.raw_content), url=hit.url, title=hit.title, text=hit.raw_content
         )
+    own = providers.get(hit.provider)
     is_web = hit.url.startswith(("http://", "https://"))
-    provider = (providers.get(WebReader.name) if is_web else None) or providers.get(hit.provider)
-    if provider is None:
+    if is_web and not getattr(own, "reads_own_results", False):
+        own = providers.get(WebReader.name) or own
+    if own is None:
         raise SourceError(f"no provider named {hit.provider!r} can read {hit.url}")
-    return await provider.read(hit.url)
+    return await own.read(hit.url)
 
 
 async def read_results(
