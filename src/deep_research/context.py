@@ -17,7 +17,9 @@ from deep_research.state.models import DEPTH_BUDGETS, Config
 
 Mode = Literal["simple", "web_search", "deep_research"]
 Depth = Literal["auto", "light", "medium", "extended"]
-SourceName = Literal["auto", "local", "tavily", "local+tavily"]
+SourceName = Literal[
+    "auto", "local", "tavily", "local+tavily", "searxng", "local+searxng", "mcp", "local+mcp"
+]
 
 MAX_QUESTION_CHARS = 4000
 """Longest accepted question, in characters."""

@@ -62,6 +62,26 @@ class Settings(BaseSettings):
     )
     """Attempts per Tavily query; 429, 5xx and timeouts are retried with backoff and jitter."""
 
+    searxng_url: str | None = Field(default=None, validation_alias="DEEP_RESEARCH_SEARXNG_URL")
+    """A self-hosted SearXNG instance (``http://127.0.0.1:8888``); its JSON output must be on.
+    With ``sources=auto`` it is used when set and ``TAVILY_API_KEY`` is not."""
+
+    searxng_engines: str = Field(default="", validation_alias="DEEP_RESEARCH_SEARXNG_ENGINES")
+    """Comma-separated SearXNG engines to query (empty: the instance's defaults)."""
+
+    searxng_language: str | None = Field(
+        default=None, validation_alias="DEEP_RESEARCH_SEARXNG_LANGUAGE"
+    )
+    """Language of SearXNG results (``en``, ``zh``, ``fr-FR``); unset: the instance's."""
+
+    searxng_time_range: Literal["day", "week", "month", "year"] | None = Field(
+        default=None, validation_alias="DEEP_RESEARCH_SEARXNG_TIME_RANGE"
+    )
+    """Only SearXNG results from the last day, week, month or year."""
+
+    mcp_config: Path | None = Field(default=None, validation_alias="DEEP_RESEARCH_MCP_CONFIG")
+    """An ``mcpServers`` JSON file: the MCP servers whose tools are sources (sources/mcp.py)."""
+
     fetch_allowlist: str = Field(default="", validation_alias="DEEP_RESEARCH_FETCH_ALLOWLIST")
     """Comma-separated hosts, ``host:port`` pairs or CIDRs the SSRF guard lets through."""
 
@@ -142,6 +162,10 @@ class Settings(BaseSettings):
         "tavily_base_url",
         "auth_tokens",
         "auth_secret",
+        "searxng_url",
+        "searxng_language",
+        "searxng_time_range",
+        "mcp_config",
         mode="before",
     )
     @classmethod

@@ -170,3 +170,21 @@ async def test_a_whole_run_cites_mcp_notes_and_goes_on_when_a_server_fails() -> 
     notice = [s for s in report.sources if s.url.endswith("/aurora-notice")]
     assert notice and any(f.startswith("prompt_injection") for f in notice[0].flags)
     assert "99 million" not in report.markdown
+
+
+def test_the_mcp_choice_loads_the_operators_servers_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from deep_research.settings import get_settings
+    from deep_research.sources import load_sources
+
+    with pytest.raises(ConfigurationError, match="DEEP_RESEARCH_MCP_CONFIG"):
+        load_sources("mcp", None)
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {**_stdio(), "plain": {"command": "x"}}}))
+    monkeypatch.setenv("DEEP_RESEARCH_MCP_CONFIG", str(path))
+    get_settings.cache_clear()
+    providers = load_sources("local+mcp", None)
+    assert [p.name for p in providers] == ["local", "mcp:notes"]

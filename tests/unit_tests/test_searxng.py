@@ -117,3 +117,28 @@ async def test_an_instance_that_is_down_is_a_source_error() -> None:
 def test_only_http_urls_are_accepted() -> None:
     with pytest.raises(ConfigurationError, match="DEEP_RESEARCH_SEARXNG_URL"):
         SearxngSearch("file:///etc")
+
+
+def test_auto_uses_searxng_when_its_url_is_set_and_tavily_has_no_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from deep_research.settings import get_settings
+    from deep_research.sources import load_sources
+
+    monkeypatch.setenv("DEEP_RESEARCH_SEARXNG_URL", "http://127.0.0.1:8888")
+    monkeypatch.setenv("DEEP_RESEARCH_SEARXNG_ENGINES", "duckduckgo, brave")
+    get_settings.cache_clear()
+    providers = load_sources("auto", None)
+    assert [p.name for p in providers] == ["searxng", "web"]
+    assert isinstance(providers[0], SearxngSearch)
+    assert providers[0].engines == ("duckduckgo", "brave")
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test")
+    get_settings.cache_clear()
+    assert [p.name for p in load_sources("auto", None)] == ["tavily", "web"]
+
+
+def test_asking_for_searxng_without_its_url_is_a_clear_error() -> None:
+    from deep_research.sources import load_sources
+
+    with pytest.raises(ConfigurationError, match="DEEP_RESEARCH_SEARXNG_URL"):
+        load_sources("searxng", None)

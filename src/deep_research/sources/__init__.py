@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from deep_research.errors import ConfigurationError
-from deep_research.settings import get_settings
+from deep_research.settings import Settings, get_settings
 from deep_research.sources.base import SourceProvider
 from deep_research.sources.local import LocalCorpus, default_index_path
 
@@ -25,18 +25,21 @@ def _local(root: str, data_dir: str) -> LocalCorpus:
 def load_sources(kind: str, corpus_dir: str | None) -> list[SourceProvider]:
     """Return the providers a run searches, by the context's ``sources`` choice.
 
-    ``auto`` means Tavily when ``TAVILY_API_KEY`` is set and the local corpus otherwise.
-    With Tavily comes the web reader (``web``), which reads the pages Tavily finds through
-    the page cache and the SSRF-guarded fetcher.
+    ``auto`` means Tavily when ``TAVILY_API_KEY`` is set, else SearXNG when
+    ``DEEP_RESEARCH_SEARXNG_URL`` is, else the local corpus. With Tavily or SearXNG comes the
+    web reader (``web``), which reads the pages they find through the page cache and the
+    SSRF-guarded fetcher. ``mcp`` adds every MCP server of ``DEEP_RESEARCH_MCP_CONFIG``
+    that has a search tool.
 
     Raises:
-        ConfigurationError: Tavily is asked for without a key, or a fetch setting is invalid.
+        ConfigurationError: a provider is asked for without its setting (Tavily's key,
+            SearXNG's URL, the MCP configuration), or a setting is invalid.
         CorpusNotFoundError: the corpus folder does not exist.
     """
     settings = get_settings()
     has_tavily = settings.tavily_api_key is not None
     if kind == "auto":
-        kind = "tavily" if has_tavily else "local"
+        kind = "tavily" if has_tavily else "searxng" if settings.searxng_url else "local"
     providers: list[SourceProvider] = []
     if "local" in kind:
         providers.append(_local(corpus_dir or str(SAMPLE_CORPUS), str(settings.data_dir)))
@@ -59,4 +62,33 @@ def load_sources(kind: str, corpus_dir: str | None) -> list[SourceProvider]:
             )
         )
         providers.append(reader)
+    if "searxng" in kind:
+        providers += _searxng(settings, [p.name for p in providers])
+    if "mcp" in kind:
+        if settings.mcp_config is None:
+            raise ConfigurationError("MCP sources need DEEP_RESEARCH_MCP_CONFIG; it is not set")
+        from deep_research.sources.mcp import mcp_sources
+
+        providers += mcp_sources(str(settings.mcp_config))
     return providers
+
+
+def _searxng(settings: Settings, chosen: list[str]) -> list[SourceProvider]:
+    """SearXNG, and the web reader that reads what it finds unless the run has one already.
+
+    Raises:
+        ConfigurationError: ``DEEP_RESEARCH_SEARXNG_URL`` is not set or not an http(s) URL.
+    """
+    if settings.searxng_url is None:
+        raise ConfigurationError("SearXNG search needs DEEP_RESEARCH_SEARXNG_URL; it is not set")
+    from deep_research.sources.searxng import SearxngSearch
+    from deep_research.sources.web import WebConfig, web_reader
+
+    search = SearxngSearch(
+        settings.searxng_url,
+        engines=settings.searxng_engines.split(","),
+        language=settings.searxng_language,
+        time_range=settings.searxng_time_range,
+    )
+    reader = [] if "web" in chosen else [web_reader(WebConfig.from_settings(settings))]
+    return [search, *reader]

@@ -34,8 +34,7 @@ import asyncio
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
@@ -152,7 +151,6 @@ def parse_mcp_config(data: Any) -> list[McpServerConfig]:
     return configs
 
 
-@lru_cache(maxsize=4)
 def load_mcp_config(path: str) -> tuple[McpServerConfig, ...]:
     """The servers of the configuration file at ``path``.
 
@@ -195,14 +193,14 @@ class McpSource:
     """A configured MCP server as a source provider; see the module docstring."""
 
     config: McpServerConfig
+    name: str = field(init=False)
+    """``mcp:SERVER``."""
 
     reads_own_results = True
     """The researcher reads this provider's results with it, whatever their URL scheme."""
 
-    @property
-    def name(self) -> str:
-        """``mcp:SERVER``."""
-        return f"mcp:{self.config.name}"
+    def __post_init__(self) -> None:
+        self.name = f"mcp:{self.config.name}"
 
     async def search(self, query: str, k: int) -> list[SearchResult]:
         """Call the search tool; its items become results.
