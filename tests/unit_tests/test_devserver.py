@@ -16,7 +16,7 @@ def test_every_relative_path_of_the_project_config_is_made_absolute(tmp_path: Pa
 
     specs = [
         *written["dependencies"],
-        *written["graphs"].values(),
+        *(g["path"] if isinstance(g, dict) else g for g in written["graphs"].values()),
         written["checkpointer"]["path"],
         written["store"]["path"],
         written["auth"]["path"],
@@ -25,6 +25,7 @@ def test_every_relative_path_of_the_project_config_is_made_absolute(tmp_path: Pa
     files = [Path(spec.partition(":")[0]) for spec in specs]
     assert all(path.is_absolute() and path.exists() for path in files), specs
     assert written["graphs"]["deep_research"].endswith("src/deep_research/server/graph.py:graph")
+    assert written["graphs"]["research"]["description"]  # a graph's object form keeps its fields
     assert written["dependencies"] == [str(REPO_ROOT)]
     assert written["auth"]["openapi"]["securitySchemes"]  # everything else is kept as it was
 

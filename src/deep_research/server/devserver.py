@@ -81,7 +81,12 @@ def portable_config(config: Path, workdir: Path) -> Path:
     data: dict[str, Any] = json.loads(config.read_text())
     base = config.resolve().parent
     data["dependencies"] = [_absolute(d, base) for d in data.get("dependencies", [])]
-    data["graphs"] = {name: _absolute(s, base) for name, s in data.get("graphs", {}).items()}
+    graphs: dict[str, Any] = data.get("graphs", {})
+    for name, spec in graphs.items():  # "./x.py:graph", or {"path": ..., "description": ...}
+        if isinstance(spec, dict):
+            spec["path"] = _absolute(spec["path"], base)
+        else:
+            graphs[name] = _absolute(spec, base)
     for key in ("checkpointer", "store", "auth"):
         if isinstance(data.get(key), dict) and "path" in data[key]:
             data[key]["path"] = _absolute(data[key]["path"], base)
