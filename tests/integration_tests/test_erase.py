@@ -1,0 +1,143 @@
+"""Purge erases: rows, checkpoints (every namespace) and page text, on SQLite and PostgreSQL.
+
+Two chats research overlapping questions through the command line; the first is deleted and
+purged. Every table is counted before and after: the purged chat has no row left anywhere,
+its thread cannot be resumed, and the other chat keeps every row and every document it reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from deep_research.cli import main
+from deep_research.persistence import models as tables
+from deep_research.persistence.checkpointer import open_checkpointer
+from deep_research.persistence.content import open_store
+from deep_research.persistence.db import open_database
+from deep_research.persistence.erase import erase_chats
+from deep_research.settings import get_settings
+
+GONE, KEPT = "erase-gone", "erase-kept"
+ASKED = {
+    GONE: "What did Hornsdale Power Reserve cost, and what caused the South Korea ESS fires?",
+    KEPT: "How large is Hornsdale Power Reserve and what does it earn?",
+}
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database_url(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> str:
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    else:
+        url = request.getfixturevalue("postgres_url")
+    monkeypatch.setenv("DEEP_RESEARCH_DATABASE_URL", url)
+    monkeypatch.setenv("DEEP_RESEARCH_USER_ID", f"user-{request.param}-{tmp_path.name}")
+    monkeypatch.chdir(tmp_path)
+    get_settings.cache_clear()
+    return url
+
+
+def _counts(url: str, thread: str) -> dict[str, int]:
+    """Rows that belong to ``thread`` in every table: checkpoints, store and domain store."""
+    engine = sa.create_engine(url)
+    counts: dict[str, int] = {}
+    try:
+        metadata = sa.MetaData()
+        metadata.reflect(engine)
+        with engine.connect() as connection:
+            chat = connection.execute(
+                sa.select(tables.Chat.id).where(tables.Chat.thread_id == thread)
+            ).scalar()
+            sessions = [
+                row[0]
+                for row in connection.execute(
+                    sa.select(tables.ResearchSession.id).where(
+                        tables.ResearchSession.chat_id == chat
+                    )
+                )
+            ]
+            for name, table in sorted(metadata.tables.items()):
+                columns = table.columns
+                if "thread_id" in columns:
+                    where = columns["thread_id"] == thread
+                elif "session_id" in columns:
+                    where = columns["session_id"].in_(sessions or [-1])
+                elif "chat_id" in columns:
+                    where = columns["chat_id"] == (chat or -1)
+                else:
+                    continue
+                counts[name] = connection.execute(
+                    sa.select(sa.func.count()).select_from(table).where(where)
+                ).scalar_one()
+    finally:
+        engine.dispose()
+    return counts
+
+
+async def _documents(url: str, thread: str) -> set[str]:
+    async with open_database(url) as database, database.session_scope() as session:
+        query = (
+            sa.select(tables.Source.document_id)
+            .join(tables.ResearchSession, tables.Source.session_id == tables.ResearchSession.id)
+            .join(tables.Chat, tables.ResearchSession.chat_id == tables.Chat.id)
+            .where(tables.Chat.thread_id == thread, tables.Source.document_id.is_not(None))
+        )
+        return {d for d in await session.scalars(query) if d}
+
+
+async def _stored(url: str, documents: set[str]) -> set[str]:
+    async with open_store(url) as store:
+        found = [await store.aget(("documents",), d) for d in sorted(documents)]
+    return {item.key for item in found if item is not None}
+
+
+async def _purge(url: str, user: str) -> Any:
+    async with (
+        open_database(url) as database,
+        open_checkpointer(url) as checkpointer,
+        open_store(url) as store,
+    ):
+        return await erase_chats(
+            database,
+            checkpointer,
+            store,
+            user_id=user,
+            deleted_before=tables.utcnow() + timedelta(seconds=1),
+        )
+
+
+def test_purge_erases_every_row_checkpoint_and_unshared_document(
+    database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for thread, question in ASKED.items():
+        assert main(["ask", question, "--thread", thread, "--quiet", "--no-clarify"]) == 0
+    before = {thread: _counts(database_url, thread) for thread in ASKED}
+    for table in ("checkpoints", "chats", "messages", "sources", "claims", "research_events"):
+        assert before[GONE][table] > 0, table
+    documents = {thread: asyncio.run(_documents(database_url, thread)) for thread in ASKED}
+    shared = documents[GONE] & documents[KEPT]
+    only_gone = documents[GONE] - documents[KEPT]
+    assert shared and only_gone
+    assert asyncio.run(_stored(database_url, documents[GONE])) == documents[GONE]
+
+    assert main(["delete", GONE]) == 0
+    erased = asyncio.run(_purge(database_url, get_settings().user_id))
+
+    assert erased.threads == (GONE,)
+    assert erased.documents == len(only_gone)
+    after = {thread: _counts(database_url, thread) for thread in ASKED}
+    assert after[GONE] == dict.fromkeys(before[GONE], 0)
+    assert after[KEPT] == before[KEPT]
+    assert asyncio.run(_stored(database_url, documents[GONE])) == shared
+    assert asyncio.run(_stored(database_url, documents[KEPT])) == documents[KEPT]
+    capsys.readouterr()
+    assert main(["resume", GONE]) == 2
+    assert f"no run with thread id {GONE!r}" in capsys.readouterr().err
