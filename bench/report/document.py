@@ -48,6 +48,11 @@ SECTIONS: tuple[tuple[str, str, Callable[[dict[str, Any]], tuple[str, list[str]]
     ("server", "Server: concurrent runs on `langgraph dev`", systems.server),
     ("offline", "Offline end to end: `make run`", systems.offline),
     ("startup", "Start-up: the command line's first response", systems.startup),
+    (
+        "docqa",
+        "Documentation questions: evidence recall on a corpus nobody here wrote",
+        systems.docqa,
+    ),
     ("verifier", "Verifier accuracy (bench/verifier)", systems.verifier),
 )
 

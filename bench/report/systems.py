@@ -311,3 +311,29 @@ def startup(r: dict[str, Any]) -> tuple[str, list[str]]:
         + table(["module", "ms", "langgraph", "langchain_core", "sqlalchemy"], import_rows)
     )
     return text, behind
+
+
+def docqa(r: dict[str, Any]) -> tuple[str, list[str]]:
+    if "skipped" in r:
+        return f"Skipped: {r['skipped']}.", []
+    recall = r["fact_recall"]
+    rows = [
+        ["answering page read (page recall)", num(r["page_recall"], 2)],
+        ["key facts in the pages read", num(recall["pages"], 2)],
+        ["key facts in the evidence handed to the writer", num(recall["evidence"], 2)],
+        ["key facts in the report", num(recall["report"], 2)],
+        ["supported share of checked claims", num(r.get("supported_share"), 2)],
+    ]
+    text = (
+        f"{r['questions']} questions over {r['corpus']} Offline engine, default depth; "
+        "a key fact counts when its words appear in order in the text.\n\n"
+        + table(["measure", "value"], rows)
+    )
+    behind = []
+    if recall["evidence"] < 0.6:
+        behind.append(
+            f"**Evidence recall**: the evidence handed to the writer holds "
+            f"{recall['evidence']:.0%} of the key facts that the pages read hold "
+            f"({recall['pages']:.0%}); goal 60 % offline"
+        )
+    return text, behind

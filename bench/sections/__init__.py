@@ -28,5 +28,6 @@ ORDER = (
     "server",
     "offline",
     "startup",
+    "docqa",
 )
 """Every section, in the order they run."""
