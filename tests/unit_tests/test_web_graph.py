@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from langchain_core.messages import HumanMessage
@@ -27,7 +28,7 @@ from deep_research.graph import build_graph
 from deep_research.persistence.checkpointer import make_serde
 from deep_research.settings import get_settings
 from deep_research.state import Report
-from tests.unit_tests.web_server import Handler, LocalServer, json_route, page
+from tests.unit_tests.web_server import Handler, LocalServer, json_route, page, respond
 
 QUESTION = "How have grid battery storage costs changed, and how safe are grid batteries?"
 
@@ -304,3 +305,47 @@ def test_asking_for_tavily_without_a_key_is_a_one_line_error(
     assert status != 0
     errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
     assert len(errors) == 1 and "TAVILY_API_KEY" in errors[0]
+
+
+@pytest.fixture
+def searxng(web: Web, monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalServer]:
+    """A SearXNG stand-in on 127.0.0.1 (JSON as SearXNG answers) over the same site."""
+
+    def search(handler: Handler) -> None:
+        params = parse_qs(urlsplit(handler.path).query)
+        assert params["format"] == ["json"]
+        query = words(params["q"][0])
+        ranked = sorted(
+            web.pages.items(),
+            key=lambda item: -len(query & words(" ".join([item[1][1], *item[1][3]]))),
+        )
+        hits = [
+            {"url": url, "title": title, "content": sentences[0], "engine": "duckduckgo"}
+            for url, (_slug, title, _section, sentences) in ranked[:6]
+        ]
+        if params.get("pageno") != ["1"]:
+            hits = []
+        hits.insert(0, {"url": web.blocked, "title": "Internal", "content": "", "engine": "brave"})
+        body = {"query": params["q"][0], "number_of_results": 0, "results": hits}
+        respond(handler, json.dumps(body).encode(), content_type="application/json")
+
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with LocalServer("127.0.0.1", {"/search": search}) as server:
+        monkeypatch.setenv("DEEP_RESEARCH_SEARXNG_URL", server.url(""))
+        monkeypatch.setenv("DEEP_RESEARCH_FETCH_ALLOWLIST", f"127.0.0.1:{web.site.port}")
+        get_settings.cache_clear()
+        yield server
+
+
+async def test_searxng_results_are_read_through_the_guarded_web_reader(
+    web: Web, searxng: LocalServer
+) -> None:
+    report = await ask(sources="auto")
+    assert report.config.sources == ["searxng", "web"]
+    cited = {r.url for r in report.references}
+    assert len(cited) >= 3 and cited <= set(web.pages)
+    sources = {s.url: s for s in report.sources}
+    assert sources[web.blocked].crawl_status == "blocked"
+    assert web.hidden.requests == []
+    assert searxng.requests and all("format=json" in r for r in searxng.requests)
