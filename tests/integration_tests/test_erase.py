@@ -82,13 +82,15 @@ def _counts(url: str, thread: str) -> dict[str, int]:
     return counts
 
 
-async def _documents(url: str, thread: str) -> set[str]:
+async def _documents(url: str, thread: str, *, other_chats: bool = False) -> set[str]:
+    """Documents the thread's sources refer to (or, with ``other_chats``, any other chat's)."""
     async with open_database(url) as database, database.session_scope() as session:
+        chat = tables.Chat.thread_id != thread if other_chats else tables.Chat.thread_id == thread
         query = (
             sa.select(tables.Source.document_id)
             .join(tables.ResearchSession, tables.Source.session_id == tables.ResearchSession.id)
             .join(tables.Chat, tables.ResearchSession.chat_id == tables.Chat.id)
-            .where(tables.Chat.thread_id == thread, tables.Source.document_id.is_not(None))
+            .where(chat, tables.Source.document_id.is_not(None))
         )
         return {d for d in await session.scalars(query) if d}
 
@@ -123,9 +125,10 @@ def test_purge_erases_every_row_checkpoint_and_unshared_document(
     for table in ("checkpoints", "chats", "messages", "sources", "claims", "research_events"):
         assert before[GONE][table] > 0, table
     documents = {thread: asyncio.run(_documents(database_url, thread)) for thread in ASKED}
-    shared = documents[GONE] & documents[KEPT]
-    only_gone = documents[GONE] - documents[KEPT]
-    assert shared and only_gone
+    elsewhere = asyncio.run(_documents(database_url, GONE, other_chats=True))  # shared database
+    shared = documents[GONE] & elsewhere
+    only_gone = documents[GONE] - elsewhere
+    assert documents[GONE] & documents[KEPT] and only_gone
     assert asyncio.run(_stored(database_url, documents[GONE])) == documents[GONE]
 
     assert main(["delete", GONE]) == 0
