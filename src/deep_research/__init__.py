@@ -1,9 +1,25 @@
 """A deep-research agent on LangGraph: a question in, a verified, cited report out.
 
-``graph`` is the compiled graph that langgraph.json serves; ``build_graph`` compiles one with
-your own checkpointer, engine and sources.
+``build_graph`` compiles the research graph with your own checkpointer, store, engine and
+sources; the graph ``langgraph.json`` serves is ``deep_research.server.graph:graph``.
+
+Importing the package, or any module of it, compiles nothing: ``build_graph`` (and LangGraph's
+graph machinery with it) is loaded on first use.
 """
 
-from deep_research.graph import build_graph, graph
+from __future__ import annotations
 
-__all__ = ["build_graph", "graph"]
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from deep_research.graph.builder import build_graph
+
+__all__ = ["build_graph"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "build_graph":
+        from deep_research.graph.builder import build_graph
+
+        return build_graph
+    raise AttributeError(f"module 'deep_research' has no attribute {name!r}")

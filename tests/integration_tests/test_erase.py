@@ -8,19 +8,15 @@ its thread cannot be resumed, and the other chat keeps every row and every docum
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 import sqlalchemy as sa
 
 from deep_research.cli import main
 from deep_research.persistence import models as tables
-from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.persistence.content import open_store
 from deep_research.persistence.db import open_database
-from deep_research.persistence.erase import erase_chats
 from deep_research.settings import get_settings
 
 GONE, KEPT = "erase-gone", "erase-kept"
@@ -101,21 +97,6 @@ async def _stored(url: str, documents: set[str]) -> set[str]:
     return {item.key for item in found if item is not None}
 
 
-async def _purge(url: str, user: str) -> Any:
-    async with (
-        open_database(url) as database,
-        open_checkpointer(url) as checkpointer,
-        open_store(url) as store,
-    ):
-        return await erase_chats(
-            database,
-            checkpointer,
-            store,
-            user_id=user,
-            deleted_before=tables.utcnow() + timedelta(seconds=1),
-        )
-
-
 def test_purge_erases_every_row_checkpoint_and_unshared_document(
     database_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -132,10 +113,10 @@ def test_purge_erases_every_row_checkpoint_and_unshared_document(
     assert asyncio.run(_stored(database_url, documents[GONE])) == documents[GONE]
 
     assert main(["delete", GONE]) == 0
-    erased = asyncio.run(_purge(database_url, get_settings().user_id))
+    capsys.readouterr()
+    assert main(["purge", "--older-than-days", "0"]) == 0
+    assert capsys.readouterr().out == f"purged 1 chat(s): {GONE}\n"
 
-    assert erased.threads == (GONE,)
-    assert erased.documents == len(only_gone)
     after = {thread: _counts(database_url, thread) for thread in ASKED}
     assert after[GONE] == dict.fromkeys(before[GONE], 0)
     assert after[KEPT] == before[KEPT]

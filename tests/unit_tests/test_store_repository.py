@@ -7,6 +7,8 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.store.memory import InMemoryStore
 from sqlalchemy import func, select
 
 from deep_research.engines import OfflineEngine, chat_title
@@ -15,6 +17,7 @@ from deep_research.events import RecordedEvent
 from deep_research.persistence import Database, SqlRecorder, open_database, queries
 from deep_research.persistence import models as tables
 from deep_research.persistence import repository as repo
+from deep_research.persistence.erase import erase_chats
 from deep_research.persistence.recorder import Batch, RunScope, message_row
 from deep_research.state import Citation, Claim, EvidenceSpan, Source
 
@@ -140,8 +143,11 @@ async def test_soft_delete_restore_and_purge(database: Database) -> None:
             await repo.restore_chat(
                 session, user_id="alice", thread_id="thread-1", window=timedelta(0)
             )
-        assert await repo.purge_chats(session, deleted_before=soon, user_id="bob") == []
-        assert await repo.purge_chats(session, deleted_before=soon) == ["thread-1"]
+    saver, store = InMemorySaver(), InMemoryStore()
+    erased = await erase_chats(database, saver, store, user_id="bob", deleted_before=soon)
+    assert erased.threads == ()
+    erased = await erase_chats(database, saver, store, user_id="alice", deleted_before=soon)
+    assert erased.threads == ("thread-1",)
     assert not any((await counts(database)).values()), "a purge cascades to every row"
 
 

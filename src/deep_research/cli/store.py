@@ -1,9 +1,9 @@
-"""The command line's storage commands, and the recording of how a command-line run ended.
+"""The command line's storage commands: db upgrade, chats, show, delete, restore, purge.
 
-The commands are ``db upgrade``, ``chats``, ``show``, ``delete``, ``restore`` and ``purge``.
-Every read is scoped to the command line's user (``DEEP_RESEARCH_USER_ID``, default
-``local``). Output goes to stdout; errors are raised as ``DeepResearchError`` for the command
-line to print.
+``purge`` erases for good (:func:`deep_research.persistence.erase.erase_chats`): the chats'
+rows, their threads' checkpoints and the page text no other chat refers to. Every read is
+scoped to the command line's user (``DEEP_RESEARCH_USER_ID``, default ``local``). Output goes
+to stdout; errors are raised as ``DeepResearchError`` for the command line to print.
 """
 
 from __future__ import annotations
@@ -12,47 +12,19 @@ import argparse
 import asyncio
 import sys
 from datetime import datetime, timedelta
-from typing import Any, TextIO
-
-from langchain_core.runnables import RunnableConfig
-from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import StateSnapshot
+from typing import TextIO
 
 from deep_research.errors import ConfigurationError
 from deep_research.persistence import queries
 from deep_research.persistence import repository as repo
+from deep_research.persistence.checkpointer import open_checkpointer
+from deep_research.persistence.content import open_store
 from deep_research.persistence.db import open_database, upgrade
+from deep_research.persistence.erase import erase_chats
 from deep_research.persistence.models import Chat, Message, ResearchSession, utcnow
-from deep_research.persistence.recorder import Batch, Recorder, RunScope
 from deep_research.settings import get_settings
 
-STORE_COMMANDS = frozenset({"db", "chats", "show", "delete", "restore", "purge"})
-"""The subcommands this module runs."""
-
 _ROLE_NAMES = {"user": "You", "assistant": "Deep Research", "system": "System"}
-
-
-def add_store_commands(commands: Any) -> None:
-    """Add the storage subcommands to the command line's subparsers."""
-    db = commands.add_parser("db", help="manage the database schema")
-    db_commands = db.add_subparsers(dest="db_command", required=True)
-    db_upgrade = db_commands.add_parser("upgrade", help="apply the migrations (default: to head)")
-    db_upgrade.add_argument("--revision", default="head", help="target revision (default: head)")
-    chats = commands.add_parser("chats", help="list your chats, most recent first")
-    chats.add_argument("--deleted", action="store_true", help="include deleted chats")
-    chats.add_argument("--limit", type=int, default=50, help="at most this many (default: 50)")
-    show = commands.add_parser("show", help="print a chat: questions, reports and sessions")
-    show.add_argument("id", help="the chat's thread id (see `deep-research chats`)")
-    delete = commands.add_parser("delete", help="delete a chat (restorable until purged)")
-    delete.add_argument("id", help="the chat's thread id")
-    restore = commands.add_parser("restore", help="restore a deleted chat")
-    restore.add_argument("id", help="the chat's thread id")
-    purge = commands.add_parser("purge", help="remove for good the chats deleted long enough ago")
-    purge.add_argument(
-        "--older-than-days",
-        type=float,
-        help="deleted more than this many days ago (default: DEEP_RESEARCH_CHAT_RECOVERY_DAYS)",
-    )
 
 
 def _database_url() -> str:
@@ -75,6 +47,8 @@ async def run_store_command(args: argparse.Namespace, out: TextIO | None = None)
         await asyncio.to_thread(upgrade, url, args.revision)
         out.write(f"database upgraded to {args.revision}\n")
         return 0
+    if args.command == "purge":
+        return await _purge(args, url, user, out)
     async with open_database(url) as database, database.session_scope() as session:
         if args.command == "chats":
             chats = await queries.list_chats(
@@ -96,14 +70,28 @@ async def run_store_command(args: argparse.Namespace, out: TextIO | None = None)
             window = timedelta(days=settings.chat_recovery_days)
             await repo.restore_chat(session, user_id=user, thread_id=args.id, window=window)
             out.write(f"restored {args.id}\n")
-        else:
-            days = settings.chat_recovery_days
-            if args.older_than_days is not None:
-                days = args.older_than_days
-            purged = await repo.purge_chats(
-                session, deleted_before=utcnow() - timedelta(days=days), user_id=user
-            )
-            out.write(f"purged {len(purged)} chat(s){': ' if purged else ''}{', '.join(purged)}\n")
+    return 0
+
+
+async def _purge(args: argparse.Namespace, url: str, user: str, out: TextIO) -> int:
+    """Erase from every store the user's chats deleted longer ago than the recovery window."""
+    days = get_settings().chat_recovery_days
+    if args.older_than_days is not None:
+        days = args.older_than_days
+    async with (
+        open_database(url) as database,
+        open_checkpointer(url) as checkpointer,
+        open_store(url) as store,
+    ):
+        erased = await erase_chats(
+            database,
+            checkpointer,
+            store,
+            user_id=user,
+            deleted_before=utcnow() - timedelta(days=days),
+        )
+    threads = erased.threads
+    out.write(f"purged {len(threads)} chat(s){': ' if threads else ''}{', '.join(threads)}\n")
     return 0
 
 
@@ -136,50 +124,3 @@ def _print_chat(
         if message.is_clarification:
             label += " (clarification)"
         out.write(f"\n--- {label} ---\n\n{message.content.strip()}\n")
-
-
-def unfinished(snapshot: StateSnapshot) -> bool:
-    """True while the thread has work left: a next node, or a step whose writes are pending.
-
-    A process killed between a step's last write and the next checkpoint leaves a snapshot
-    whose ``next`` is empty but whose tasks carry the pending writes; resuming applies them.
-    """
-    return bool(snapshot.next or snapshot.tasks)
-
-
-async def record_stop(
-    graph: CompiledStateGraph[Any, Any, Any, Any], config: RunnableConfig, recorder: Recorder
-) -> None:
-    """Record how a command-line run stopped: failed (with its error) or interrupted.
-
-    A finished run has nothing to add (finalize recorded it as completed).
-    """
-    snapshot = await graph.aget_state(config)
-    if not unfinished(snapshot) or not snapshot.values:
-        return
-    errors = [
-        str(task.error)
-        for task in snapshot.tasks
-        if task.error is not None and not _cancelled(task.error)
-    ]
-    scope = RunScope(
-        user_id=config["configurable"]["user_id"],
-        thread_id=config["configurable"]["thread_id"],
-        question_nr=max(int(snapshot.values.get("question_nr", 1)), 1),
-    )
-    status = "failed" if errors else "interrupted"
-    error = errors[0] if errors else None
-    await recorder.write(scope, Batch(session={"status": status, "error": error}))
-
-
-def _cancelled(error: object) -> bool:
-    """Whether a task's error is its cancellation (Ctrl-C, SIGTERM): an interruption.
-
-    Checkpoints keep a task's error as its ``repr``, ``CancelledError()`` for a cancellation.
-    """
-    return isinstance(error, asyncio.CancelledError) or str(error).startswith("CancelledError")
-
-
-def run_config(thread_id: str) -> RunnableConfig:
-    """The run configuration of a command-line run: its thread and its user."""
-    return {"configurable": {"thread_id": thread_id, "user_id": get_settings().user_id}}

@@ -4,19 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, TextIO
+from typing import TextIO
 
 from deep_research.errors import ConfigurationError
 from deep_research.server.tokens import sign_token
 from deep_research.settings import get_settings
-
-
-def add_token_command(commands: Any) -> None:
-    """Add ``token USER_ID`` to the command line's subparsers."""
-    token = commands.add_parser(
-        "token", help="print a signed bearer token for the server (DEEP_RESEARCH_AUTH_SECRET)"
-    )
-    token.add_argument("user_id", help="the user the token stands for")
 
 
 def run_token_command(args: argparse.Namespace, out: TextIO | None = None) -> int:

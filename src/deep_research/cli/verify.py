@@ -21,7 +21,7 @@ import json
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from deep_research.engines import load_engine
 from deep_research.errors import InvalidInputError
@@ -29,21 +29,6 @@ from deep_research.settings import get_settings
 from deep_research.verification.verifier import verify_claims
 
 EXPECTED = '{"claim": str, "evidence": [str, ...]}'
-
-
-def add_verify_command(commands: Any) -> None:
-    """Add the ``verify`` subcommand to the CLI's subparsers."""
-    verify = commands.add_parser(
-        "verify",
-        help="judge claims against evidence passages (JSON lines in, JSON lines out)",
-        description=(
-            f"Judge each claim against its evidence passages. Reads JSON lines {EXPECTED} from "
-            "FILE or stdin; writes one JSON line per claim: verdict, confidence, "
-            "evidence_index, start, end, reasoning."
-        ),
-    )
-    verify.add_argument("file", nargs="?", type=Path, help="JSON lines file; - or none for stdin")
-    verify.add_argument("--model", help="model name, or 'offline' (default: DEEP_RESEARCH_MODEL)")
 
 
 def parse_line(number: int, line: str) -> tuple[str, list[str]]:

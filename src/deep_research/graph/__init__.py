@@ -1,8 +1,9 @@
-"""The research graph: ``graph`` (what langgraph.json serves) and ``build_graph``."""
+"""The research graph's wiring: ``build_graph`` (builder.py), the researcher subgraph and routers.
+
+Nothing is compiled on import. The graph ``langgraph.json`` serves is
+``deep_research.server.graph:graph``.
+"""
 
 from deep_research.graph.builder import build_graph
 
-graph = build_graph()
-"""Compiled without a checkpointer: the LangGraph server brings its own persistence."""
-
-__all__ = ["build_graph", "graph"]
+__all__ = ["build_graph"]

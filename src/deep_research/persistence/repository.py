@@ -202,19 +202,6 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=utcnow().tzinfo)
 
 
-async def purge_chats(
-    session: AsyncSession, *, deleted_before: datetime, user_id: str | None = None
-) -> list[str]:
-    """Delete for good the chats soft-deleted before ``deleted_before``; returns their threads."""
-    query = select(Chat).where(Chat.deleted_at.is_not(None), Chat.deleted_at < deleted_before)
-    if user_id is not None:
-        query = query.where(Chat.user_id == user_id)
-    chats = list((await session.scalars(query)).all())
-    if chats:
-        await session.execute(delete(Chat).where(Chat.id.in_([c.id for c in chats])))
-    return [c.thread_id for c in chats]
-
-
 async def get_preferences(session: AsyncSession, *, user_id: str) -> dict[str, Any]:
     """The user's preferences (empty when none were saved)."""
     query = select(UserPreferences.preferences).where(UserPreferences.user_id == user_id)

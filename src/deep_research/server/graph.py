@@ -1,7 +1,7 @@
 """The graph the LangGraph server serves (``langgraph.json`` → ``graphs.deep_research``).
 
-It is :func:`~deep_research.graph.build_graph` with one difference from
-``deep_research.graph.graph``: it always records into the domain store, on the server's
+It is :func:`~deep_research.graph.build_graph` with one difference from a graph a Python caller
+builds: it always records into the domain store, on the server's
 database URL (``DEEP_RESEARCH_DATABASE_URL``, or the embedded SQLite file the server's
 checkpointer also uses), because the server's HTTP routes read what it records. Runs are
 attributed to the authenticated user (``langgraph_auth_user_id``); on an open server, to

@@ -1,13 +1,12 @@
-"""Graph state, domain models and reducers."""
+"""Graph state, domain models and reducers.
 
-from deep_research.state.graph_state import (
-    InputState,
-    OutputState,
-    ResearcherInput,
-    ResearcherOutput,
-    ResearcherState,
-    State,
-)
+The domain models are imported with the package; the graph state classes, which load
+LangGraph's graph machinery, on first use (see :mod:`deep_research._exports`).
+"""
+
+from typing import TYPE_CHECKING
+
+from deep_research._exports import lazy_exports
 from deep_research.state.models import (
     DEPTH_BUDGETS,
     Budget,
@@ -59,3 +58,29 @@ __all__ = [
     "Verdict",
     "VerificationSummary",
 ]
+
+_GRAPH_STATE = "deep_research.state.graph_state"
+__getattr__ = lazy_exports(
+    __name__,
+    dict.fromkeys(
+        [
+            "InputState",
+            "OutputState",
+            "ResearcherInput",
+            "ResearcherOutput",
+            "ResearcherState",
+            "State",
+        ],
+        _GRAPH_STATE,
+    ),
+)
+
+if TYPE_CHECKING:
+    from deep_research.state.graph_state import (
+        InputState,
+        OutputState,
+        ResearcherInput,
+        ResearcherOutput,
+        ResearcherState,
+        State,
+    )

@@ -1,0 +1,227 @@
+"""``ask`` and ``resume``: a research run from the terminal, from its start to its report.
+
+The run streams its progress to stderr, answers the graph's interrupts at the terminal (or
+takes their defaults with no terminal), checkpoints every step before the next one starts,
+and writes report.md, report.json and report.html. Ctrl-C and SIGTERM stop it as
+``interrupted`` and an error as ``failed`` (:func:`record_stop`); ``resume THREAD`` goes on
+from the last checkpoint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+import uuid
+from pathlib import Path
+from typing import Any, Literal
+
+from langchain_core.messages import HumanMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command, StateSnapshot
+
+from deep_research.cli.main import EXIT_INTERRUPTED
+from deep_research.cli.progress import ProgressPrinter
+from deep_research.context import Context, make_context, validate_question
+from deep_research.errors import CorpusNotFoundError, DeepResearchError
+from deep_research.graph import build_graph
+from deep_research.persistence import open_checkpointer, open_recorder, open_store
+from deep_research.persistence.recorder import Batch, Recorder, RunScope
+from deep_research.report_html import render_html
+from deep_research.settings import get_settings
+from deep_research.state import Report
+
+DURABILITY: Literal["sync"] = "sync"
+"""Write each checkpoint before the next step starts: a killed process then loses only the
+step in flight (with "async", parallel branches' writes can land late; see BENCHMARKS.md)."""
+
+
+def _ask_context(args: argparse.Namespace) -> Context:
+    if args.corpus is not None:
+        corpus = Path(args.corpus).expanduser()
+        if not corpus.is_dir():
+            raise CorpusNotFoundError(f"corpus folder not found: {corpus}")
+        args.corpus = str(corpus.resolve())
+    knobs = {
+        "model": args.model,
+        "mode": args.mode,
+        "depth": args.depth,
+        "sources": args.sources,
+        "corpus_dir": args.corpus,
+        "max_rounds": args.max_rounds,
+        "results_per_query": args.results_per_query,
+        "allow_clarification": False if args.no_clarify else None,
+        "review_plan": True if args.review_plan else None,
+    }
+    return make_context(**{k: v for k, v in knobs.items() if v is not None})
+
+
+def _answer(payload: dict[str, Any], printer: ProgressPrinter) -> Any:
+    """Ask the person at the terminal; with no terminal, take the default."""
+    prompt = printer.interrupt(payload)
+    try:
+        line = input(prompt) if sys.stdin.isatty() else sys.stdin.readline()
+    except EOFError:
+        line = ""
+    line = line.strip()
+    if payload.get("type") == "plan_review":
+        steps = [s.strip() for s in line.split(";") if s.strip()]
+        return {"steps": steps} if steps else {"approve": True}
+    return line
+
+
+async def _drive(
+    graph: CompiledStateGraph[Any, Any, Any, Any],
+    first_input: Any,
+    config: RunnableConfig,
+    context: Context,
+    printer: ProgressPrinter,
+) -> None:
+    """Stream the run, answering interrupts until the graph finishes."""
+    pending: Any = first_input
+    while True:
+        interrupts: list[Any] = []
+        async for _namespace, mode, chunk in graph.astream(
+            pending,
+            config,
+            context=context,
+            stream_mode=["custom", "updates"],
+            subgraphs=True,
+            durability=DURABILITY,
+        ):
+            if mode == "custom" and isinstance(chunk, dict):
+                printer.event(chunk)
+            elif isinstance(chunk, dict) and "__interrupt__" in chunk:
+                interrupts.extend(chunk["__interrupt__"])
+        if not interrupts:
+            return
+        pending = Command(resume=_answer(interrupts[0].value, printer))
+
+
+def write_report(report: Report, out: Path) -> tuple[Path, Path, Path]:
+    """Write report.md, report.json and report.html into ``out``; return their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    markdown, data, page = out / "report.md", out / "report.json", out / "report.html"
+    markdown.write_text(report.markdown, encoding="utf-8")
+    data.write_text(
+        json.dumps(report.model_dump(mode="json", by_alias=True), indent=2, ensure_ascii=False)
+        + "\n",
+        encoding="utf-8",
+    )
+    page.write_text(render_html(report), encoding="utf-8")
+    return markdown, data, page
+
+
+async def run_ask(args: argparse.Namespace) -> int:
+    """Run ``ask`` or ``resume``; returns the exit status.
+
+    Raises:
+        DeepResearchError: bad input, a configuration error, or a failed run (with the
+            command that continues it).
+    """
+    settings = get_settings()
+    printer = ProgressPrinter(quiet=args.quiet)
+    if args.command == "ask":
+        question = validate_question(args.question)
+        context = _ask_context(args)
+        thread = args.thread or uuid.uuid4().hex[:12]
+        first: Any = {"messages": [HumanMessage(question)]}
+    else:
+        thread, context, first = args.thread, Context(), None
+    config = run_config(thread)
+    url = settings.resolved_database_url
+    async with (
+        open_checkpointer(url) as checkpointer,
+        open_store(url) as store,
+        open_recorder(url) as recorder,
+    ):
+        graph = build_graph(checkpointer=checkpointer, store=store, recorder=recorder)
+        if args.command == "resume":
+            snapshot = await graph.aget_state(config)
+            if not snapshot.values:
+                raise DeepResearchError(f"no run with thread id {thread!r} in this database")
+            context = make_context(**snapshot.values.get("run_context", {}))
+            if snapshot.interrupts:
+                first = Command(resume=_answer(snapshot.interrupts[0].value, printer))
+            elif not unfinished(snapshot):
+                printer.note("the run had already finished; writing its report again")
+        printer.start(thread, context)
+        _stop_on_sigterm()
+        try:
+            if first is not None or unfinished(await graph.aget_state(config)):
+                await _drive(graph, first, config, context, printer)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            print(f"interrupted; continue with: deep-research resume {thread}", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        except DeepResearchError as exc:
+            raise type(exc)(f"{exc} (continue with: deep-research resume {thread})") from exc
+        finally:
+            await record_stop(graph, config, recorder)
+        report = (await graph.aget_state(config)).values.get("report")
+    if report is None:
+        raise DeepResearchError(f"run {thread} ended without a report")
+    markdown, data, page = write_report(report, args.out or Path("reports") / thread)
+    printer.done(report)
+    print(f"thread: {thread}\nreport: {markdown}\njson:   {data}\nhtml:   {page}")
+    return 0
+
+
+def _stop_on_sigterm() -> None:
+    """Let ``kill`` (SIGTERM) stop a run as Ctrl-C does: recorded as interrupted, resumable.
+
+    The running task is cancelled; the run's last checkpoint stays, and ``resume`` goes on
+    from it. ``kill -9`` cannot be caught: its run stays ``in_progress`` until resumed.
+    """
+    task = asyncio.current_task()
+    if task is not None:
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+
+
+def unfinished(snapshot: StateSnapshot) -> bool:
+    """True while the thread has work left: a next node, or a step whose writes are pending.
+
+    A process killed between a step's last write and the next checkpoint leaves a snapshot
+    whose ``next`` is empty but whose tasks carry the pending writes; resuming applies them.
+    """
+    return bool(snapshot.next or snapshot.tasks)
+
+
+async def record_stop(
+    graph: CompiledStateGraph[Any, Any, Any, Any], config: RunnableConfig, recorder: Recorder
+) -> None:
+    """Record how a command-line run stopped: failed (with its error) or interrupted.
+
+    A finished run has nothing to add (finalize recorded it as completed).
+    """
+    snapshot = await graph.aget_state(config)
+    if not unfinished(snapshot) or not snapshot.values:
+        return
+    errors = [
+        str(task.error)
+        for task in snapshot.tasks
+        if task.error is not None and not _cancelled(task.error)
+    ]
+    scope = RunScope(
+        user_id=config["configurable"]["user_id"],
+        thread_id=config["configurable"]["thread_id"],
+        question_nr=max(int(snapshot.values.get("question_nr", 1)), 1),
+    )
+    status = "failed" if errors else "interrupted"
+    error = errors[0] if errors else None
+    await recorder.write(scope, Batch(session={"status": status, "error": error}))
+
+
+def _cancelled(error: object) -> bool:
+    """Whether a task's error is its cancellation (Ctrl-C, SIGTERM): an interruption.
+
+    Checkpoints keep a task's error as its ``repr``, ``CancelledError()`` for a cancellation.
+    """
+    return isinstance(error, asyncio.CancelledError) or str(error).startswith("CancelledError")
+
+
+def run_config(thread_id: str) -> RunnableConfig:
+    """The run configuration of a command-line run: its thread and its user."""
+    return {"configurable": {"thread_id": thread_id, "user_id": get_settings().user_id}}
