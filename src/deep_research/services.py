@@ -4,13 +4,16 @@
 and the providers per run from the run's context and the process settings, so that the same
 compiled graph serves the CLI, Studio and the server; tests pass their own. The recorder
 writes what each node did to the domain store; left empty, it is the SQL recorder when
-``DEEP_RESEARCH_DATABASE_URL`` is set and a null recorder otherwise.
+``DEEP_RESEARCH_DATABASE_URL`` is set and a null recorder otherwise. :func:`recording` binds a
+node to its services and writes, after the node returns, the events it emitted that no
+``record`` call wrote.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -56,21 +59,50 @@ class Services:
         """The recorder a run writes to (see the module docstring)."""
         return self.recorder if self.recorder is not None else default_recorder()
 
-    async def record(self, runtime: Runtime[Any], question_nr: int, **rows: Any) -> None:
-        """Record what the node did, and the events it emitted, in the domain store.
+    async def record(
+        self, runtime: Runtime[Any], question_nr: int, batch: Batch | None = None
+    ) -> None:
+        """Record what the node did, and the events it emitted so far, in the domain store.
+
+        Without a batch, only the pending events are written (nothing at all when there are
+        none); the graph does that after every node (see :func:`recording`), so a node
+        records only rows.
 
         Args:
             runtime: the node's runtime (it identifies the thread and the task).
             question_nr: the number of the chat's question the run is answering.
-            **rows: fields of :class:`~deep_research.persistence.recorder.Batch`.
+            batch: the node's records.
         """
         events = take_events(runtime)
+        if batch is None and not events:
+            return
         recorder = self.recorder_for()
         if isinstance(recorder, NullRecorder):
             return
         scope = run_scope(runtime, question_nr)
         if scope is not None:
-            await recorder.write(scope, Batch(events=events, **rows))
+            batch = batch or Batch()
+            await recorder.write(scope, replace(batch, events=[*batch.events, *events]))
+
+
+Node = Callable[..., Awaitable[dict[str, Any]]]
+
+
+def recording(node: Node, services: Services) -> Callable[..., Awaitable[dict[str, Any]]]:
+    """``node`` bound to ``services``, with the events it emitted flushed after it returns.
+
+    Events emitted after a node's last ``record`` call (or by a node that records no rows)
+    would otherwise never reach the domain store.
+    """
+    bound = partial(node, services=services)
+
+    async def run(state: Any, runtime: Runtime[Context]) -> dict[str, Any]:
+        update = await bound(state, runtime)
+        await services.record(runtime, state.question_nr)
+        return update
+
+    run.__name__ = node.__name__
+    return run
 
 
 DEFAULT_SERVICES = Services()

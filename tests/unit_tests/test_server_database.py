@@ -21,7 +21,13 @@ from sqlalchemy.pool import QueuePool
 
 from deep_research.persistence import queries
 from deep_research.persistence.models import Chat
-from deep_research.persistence.recorder import Batch, RunScope, message_row, recorder_for_url
+from deep_research.persistence.recorder import Batch, RunScope, recorder_for_url
+from deep_research.persistence.records import (
+    MessageKind,
+    MessageRecord,
+    SessionStatus,
+    SessionUpdate,
+)
 from deep_research.server import routes
 from deep_research.server.database import close_domain_stores, domain_session
 from deep_research.server.preferences import (
@@ -136,8 +142,8 @@ async def test_closing_the_stores_disposes_the_engine_and_the_next_use_opens_ano
 def _batch(n: int) -> Batch:
     return Batch(
         title=f"question {n}",
-        session={"question": f"question {n}", "status": "in_progress"},
-        messages=[message_row(1, 0, "user", f"question {n}")],
+        session=SessionUpdate(question=f"question {n}", status=SessionStatus.IN_PROGRESS),
+        messages=[MessageRecord(MessageKind.QUESTION, f"question {n}")],
     )
 
 

@@ -18,8 +18,16 @@ from deep_research.persistence import Database, SqlRecorder, open_database, quer
 from deep_research.persistence import models as tables
 from deep_research.persistence import repository as repo
 from deep_research.persistence.erase import erase_chats
-from deep_research.persistence.recorder import Batch, RunScope, message_row
-from deep_research.state import Citation, Claim, EvidenceSpan, Source
+from deep_research.persistence.recorder import Batch, RunScope
+from deep_research.persistence.records import (
+    IterationRecord,
+    MessageKind,
+    MessageRecord,
+    SessionStatus,
+    SessionUpdate,
+    SubStepRecord,
+)
+from deep_research.state import Citation, Claim, EvidenceSpan, PlanStep, Source
 
 QUOTE = "Hornsdale Power Reserve has a capacity of 150 MW."
 SOURCE = Source(url="https://example.org/hornsdale", title="Hornsdale", provider="fake")
@@ -35,6 +43,9 @@ SPAN = EvidenceSpan(
 CLAIM = Claim(id="cl_1", text=QUOTE, position_start=0, position_end=10, citation_keys=["ev_1"])
 
 
+STEP = PlanStep(id="s01", title="Costs", intent="what it cost", round=1)
+
+
 @pytest.fixture
 async def database(tmp_path: Path) -> AsyncIterator[Database]:
     async with open_database(f"sqlite:///{tmp_path / 'store.sqlite'}") as db:
@@ -44,10 +55,10 @@ async def database(tmp_path: Path) -> AsyncIterator[Database]:
 def full_batch(question: str = "What did Hornsdale cost?") -> Batch:
     return Batch(
         title=chat_title(question),
-        session={"question": question, "status": "in_progress"},
-        messages=[message_row(1, 0, "user", question)],
-        iterations=[{"iteration_nr": 1, "steps": ["s01"]}],
-        sub_steps=[{"iteration_nr": 1, "sub_step_nr": 1, "step_id": "s01", "tool": "search"}],
+        session=SessionUpdate(question=question, status=SessionStatus.IN_PROGRESS),
+        messages=[MessageRecord(MessageKind.QUESTION, question)],
+        iterations=[IterationRecord(1, steps=["s01"])],
+        sub_steps=[SubStepRecord(STEP, tool="search")],
         sources=[SOURCE, SOURCE],
         evidence=[SPAN],
         claims=[CLAIM],
@@ -73,7 +84,12 @@ async def test_writing_a_batch_twice_duplicates_nothing(database: Database) -> N
     assert await counts(database) == first
     assert first["sources"] == 1 and first["citations"] == 1 and first["research_events"] == 1
 
-    final = Batch(session={"status": "completed"}, claims=[], final_claims=True, cited_urls=[])
+    final = Batch(
+        session=SessionUpdate(status=SessionStatus.COMPLETED),
+        claims=[],
+        final_claims=True,
+        cited_urls=[],
+    )
     await recorder.write(scope, final)
     after = await counts(database)
     assert after["claims"] == 0 and after["citations"] == 0, "dropped claims go, with citations"
@@ -119,9 +135,9 @@ async def test_limits_are_enforced_with_a_clear_error(database: Database) -> Non
         await recorder.write(RunScope("alice", "thread-2", 1), full_batch())
     await recorder.write(RunScope("bob", "thread-3", 1), full_batch())  # limits are per user
 
-    answer = Batch(messages=[message_row(1, 3, "assistant", "report")])
+    answer = Batch(messages=[MessageRecord(MessageKind.REPORT, "report")])
     await recorder.write(RunScope("alice", "thread-1", 1), answer)
-    follow_up = Batch(messages=[message_row(2, 0, "user", "and then?")])
+    follow_up = Batch(messages=[MessageRecord(MessageKind.QUESTION, "and then?")])
     with pytest.raises(LimitExceededError, match="DEEP_RESEARCH_MAX_MESSAGES_PER_CHAT"):
         await recorder.write(RunScope("alice", "thread-1", 2), follow_up)
 

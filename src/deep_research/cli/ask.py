@@ -30,6 +30,7 @@ from deep_research.errors import CorpusNotFoundError, DeepResearchError
 from deep_research.graph import build_graph
 from deep_research.persistence import open_checkpointer, open_recorder, open_store
 from deep_research.persistence.recorder import Batch, Recorder, RunScope
+from deep_research.persistence.records import SessionStatus, SessionUpdate
 from deep_research.report_html import render_html
 from deep_research.settings import get_settings
 from deep_research.state import Report
@@ -209,9 +210,9 @@ async def record_stop(
         thread_id=config["configurable"]["thread_id"],
         question_nr=max(int(snapshot.values.get("question_nr", 1)), 1),
     )
-    status = "failed" if errors else "interrupted"
-    error = errors[0] if errors else None
-    await recorder.write(scope, Batch(session={"status": status, "error": error}))
+    status = SessionStatus.FAILED if errors else SessionStatus.INTERRUPTED
+    stopped = SessionUpdate(status=status, error=errors[0] if errors else None)
+    await recorder.write(scope, Batch(session=stopped))
 
 
 def _cancelled(error: object) -> bool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
@@ -36,7 +35,7 @@ from deep_research.nodes import (
     verify,
 )
 from deep_research.persistence import Recorder
-from deep_research.services import Services
+from deep_research.services import Services, recording
 from deep_research.sources import SourceProvider
 from deep_research.state import InputState, OutputState, State
 
@@ -66,18 +65,18 @@ def build_graph(
     builder = StateGraph(
         State, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
-    builder.add_node("clarify", partial(clarify, services=services), retry_policy=MODEL_RETRY)
-    builder.add_node("ask_clarification", partial(ask_clarification, services=services))
-    builder.add_node("title_chat", partial(title_chat, services=services))
-    builder.add_node("plan", partial(plan, services=services), retry_policy=MODEL_RETRY)
-    builder.add_node("review_plan", partial(review_plan, services=services))
-    builder.add_node("dispatch", partial(dispatch, services=services))
+    builder.add_node("clarify", recording(clarify, services), retry_policy=MODEL_RETRY)
+    builder.add_node("ask_clarification", recording(ask_clarification, services))
+    builder.add_node("title_chat", recording(title_chat, services))
+    builder.add_node("plan", recording(plan, services), retry_policy=MODEL_RETRY)
+    builder.add_node("review_plan", recording(review_plan, services))
+    builder.add_node("dispatch", recording(dispatch, services))
     builder.add_node("researcher", build_researcher(services))
-    builder.add_node("reflect", partial(reflect, services=services), retry_policy=MODEL_RETRY)
-    builder.add_node("synthesize", partial(synthesize, services=services), retry_policy=MODEL_RETRY)
-    builder.add_node("verify", partial(verify, services=services), retry_policy=MODEL_RETRY)
-    builder.add_node("revise", partial(revise, services=services), retry_policy=MODEL_RETRY)
-    builder.add_node("finalize", partial(finalize, services=services))
+    builder.add_node("reflect", recording(reflect, services), retry_policy=MODEL_RETRY)
+    builder.add_node("synthesize", recording(synthesize, services), retry_policy=MODEL_RETRY)
+    builder.add_node("verify", recording(verify, services), retry_policy=MODEL_RETRY)
+    builder.add_node("revise", recording(revise, services), retry_policy=MODEL_RETRY)
+    builder.add_node("finalize", recording(finalize, services))
 
     builder.add_edge(START, "clarify")
     builder.add_conditional_edges(

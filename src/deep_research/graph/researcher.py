@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import RetryPolicy
@@ -11,7 +9,7 @@ from langgraph.types import RetryPolicy
 from deep_research.context import Context
 from deep_research.graph.routing import route_after_notes
 from deep_research.nodes import generate_queries, read_sources, search_sources, take_notes
-from deep_research.services import Services
+from deep_research.services import Services, recording
 from deep_research.state import ResearcherInput, ResearcherOutput, ResearcherState
 
 RETRY = RetryPolicy(max_attempts=3, initial_interval=0.5)
@@ -27,14 +25,10 @@ def build_researcher(
         input_schema=ResearcherInput,
         output_schema=ResearcherOutput,
     )
-    builder.add_node(
-        "generate_queries", partial(generate_queries, services=services), retry_policy=RETRY
-    )
-    builder.add_node(
-        "search_sources", partial(search_sources, services=services), retry_policy=RETRY
-    )
-    builder.add_node("read_sources", partial(read_sources, services=services), retry_policy=RETRY)
-    builder.add_node("take_notes", partial(take_notes, services=services), retry_policy=RETRY)
+    builder.add_node("generate_queries", recording(generate_queries, services), retry_policy=RETRY)
+    builder.add_node("search_sources", recording(search_sources, services), retry_policy=RETRY)
+    builder.add_node("read_sources", recording(read_sources, services), retry_policy=RETRY)
+    builder.add_node("take_notes", recording(take_notes, services), retry_policy=RETRY)
 
     builder.add_edge(START, "generate_queries")
     builder.add_edge("generate_queries", "search_sources")

@@ -10,6 +10,7 @@ from deep_research.state import ResearcherState, State
 from deep_research.verification.verifier import revision_due
 
 MAX_RESEARCH_ITERATIONS = 2
+"""Query rounds one researcher may run before it reports what it has."""
 
 
 def route_after_clarify(

@@ -9,7 +9,13 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from deep_research.context import Context
-from deep_research.persistence import message_row
+from deep_research.persistence.recorder import Batch
+from deep_research.persistence.records import (
+    MessageKind,
+    MessageRecord,
+    SessionStatus,
+    SessionUpdate,
+)
 from deep_research.services import DEFAULT_SERVICES, Services
 from deep_research.state import State
 from deep_research.state.interrupts import (
@@ -36,9 +42,10 @@ async def ask_clarification(
     question = state.clarifying_question
     answer = _answer(question)
     nr = state.question_nr
-    answered = message_row(nr, 2, "user", answer, is_clarification=True)
+    answered = MessageRecord(MessageKind.CLARIFICATION_ANSWER, answer)
+    resumed = SessionUpdate(status=SessionStatus.IN_PROGRESS)
     await services.record(
-        runtime, nr, session={"status": "in_progress"}, messages=[answered] if answer else []
+        runtime, nr, Batch(session=resumed, messages=[answered] if answer else [])
     )
     messages: list[BaseMessage] = [AIMessage(question)]
     if answer:

@@ -17,7 +17,13 @@ from deep_research.context import Context
 from deep_research.engines import Turn
 from deep_research.events import emit
 from deep_research.nodes._chat import split_chat
-from deep_research.persistence import message_row
+from deep_research.persistence.recorder import Batch
+from deep_research.persistence.records import (
+    MessageKind,
+    MessageRecord,
+    SessionStatus,
+    SessionUpdate,
+)
 from deep_research.services import Services, context_of
 from deep_research.sources.pool import extend_pool
 from deep_research.state import State, TokenUsage, VerificationSummary
@@ -64,8 +70,12 @@ async def clarify(state: State, runtime: Runtime[Context], *, services: Services
     await services.record(
         runtime,
         nr,
-        session={"question": question, "status": "in_progress", "query_mode": context.mode},
-        messages=[message_row(nr, 0, "user", question, query_mode=context.mode)],
+        Batch(
+            session=SessionUpdate(
+                question=question, status=SessionStatus.IN_PROGRESS, query_mode=context.mode
+            ),
+            messages=[MessageRecord(MessageKind.QUESTION, question, query_mode=context.mode)],
+        ),
     )
     if context.mode == "simple" or not context.allow_clarification:
         return update
@@ -74,7 +84,8 @@ async def clarify(state: State, runtime: Runtime[Context], *, services: Services
     if not reply.value.needs_clarification:
         return update
     emit(runtime, "clarification_requested", question=reply.value.question)
-    asked = message_row(nr, 1, "assistant", reply.value.question, is_clarification=True)
-    await services.record(runtime, nr, session={"status": "interrupted"}, messages=[asked])
+    asked = MessageRecord(MessageKind.CLARIFYING_QUESTION, reply.value.question)
+    interrupted = SessionUpdate(status=SessionStatus.INTERRUPTED)
+    await services.record(runtime, nr, Batch(session=interrupted, messages=[asked]))
     update["clarifying_question"] = reply.value.question
     return update

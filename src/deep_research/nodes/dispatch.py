@@ -8,7 +8,8 @@ from langgraph.runtime import Runtime
 
 from deep_research.context import Context
 from deep_research.events import emit
-from deep_research.persistence import sub_step_row
+from deep_research.persistence.recorder import Batch
+from deep_research.persistence.records import IterationRecord, planned_step
 from deep_research.services import DEFAULT_SERVICES, Services
 from deep_research.state import State
 
@@ -26,13 +27,12 @@ async def dispatch(
     await services.record(
         runtime,
         state.question_nr,
-        iterations=[
-            {"iteration_nr": round, "steps": [s.id for s in state.plan if s.round == round]}
-        ],
-        sub_steps=[
-            sub_step_row(s, instructions=s.title, reasoning=s.intent, extra_data=s.model_dump())
-            for s in batch
-        ],
+        Batch(
+            iterations=[
+                IterationRecord(round, steps=[s.id for s in state.plan if s.round == round])
+            ],
+            sub_steps=[planned_step(s) for s in batch],
+        ),
     )
     return {
         "dispatched": [*state.dispatched, *(s.id for s in batch)],

@@ -14,7 +14,13 @@ from langgraph.runtime import Runtime
 
 from deep_research.context import Context
 from deep_research.events import emit
-from deep_research.persistence import message_row
+from deep_research.persistence.recorder import Batch
+from deep_research.persistence.records import (
+    MessageKind,
+    MessageRecord,
+    SessionStatus,
+    SessionUpdate,
+)
 from deep_research.report import (
     build_report,
     compute_metrics,
@@ -72,17 +78,17 @@ async def finalize(
     await services.record(
         runtime,
         state.question_nr,
-        session={"status": "completed", "report": report.model_dump(mode="json", by_alias=True)},
-        messages=[
-            message_row(
-                state.question_nr, 3, "assistant", report.markdown, query_mode=report.config.mode
-            )
-        ],
-        sources=state.sources,
-        evidence=[by_id[c.evidence_id] for c in recorded],
-        claims=report.claims,
-        final_claims=True,
-        citations=recorded,
-        cited_urls=[r.url for r in report.references],
+        Batch(
+            session=SessionUpdate(status=SessionStatus.COMPLETED, report=report),
+            messages=[
+                MessageRecord(MessageKind.REPORT, report.markdown, query_mode=report.config.mode)
+            ],
+            sources=state.sources,
+            evidence=[by_id[c.evidence_id] for c in recorded],
+            claims=report.claims,
+            final_claims=True,
+            citations=recorded,
+            cited_urls=[r.url for r in report.references],
+        ),
     )
     return {"report": report, "messages": [AIMessage(report.markdown)]}

@@ -9,6 +9,8 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context, resolve_config
 from deep_research.engines.schemas import StepDraft
 from deep_research.events import emit
+from deep_research.persistence.recorder import Batch
+from deep_research.persistence.records import SessionUpdate
 from deep_research.services import Services, context_of
 from deep_research.state import PlanStep, State
 from deep_research.state.models import DEPTH_BUDGETS
@@ -69,11 +71,13 @@ async def plan(state: State, runtime: Runtime[Context], *, services: Services) -
     await services.record(
         runtime,
         state.question_nr,
-        session={
-            "depth": config.depth,
-            "brief": update["brief"],
-            "plan": [s.model_dump(mode="json") for s in steps],
-            "classification": classification | {"engine": config.engine},
-        },
+        Batch(
+            session=SessionUpdate(
+                depth=config.depth,
+                brief=update["brief"],
+                plan=steps,
+                classification=classification | {"engine": config.engine},
+            )
+        ),
     )
     return update | {"plan": steps, "config": config}

@@ -9,6 +9,8 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context
 from deep_research.events import emit
 from deep_research.nodes.plan import make_steps
+from deep_research.persistence.recorder import Batch
+from deep_research.persistence.records import IterationRecord
 from deep_research.services import Services, context_of
 from deep_research.state import State
 
@@ -24,12 +26,8 @@ async def reflect(state: State, runtime: Runtime[Context], *, services: Services
     room = min(MAX_NEW_STEPS_PER_ROUND, budget.max_steps * budget.max_rounds - len(state.plan))
     if state.round >= budget.max_rounds or room <= 0:
         emit(runtime, "reflection_decision", decision="complete", reasoning="budget reached")
-        decided = {
-            "iteration_nr": state.round,
-            "decision": "complete",
-            "reasoning": "budget reached",
-        }
-        await services.record(runtime, state.question_nr, iterations=[decided])
+        decided = IterationRecord(state.round, decision="complete", reasoning="budget reached")
+        await services.record(runtime, state.question_nr, Batch(iterations=[decided]))
         return {}
     reply = await services.engine_for(context_of(runtime)).reflect(
         state.research_question, state.plan, state.findings, room
@@ -48,10 +46,6 @@ async def reflect(state: State, runtime: Runtime[Context], *, services: Services
         new_steps=[s.title for s in new_steps],
         replaces=decision.replaces,
     )
-    decided = {
-        "iteration_nr": state.round,
-        "decision": decision.decision,
-        "reasoning": decision.reasoning,
-    }
-    await services.record(runtime, state.question_nr, iterations=[decided])
+    decided = IterationRecord(state.round, decision=decision.decision, reasoning=decision.reasoning)
+    await services.record(runtime, state.question_nr, Batch(iterations=[decided]))
     return {"plan": [*state.plan, *new_steps], "usage": reply.usage}

@@ -11,7 +11,9 @@ from deep_research.context import Context
 from deep_research.engines import evidence_key
 from deep_research.errors import SourceError
 from deep_research.events import emit
-from deep_research.persistence import sub_step_row
+from deep_research.persistence.content import put_document
+from deep_research.persistence.recorder import Batch
+from deep_research.persistence.records import answered_step, searched_step
 from deep_research.services import Services, context_of
 from deep_research.sources.base import SourceProvider
 from deep_research.sources.evidence import select_evidence
@@ -29,12 +31,8 @@ from deep_research.text import content_tokens
 from deep_research.urls import domain_of
 from deep_research.verification.citations import keys_to_markers
 
-MAX_ITERATIONS = 2
-"""Query rounds one researcher may run before it reports what it has."""
-
 SPANS_PER_DOCUMENT = 2
-DOCUMENTS_NAMESPACE = ("documents",)
-"""Content-store namespace of page text, keyed by document id."""
+"""Evidence spans selected from one document for a step."""
 
 
 async def generate_queries(
@@ -46,7 +44,6 @@ async def generate_queries(
     reply = await engine.queries(state.question, state.step, state.queries, n)
     for query in reply.value:
         emit(runtime, "query_issued", step_id=state.step.id, query=query)
-    await services.record(runtime, state.question_nr)
     return {
         "new_queries": reply.value,
         "queries": [*state.queries, *reply.value],
@@ -92,10 +89,8 @@ async def search_sources(
             seen.add(hit.url)
             per_domain[domain] = per_domain.get(domain, 0) + 1
             results.append(hit)
-    tool = "search:" + "+".join(p.name for p in providers)
-    await services.record(
-        runtime, state.question_nr, sub_steps=[sub_step_row(state.step, tool=tool)]
-    )
+    searched = searched_step(state.step, [p.name for p in providers])
+    await services.record(runtime, state.question_nr, Batch(sub_steps=[searched]))
     return {"results": results}
 
 
@@ -121,9 +116,7 @@ async def read_sources(
     ]
     if runtime.store is not None:
         for _, document in pages:
-            await runtime.store.aput(
-                DOCUMENTS_NAMESPACE, document.id, {"url": document.url, "text": document.text}
-            )
+            await put_document(runtime.store, document)
     # pure computing: in a thread, so that other researchers' requests proceed meanwhile
     scanned, evidence = await asyncio.to_thread(_scan_and_select, state, pages)
     read = iter(scanned)
@@ -138,7 +131,7 @@ async def read_sources(
             title=document.title,
             evidence=sum(1 for e in evidence if e.document_id == document.id),
         )
-    await services.record(runtime, state.question_nr, sources=sources, evidence=evidence)
+    await services.record(runtime, state.question_nr, Batch(sources=sources, evidence=evidence))
     return {"sources": sources, "evidence": evidence}
 
 
@@ -191,14 +184,6 @@ async def take_notes(
     await services.record(
         runtime,
         state.question_nr,
-        sub_steps=[
-            sub_step_row(
-                state.step,
-                sub_answer=finding.notes,
-                cited_docs=sorted({e.url for e in cited}),
-                claims=[e.id for e in cited],
-                extra_data=finding.model_dump(exclude={"notes"}),
-            )
-        ],
+        Batch(sub_steps=[answered_step(state.step, finding, cited)]),
     )
     return {"findings": [finding], "usage": reply.usage}

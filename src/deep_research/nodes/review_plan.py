@@ -11,6 +11,8 @@ from deep_research.context import Context
 from deep_research.engines.schemas import StepDraft
 from deep_research.events import emit
 from deep_research.nodes.plan import make_steps
+from deep_research.persistence.recorder import Batch
+from deep_research.persistence.records import SessionStatus, SessionUpdate
 from deep_research.services import DEFAULT_SERVICES, Services, context_of
 from deep_research.state import PlanStep, State
 from deep_research.state.interrupts import (
@@ -82,7 +84,8 @@ async def review_plan(
         return {}
     max_steps = state.config.budget.max_steps if state.config else len(state.plan)
     request = PlanReviewRequest(brief=state.brief, steps=state.plan, max_steps=max_steps)
-    await services.record(runtime, state.question_nr, session={"status": "interrupted"})
+    interrupted = SessionUpdate(status=SessionStatus.INTERRUPTED)
+    await services.record(runtime, state.question_nr, Batch(session=interrupted))
     while True:
         response = interrupt(request.model_dump(mode="json"))
         try:
@@ -98,8 +101,6 @@ async def review_plan(
         edited=changed,
         steps=[{"id": s.id, "title": s.title} for s in edited],
     )
-    plan_rows = [s.model_dump(mode="json") for s in edited]
-    await services.record(
-        runtime, state.question_nr, session={"plan": plan_rows, "status": "in_progress"}
-    )
+    reviewed = SessionUpdate(plan=edited, status=SessionStatus.IN_PROGRESS)
+    await services.record(runtime, state.question_nr, Batch(session=reviewed))
     return {"plan": edited} if changed else {}

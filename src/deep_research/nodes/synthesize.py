@@ -47,6 +47,5 @@ async def synthesize(
         state.research_question, state.brief, state.plan, evidence, on_progress=progress
     )
     emit(runtime, "synthesis_progress", characters=len(reply.value), done=True)
-    await services.record(runtime, state.question_nr)
     keys = {evidence_key(i): e.id for i, e in enumerate(evidence)}
     return {"draft": normalize_draft(keys_to_markers(reply.value, keys)), "usage": reply.usage}

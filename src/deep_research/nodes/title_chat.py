@@ -11,6 +11,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from deep_research.context import Context
+from deep_research.persistence.recorder import Batch
 from deep_research.services import Services, context_of
 from deep_research.state import State
 
@@ -20,5 +21,5 @@ async def title_chat(
 ) -> dict[str, Any]:
     """Have the engine title the chat from its first question, and record the title."""
     reply = await services.engine_for(context_of(runtime)).title(state.question)
-    await services.record(runtime, state.question_nr, title=reply.value)
+    await services.record(runtime, state.question_nr, Batch(title=reply.value))
     return {"usage": reply.usage}

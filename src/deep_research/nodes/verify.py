@@ -17,6 +17,8 @@ from langgraph.runtime import Runtime
 
 from deep_research.context import Context
 from deep_research.events import emit
+from deep_research.persistence.recorder import Batch
+from deep_research.persistence.records import SessionUpdate
 from deep_research.services import Services, context_of
 from deep_research.state import Claim, State, Verdict, VerificationSummary
 from deep_research.verification.verifier import revision_due, verify_draft
@@ -63,10 +65,12 @@ async def verify(state: State, runtime: Runtime[Context], *, services: Services)
     await services.record(
         runtime,
         state.question_nr,
-        session={"verification": summary.model_dump(mode="json")},
-        claims=result.claims,
-        evidence=[by_id[c.evidence_id] for c in recorded],
-        citations=recorded,
+        Batch(
+            session=SessionUpdate(verification=summary),
+            claims=result.claims,
+            evidence=[by_id[c.evidence_id] for c in recorded],
+            citations=recorded,
+        ),
     )
     return {
         "claims": result.claims,

@@ -26,9 +26,7 @@ __getattr__ = lazy_exports(
         "Recorder": _RECORDER,
         "RunScope": _RECORDER,
         "SqlRecorder": _RECORDER,
-        "message_row": _RECORDER,
         "open_recorder": _RECORDER,
-        "sub_step_row": _RECORDER,
     },
 )
 
@@ -42,9 +40,7 @@ if TYPE_CHECKING:
         Recorder,
         RunScope,
         SqlRecorder,
-        message_row,
         open_recorder,
-        sub_step_row,
     )
 
 __all__ = [
@@ -54,10 +50,8 @@ __all__ = [
     "Recorder",
     "RunScope",
     "SqlRecorder",
-    "message_row",
     "open_checkpointer",
     "open_database",
     "open_recorder",
     "open_store",
-    "sub_step_row",
 ]

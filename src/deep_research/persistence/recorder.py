@@ -1,7 +1,8 @@
 """Recording research into the domain store while it runs, one batch per node.
 
-A node hands its rows to :meth:`Services.record <deep_research.services.Services.record>`,
-which resolves the run's :class:`RunScope` (user, thread, question number), adds the events the
+A node hands its typed records (:mod:`.records`) to
+:meth:`Services.record <deep_research.services.Services.record>` in a :class:`Batch`, which
+resolves the run's :class:`RunScope` (user, thread, question number), adds the events the
 node emitted, and passes one :class:`Batch` to the :class:`Recorder`. :class:`SqlRecorder`
 writes a batch in one transaction of upserts on natural keys, so a retried or resumed node
 rewrites its rows instead of duplicating them. :class:`NullRecorder` writes nothing: runs
@@ -27,8 +28,15 @@ from deep_research.events import RecordedEvent
 from deep_research.persistence import models as tables
 from deep_research.persistence import repository as repo
 from deep_research.persistence.db import Database, create_engine, ensure_schema, open_database
+from deep_research.persistence.records import (
+    IterationRecord,
+    MessageRecord,
+    SessionStatus,
+    SessionUpdate,
+    SubStepRecord,
+)
 from deep_research.settings import get_settings
-from deep_research.state.models import Citation, Claim, EvidenceSpan, PlanStep, Source
+from deep_research.state.models import Citation, Claim, EvidenceSpan, Source
 
 
 @dataclass(frozen=True)
@@ -42,15 +50,15 @@ class RunScope:
 
 @dataclass
 class Batch:
-    """What one node records. Every part is optional; ``session`` holds session columns."""
+    """What one node records; every part is optional (see :mod:`.records`)."""
 
-    session: dict[str, Any] = field(default_factory=dict)
+    session: SessionUpdate = field(default_factory=SessionUpdate)
     title: str = ""
     """The chat's title (written by the engine, see ``Engine.title``), set when the chat has
     none yet."""
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    iterations: list[dict[str, Any]] = field(default_factory=list)
-    sub_steps: list[dict[str, Any]] = field(default_factory=list)
+    messages: Sequence[MessageRecord] = ()
+    iterations: Sequence[IterationRecord] = ()
+    sub_steps: Sequence[SubStepRecord] = ()
     sources: Sequence[Source] = ()
     evidence: Sequence[EvidenceSpan] = ()
     claims: Sequence[Claim] = ()
@@ -75,28 +83,6 @@ class NullRecorder:
 
     async def write(self, scope: RunScope, batch: Batch) -> None:
         """Discard the batch."""
-
-
-def message_row(
-    question_nr: int, kind: int, role: str, content: str, **columns: Any
-) -> dict[str, Any]:
-    """A message at a fixed place in the chat: question, clarification, answer to it, report.
-
-    ``kind`` is 0 for the question, 1 for the clarifying question, 2 for its answer and 3 for
-    the report, so that a message written twice lands on the same row.
-    """
-    return {"position": question_nr * 4 + kind, "role": role, "content": content, **columns}
-
-
-def sub_step_row(step: PlanStep, **columns: Any) -> dict[str, Any]:
-    """The sub-step row of a plan step (iteration = the step's round, number = its index)."""
-    digits = "".join(ch for ch in step.id if ch.isdigit())
-    return {
-        "iteration_nr": step.round,
-        "sub_step_nr": int(digits or 0),
-        "step_id": step.id,
-        **columns,
-    }
 
 
 def url_hash(url: str) -> str:
@@ -126,16 +112,19 @@ class SqlRecorder:
                 title=batch.title,
                 max_chats=self.max_chats,
             )
-            values = dict(batch.session)
-            if values.get("status") == "completed":
-                values.setdefault("completed_at", tables.utcnow())
+            values = batch.session.columns()
+            if batch.session.status is SessionStatus.COMPLETED:
+                values["completed_at"] = tables.utcnow()
             session_id = await repo.upsert_session(
                 session, chat_id=chat_id, question_nr=scope.question_nr, values=values
             )
             await repo.upsert_messages(
                 session,
                 chat_id=chat_id,
-                rows=[{"session_id": session_id, **m} for m in batch.messages],
+                rows=[
+                    {"session_id": session_id, **m.columns(scope.question_nr)}
+                    for m in batch.messages
+                ],
                 max_messages=self.max_messages,
             )
             await _write_research(session, session_id, batch)
@@ -148,13 +137,13 @@ async def _write_research(session: AsyncSession, session_id: int, batch: Batch) 
     await repo.upsert_rows(
         session,
         model=tables.ResearchIteration,
-        rows=rows(batch.iterations),
+        rows=rows([i.columns() for i in batch.iterations]),
         keys=["session_id", "iteration_nr"],
     )
     await repo.upsert_rows(
         session,
         model=tables.ResearchSubStep,
-        rows=rows(batch.sub_steps),
+        rows=rows([s.columns() for s in batch.sub_steps]),
         keys=["session_id", "iteration_nr", "sub_step_nr"],
     )
     await repo.upsert_rows(
