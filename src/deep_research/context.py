@@ -13,7 +13,7 @@ from pydantic import ConfigDict, Field, ValidationError
 from pydantic.dataclasses import dataclass
 
 from deep_research.errors import ConfigurationError, InvalidQuestionError
-from deep_research.state.models import DEPTH_BUDGETS, Config
+from deep_research.state.models import DEPTH_BUDGETS, Config, concrete_depth
 
 Mode = Literal["simple", "web_search", "deep_research"]
 Depth = Literal["auto", "light", "medium", "extended"]
@@ -121,8 +121,8 @@ def resolve_config(
         base = DEPTH_BUDGETS["light"].model_copy(update={"max_steps": 1, "max_rounds": 1})
         depth = "light"
     else:
-        base = DEPTH_BUDGETS["medium" if depth == "auto" else depth]
-        depth = "medium" if depth == "auto" else depth
+        depth = concrete_depth(depth)
+        base = DEPTH_BUDGETS[depth]
     overrides = {
         name: value
         for name, value in (

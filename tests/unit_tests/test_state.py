@@ -202,3 +202,23 @@ def test_normalizing_is_idempotent_and_leaves_no_dot_segments(
     assert path.startswith("/")
     assert not {".", ".."} & set(path.split("/"))
     assert urlsplit(url).hostname is not None and urlsplit(url).hostname.isascii()
+
+
+def test_nodes_after_plan_read_a_config_or_fail_loudly() -> None:
+    from deep_research.state import State
+
+    with pytest.raises(RuntimeError, match="set by plan"):
+        _ = State().run_config
+    config = resolve_config(make_context(), depth="light", engine="offline", sources=["local"])
+    assert State(config=config).run_config is config
+
+
+def test_auto_depth_is_medium_until_the_plan_classifies_the_question() -> None:
+    from deep_research.state.models import concrete_depth
+
+    assert concrete_depth("auto") == "medium"
+    assert concrete_depth("auto", "simple") == "light"
+    assert concrete_depth("auto", "complex") == "medium"
+    assert concrete_depth("extended", "simple") == "extended"
+    auto = resolve_config(make_context(), depth="auto", engine="offline", sources=["local"])
+    assert auto.depth == "medium"

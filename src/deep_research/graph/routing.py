@@ -40,7 +40,7 @@ def route_after_dispatch(state: State) -> list[Send] | Literal["reflect"]:
             {
                 "step": steps[i],
                 "question": state.research_question,
-                "config": state.config,
+                "config": state.run_config,
                 "question_nr": state.question_nr,
                 "pool": state.pool,
             },
@@ -53,20 +53,17 @@ def route_after_dispatch(state: State) -> list[Send] | Literal["reflect"]:
 
 def route_after_reflect(state: State) -> Literal["dispatch", "synthesize"]:
     """Dispatch while steps are open (new ones or the rest of the round); else write."""
-    if any(s.id not in state.dispatched for s in state.plan):
-        return "dispatch"
-    return "synthesize"
+    return "dispatch" if state.round_open else "synthesize"
 
 
 def route_after_synthesize(state: State) -> Literal["verify", "finalize"]:
     """A direct answer (``simple`` mode) cites nothing and skips verification."""
-    return "finalize" if state.config and state.config.mode == "simple" else "verify"
+    return "finalize" if state.run_config.mode == "simple" else "verify"
 
 
 def route_after_verify(state: State) -> Literal["revise", "finalize"]:
     """Revise while some claim needs it and the budget allows (see :func:`revision_due`)."""
-    assert state.config is not None
-    if revision_due(state.claims, state.revisions, state.config.budget.max_revisions):
+    if revision_due(state.claims, state.revisions, state.run_config.budget.max_revisions):
         return "revise"
     return "finalize"
 

@@ -18,8 +18,7 @@ async def dispatch(
     state: State, runtime: Runtime[Context], *, services: Services = DEFAULT_SERVICES
 ) -> dict[str, Any]:
     """Mark up to ``max_parallel_researchers`` open steps as sent, in plan order."""
-    assert state.config is not None, "plan runs before dispatch"
-    limit = state.config.budget.max_parallel_researchers
+    limit = state.run_config.budget.max_parallel_researchers
     batch = [s for s in state.plan if s.id not in state.dispatched][:limit]
     for step in batch:
         emit(runtime, "step_started", step_id=step.id, title=step.title, round=step.round)

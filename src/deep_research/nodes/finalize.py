@@ -36,7 +36,6 @@ async def finalize(
     state: State, runtime: Runtime[Context], *, services: Services = DEFAULT_SERVICES
 ) -> dict[str, Any]:
     """Render the final Markdown with numbered references and build the report."""
-    assert state.config is not None, "plan runs before finalize"
     numbering = number_references(state.draft, state.evidence, state.sources)
     rendered = render_markdown(
         state.question, state.draft, state.claims, numbering, state.verification
@@ -63,7 +62,7 @@ async def finalize(
         sources=state.sources,
         verification=state.verification,
         metrics=metrics,
-        config=state.config,
+        config=state.run_config,
     )
     emit(
         runtime,

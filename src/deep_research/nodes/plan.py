@@ -13,9 +13,7 @@ from deep_research.persistence.recorder import Batch
 from deep_research.persistence.records import SessionUpdate
 from deep_research.services import Services, context_of
 from deep_research.state import PlanStep, State
-from deep_research.state.models import DEPTH_BUDGETS
-
-_AUTO_DEPTH: dict[str, str] = {"simple": "light", "moderate": "medium", "complex": "medium"}
+from deep_research.state.models import DEPTH_BUDGETS, concrete_depth
 
 
 def make_steps(drafts: list[StepDraft], *, first_index: int, round: int) -> list[PlanStep]:
@@ -44,11 +42,10 @@ async def plan(state: State, runtime: Runtime[Context], *, services: Services) -
     drafts = [StepDraft(title=question, intent=question)] if context.mode == "web_search" else []
     complexity: str | None = None
     if context.mode == "deep_research":
-        max_steps = DEPTH_BUDGETS["medium" if depth == "auto" else depth].max_steps
+        max_steps = DEPTH_BUDGETS[concrete_depth(depth)].max_steps
         reply = await engine.plan(question, state.turns, max_steps)
         complexity = reply.value.complexity
-        if depth == "auto":
-            depth = _AUTO_DEPTH[complexity]
+        depth = concrete_depth(depth, complexity)
         drafts = reply.value.steps
         update = {"brief": reply.value.brief, "usage": reply.usage}
     config = resolve_config(

@@ -19,10 +19,9 @@ MAX_NEW_STEPS_PER_ROUND = 3
 
 async def reflect(state: State, runtime: Runtime[Context], *, services: Services) -> dict[str, Any]:
     """Compare findings with the plan, within the depth's budget of rounds and steps."""
-    assert state.config is not None, "plan runs before reflect"
-    if any(s.id not in state.dispatched for s in state.plan):
-        return {}  # the round is not over: dispatch sends the remaining steps first
-    budget = state.config.budget
+    if state.round_open:
+        return {}  # dispatch sends the round's remaining steps first
+    budget = state.run_config.budget
     room = min(MAX_NEW_STEPS_PER_ROUND, budget.max_steps * budget.max_rounds - len(state.plan))
     if state.round >= budget.max_rounds or room <= 0:
         emit(runtime, "reflection_decision", decision="complete", reasoning="budget reached")

@@ -82,7 +82,7 @@ async def review_plan(
     """
     if not context_of(runtime).review_plan or not state.plan:
         return {}
-    max_steps = state.config.budget.max_steps if state.config else len(state.plan)
+    max_steps = state.run_config.budget.max_steps
     request = PlanReviewRequest(brief=state.brief, steps=state.plan, max_steps=max_steps)
     interrupted = SessionUpdate(status=SessionStatus.INTERRUPTED)
     await services.record(runtime, state.question_nr, Batch(session=interrupted))

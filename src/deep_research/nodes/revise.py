@@ -78,7 +78,7 @@ async def revise_claim(
 async def revise(state: State, runtime: Runtime[Context], *, services: Services) -> dict[str, Any]:
     """Edit the draft claim by claim, from the last to the first so offsets stay valid."""
     engine = services.engine_for(context_of(runtime))
-    budget = state.config.budget.max_revisions if state.config else 1
+    budget = state.run_config.budget.max_revisions
     targets = {c.position_start: c for c in state.claims if needs_revision(c)}
     located = [s for s in locate_sentences(state.draft) if s.start in targets]
     final, analyses = state.revisions >= budget, Analyses()

@@ -57,7 +57,7 @@ async def verify(state: State, runtime: Runtime[Context], *, services: Services)
             numeric=claim.numeric,
             passes=summary.passes,
         )
-    budget = state.config.budget.max_revisions if state.config else 0
+    budget = state.run_config.budget.max_revisions
     final = not revision_due(result.claims, state.revisions, budget)
     emit(runtime, "verification_summary", **summary.model_dump(), final=final)
     by_id = {e.id: e for e in state.evidence}

@@ -114,6 +114,22 @@ class State(OutputState):
             return f"{self.question} ({self.clarification})"
         return self.question
 
+    @property
+    def run_config(self) -> Config:
+        """The run's mode and budget, which plan resolves; every node after plan reads this.
+
+        Raises:
+            RuntimeError: plan has not run for this question (a wiring error).
+        """
+        if self.config is None:
+            raise RuntimeError("the run's config is set by plan, which has not run yet")
+        return self.config
+
+    @property
+    def round_open(self) -> bool:
+        """Whether steps of the plan are still to be sent: the round is not over."""
+        return any(step.id not in self.dispatched for step in self.plan)
+
 
 @dataclass(kw_only=True)
 class ResearcherInput:

@@ -343,6 +343,20 @@ DEPTH_BUDGETS: dict[str, Budget] = {
 }
 """Named budgets. ``auto`` resolves to light or medium when the plan is made."""
 
+AUTO_DEPTH: dict[str, str] = {"simple": "light", "moderate": "medium", "complex": "medium"}
+"""The depth ``auto`` becomes, by the plan's classification of the question."""
+
+
+def concrete_depth(depth: str, complexity: str | None = None) -> str:
+    """The depth a run keeps to: ``auto`` resolved by the plan's ``complexity``.
+
+    Before the plan has classified the question, ``auto`` is ``medium``, the budget the
+    planner plans within.
+    """
+    if depth != "auto":
+        return depth
+    return AUTO_DEPTH[complexity] if complexity is not None else "medium"
+
 
 class Config(DomainModel):
     """The resolved configuration of a run, recorded in its report."""
