@@ -26,6 +26,7 @@ from bench.sim.model import SimulatedChatModel
 from bench.sim.responder import Scenario
 from bench.sim.search import SimulatedSearch
 from bench.sim.trace import CallRecord, Trace, critical_path
+from deep_research.events import namespace_path
 from deep_research.persistence.checkpointer import make_serde
 
 NAME = "orchestration"
@@ -37,14 +38,14 @@ TARGET = 1.10
 
 
 def _node(ns: str) -> str:
-    top = ns.split("|", 1)[0].split(":", 1)[0]
-    return top or "(outside)"
+    path = namespace_path(ns)
+    return path[0][0] if path else "(outside)"
 
 
 def _node_name(ns: str) -> str:
     """The node of an execution: ``verify``, or ``researcher/search_sources`` in a researcher."""
-    parts = [part.split(":", 1)[0] for part in ns.split("|")]
-    return "/".join(parts) if parts[0] else "(outside)"
+    nodes = [node for node, _ in namespace_path(ns)]
+    return "/".join(nodes) if nodes else "(outside)"
 
 
 def serial_calls(records: list[CallRecord]) -> dict[str, dict[str, Any]]:

@@ -34,6 +34,7 @@ from bench.sim.model import SimulatedChatModel
 from bench.sim.responder import Scenario
 from bench.sim.search import SimulatedSearch
 from bench.sim.trace import Trace, read_journal
+from deep_research.events import namespace_path
 from deep_research.persistence import open_checkpointer
 
 Durability = Literal["sync", "async"]
@@ -142,7 +143,7 @@ def compare(first: Path, second: Path) -> dict[str, Any]:
         "repeated_in_flight": sum(expected.values()),
         "repeated_finished": sum(lost.values()),
         "repeated_finished_calls": sorted({call for _, call in lost}),
-        "in_flight_nodes": sorted({ns.split("|")[-1].split(":")[0] for ns in flying if ns}),
+        "in_flight_nodes": sorted({namespace_path(ns)[-1][0] for ns in flying if ns}),
     }
 
 

@@ -20,6 +20,21 @@ from langgraph.runtime import Runtime
 from deep_research.state.models import EventType, TraceEvent
 
 
+def namespace_path(checkpoint_ns: str) -> list[tuple[str, str]]:
+    """The (node, task id) pairs of a LangGraph ``checkpoint_ns``, outermost first.
+
+    ``"researcher:1f0c|take_notes:9a2b"`` is ``[("researcher", "1f0c"), ("take_notes",
+    "9a2b")]``; the root graph's ``""`` is ``[]``.
+    """
+    if not checkpoint_ns:
+        return []
+    pairs = []
+    for part in checkpoint_ns.split("|"):
+        node, _, task = part.partition(":")
+        pairs.append((node, task))
+    return pairs
+
+
 @dataclass(frozen=True)
 class RecordedEvent:
     """An emitted event, numbered within its task."""
@@ -46,8 +61,8 @@ def _task_of(runtime: Runtime[Any]) -> tuple[tuple[str, int], str] | None:
     info = runtime.execution_info
     if info is None or not info.thread_id:
         return None
-    node = info.checkpoint_ns.rsplit("|", 1)[-1].split(":", 1)[0]
-    return (info.task_id, info.node_attempt), node
+    path = namespace_path(info.checkpoint_ns)
+    return (info.task_id, info.node_attempt), path[-1][0] if path else ""
 
 
 def _events_of(runtime: Runtime[Any]) -> _TaskEvents | None:

@@ -28,6 +28,7 @@ from langgraph.graph.state import CompiledStateGraph
 from deep_research.context import Context
 from deep_research.engines import OfflineEngine, Reply
 from deep_research.engines.schemas import StepNotes
+from deep_research.events import namespace_path
 from deep_research.graph import build_graph
 from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.settings import get_settings
@@ -57,9 +58,10 @@ class InjectedFailure(ValueError):
 
 def researcher_branch() -> str | None:
     """The researcher task the caller runs in (``researcher:<task id>``), if any."""
-    namespace = get_config().get("configurable", {}).get("checkpoint_ns", "")
-    head = namespace.split("|")[0]
-    return head if head.startswith("researcher:") else None
+    path = namespace_path(get_config().get("configurable", {}).get("checkpoint_ns", ""))
+    if not path or path[0][0] != "researcher":
+        return None
+    return f"researcher:{path[0][1]}"
 
 
 @dataclass
