@@ -22,12 +22,9 @@ STOPWORDS = frozenset(
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[.,'][A-Za-z0-9]+)*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+_SENTENCE_END_OR_MARKERS = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9]|\[@)")
+"""Also before a run of citation markers ``[@id]`` that a draft wrote after a period."""
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?(?![\d])")
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|none|neither|nor|cannot|can't|won't|isn't|wasn't|"
-    r"aren't|weren't|doesn't|didn't|don't|hasn't|haven't|without)\b",
-    re.I,
-)
 
 
 def tokens(text: str) -> list[str]:
@@ -87,7 +84,7 @@ def sentences(text: str) -> Iterator[Sentence]:
             continue
         body = stripped.lstrip("-*+> ").lstrip()
         cursor = line_start + (len(stripped) - len(body))
-        for piece in _split_line(body):
+        for piece in split_line(body):
             at = text.find(piece, cursor)
             if at < 0:  # pragma: no cover - pieces come from the same line
                 continue
@@ -101,9 +98,18 @@ _ABBREVIATION = re.compile(
 )
 
 
-def _split_line(line: str) -> Iterator[str]:
+def split_line(line: str, *, markers: bool = False) -> Iterator[str]:
+    """The sentences of one line of prose, stripped, in order.
+
+    A sentence ends at ``.``, ``!`` or ``?`` (closing quotes or brackets may follow) before
+    whitespace and a capital or a digit, but not after a known abbreviation or an initial.
+    With ``markers``, a run of citation markers ``[@id]`` after the whitespace also starts a
+    new piece (a draft's markers written after a period; see
+    :func:`deep_research.verification.citations.split_sentences`).
+    """
+    boundary = _SENTENCE_END_OR_MARKERS if markers else _SENTENCE_END
     last = 0
-    for match in _SENTENCE_END.finditer(line):
+    for match in boundary.finditer(line):
         if _ABBREVIATION.search(line[last : match.start()]):
             continue
         piece = line[last : match.start()].strip()
@@ -125,11 +131,6 @@ def numbers(text: str) -> list[float]:
         except ValueError:  # pragma: no cover - the regex admits only numerals
             continue
     return found
-
-
-def has_negation(text: str) -> bool:
-    """True when the text contains a negating word."""
-    return _NEGATION.search(text) is not None
 
 
 class BM25:

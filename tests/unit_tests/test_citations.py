@@ -8,6 +8,7 @@ from deep_research.verification.citations import (
     keys_to_markers,
     normalize_draft,
     render_numbers,
+    split_sentences,
 )
 
 RAW = """> A note that is not a claim, from 2024.
@@ -65,3 +66,18 @@ def test_references_are_numbered_by_first_appearance() -> None:
     assert cited_ids_in_order(draft) == ["ev_b", "ev_a", "ev_z"]
     final = render_numbers(draft, {"ev_b": 1, "ev_a": 2})
     assert final.strip() == "B first [1]. Then A [1][2]. Unknown."
+
+
+def test_drafts_and_documents_split_sentences_alike_abbreviations_included() -> None:
+    from deep_research.text import sentences
+
+    line = 'Dr. Smith said "It works." [@ev_a] Costs fell 20% in 2023 [@ev_b].'
+    drafted = split_sentences(line)
+    assert [s.ids for s in drafted] == [("ev_a",), ("ev_b",)]
+    assert drafted[0].body.startswith('Dr. Smith said "It works')
+    assert drafted[1].body == "Costs fell 20% in 2023"
+    document = 'Dr. Smith said "It works." Costs fell 20% in 2023.'
+    assert [s.text for s in sentences(document)] == [
+        'Dr. Smith said "It works."',
+        "Costs fell 20% in 2023.",
+    ]

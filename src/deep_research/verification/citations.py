@@ -12,12 +12,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from deep_research.state.models import Claim, stable_id
-from deep_research.text import content_tokens, numbers
+from deep_research.text import content_tokens, numbers, split_line
 
 _KEY = re.compile(r"\[(E\d+(?:\s*,\s*E\d+)*)\]")
 MARKER = re.compile(r"\[@([A-Za-z0-9_]+)\]")
 _MARKER_RUN = re.compile(r"(?:\s*\[@[A-Za-z0-9_]+\])+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(]?[A-Z0-9]|\[@)")
 _ESTIMATE = re.compile(
     r"\b(?:about|approximately|around|roughly|estimated?|expected|projected|forecasts?|"
     r"likely|could|may|might)\b",
@@ -75,7 +74,7 @@ def _is_prose(line: str) -> bool:
 
 def split_sentences(line: str) -> list[CitedSentence]:
     """Split one line of prose into sentences, moving every marker to its sentence's end."""
-    pieces = [p for p in _SENTENCE_END.split(line.strip()) if p]
+    pieces = list(split_line(line.strip(), markers=True))
     result: list[CitedSentence] = []
     for piece in pieces:
         leading = _MARKER_RUN.match(piece)
