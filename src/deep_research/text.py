@@ -21,8 +21,8 @@ STOPWORDS = frozenset(
 )
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[.,'][A-Za-z0-9]+)*")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
-_SENTENCE_END_OR_MARKERS = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9]|\[@)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])([\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9])")
+_SENTENCE_END_OR_MARKERS = re.compile(r"(?<=[.!?])([\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9]|\[@)")
 """Also before a run of citation markers ``[@id]`` that a draft wrote after a period."""
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?(?![\d])")
 
@@ -112,7 +112,7 @@ def split_line(line: str, *, markers: bool = False) -> Iterator[str]:
     for match in boundary.finditer(line):
         if _ABBREVIATION.search(line[last : match.start()]):
             continue
-        piece = line[last : match.start()].strip()
+        piece = line[last : match.end(1)].strip()  # closing quotes stay with their sentence
         if piece:
             yield piece
         last = match.end()
