@@ -1,6 +1,7 @@
 """A research run in a process of its own, for the crash tests (not a test module).
 
-    python crash_driver.py URL THREAD LOG OUT [--stop-at STAGE --marker FILE] [--resume]
+    python -m tests.integration_tests.crash_driver URL THREAD LOG OUT INDEX
+        [--stop-at STAGE --marker FILE] [--resume]
 
 It runs the graph on the offline engine over the sample corpus, with the checkpointer, the
 content store and the recorder the command line would open on URL. Every engine call and
@@ -30,13 +31,13 @@ from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 
 from deep_research.context import Context
-from deep_research.engines import OfflineEngine
 from deep_research.graph import build_graph
 from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.persistence.content import open_store
 from deep_research.persistence.recorder import open_recorder
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
-from deep_research.state import Document, Report, SearchResult
+from deep_research.state import Report
+from tests.fakes import CountingEngine, CountingSource
 
 QUESTION = (
     "How do LFP and NMC batteries compare for grid storage, "
@@ -90,64 +91,24 @@ class Stopper:
         raise AssertionError("the sibling researchers did not finish")
 
 
-class CountingEngine(OfflineEngine):
-    """The offline engine, logging every call and stopping where it is told to."""
+def counting_engine(log: CallLog, stopper: Stopper) -> CountingEngine:
+    """The offline engine, logging every call and stopping where the test said."""
 
-    def __init__(self, log: CallLog, stopper: Stopper) -> None:
-        super().__init__()
-        self._log, self._stopper = log, stopper
+    async def before(method: str, args: tuple[Any, ...]) -> None:
+        if method in ("title", "answer"):
+            return  # not research calls: the crash tests count the others
+        step = args[1].id if method in ("queries", "notes") else ""
+        log.add(method, *([step] if step else []))
+        if method == "notes":
+            await stopper.reached("fanout", step)
+        elif method == "judge":
+            await stopper.reached("verification")
 
-    async def clarify(self, *args: Any, **kwargs: Any) -> Any:
-        self._log.add("clarify")
-        return await super().clarify(*args, **kwargs)
+    async def after(method: str, args: tuple[Any, ...]) -> None:
+        if method == "write_report":
+            await stopper.reached("synthesis")
 
-    async def plan(self, *args: Any, **kwargs: Any) -> Any:
-        self._log.add("plan")
-        return await super().plan(*args, **kwargs)
-
-    async def queries(self, question: str, step: Any, *args: Any, **kwargs: Any) -> Any:
-        self._log.add("queries", step.id)
-        return await super().queries(question, step, *args, **kwargs)
-
-    async def notes(self, question: str, step: Any, *args: Any, **kwargs: Any) -> Any:
-        self._log.add("notes", step.id)
-        await self._stopper.reached("fanout", step.id)
-        return await super().notes(question, step, *args, **kwargs)
-
-    async def reflect(self, *args: Any, **kwargs: Any) -> Any:
-        self._log.add("reflect")
-        return await super().reflect(*args, **kwargs)
-
-    async def write_report(self, *args: Any, **kwargs: Any) -> Any:
-        self._log.add("write_report")
-        reply = await super().write_report(*args, **kwargs)
-        await self._stopper.reached("synthesis")
-        return reply
-
-    async def judge(self, *args: Any, **kwargs: Any) -> Any:
-        self._log.add("judge")
-        await self._stopper.reached("verification")
-        return await super().judge(*args, **kwargs)
-
-    async def rewrite(self, *args: Any, **kwargs: Any) -> Any:
-        self._log.add("rewrite")
-        return await super().rewrite(*args, **kwargs)
-
-
-class CountingCorpus:
-    """The sample corpus, logging every search."""
-
-    name = "local"
-
-    def __init__(self, corpus: LocalCorpus, log: CallLog) -> None:
-        self._corpus, self._log = corpus, log
-
-    async def search(self, query: str, k: int) -> list[SearchResult]:
-        self._log.add("search", query.replace(" ", "_"))
-        return await self._corpus.search(query, k)
-
-    async def read(self, url: str) -> Document:
-        return await self._corpus.read(url)
+    return CountingEngine(before=before, after=after)
 
 
 def comparable(report: Report) -> dict[str, Any]:
@@ -168,8 +129,8 @@ async def main(args: argparse.Namespace) -> None:
         open_recorder(args.url) as recorder,
     ):
         graph = build_graph(
-            engine=CountingEngine(log, stopper),
-            sources=[CountingCorpus(corpus, log)],
+            engine=counting_engine(log, stopper),
+            sources=[CountingSource(corpus, lambda q: log.add("search", q.replace(" ", "_")))],
             checkpointer=checkpointer,
             store=store,
             recorder=recorder,

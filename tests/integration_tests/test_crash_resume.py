@@ -31,7 +31,8 @@ from deep_research.persistence import models as tables
 from deep_research.persistence.db import prepare_engine, sync_url
 from tests.integration_tests.crash_driver import QUESTION
 
-DRIVER = Path(__file__).with_name("crash_driver.py")
+DRIVER = "tests.integration_tests.crash_driver"
+REPO_ROOT = Path(__file__).resolve().parents[2]
 STAGE_TIMEOUT = 120.0
 RUN_TIMEOUT = 300.0
 IN_FLIGHT = {"fanout": "notes s03", "synthesis": "write_report", "verification": "judge"}
@@ -75,12 +76,13 @@ class Lab:
 
     def args(self, run: Run, *extra: str) -> list[str]:
         paths = (run.log, run.out, self.index)
-        return [sys.executable, str(DRIVER), self.url, run.thread, *map(str, paths), *extra]
+        return [sys.executable, "-m", DRIVER, self.url, run.thread, *map(str, paths), *extra]
 
     def finish(self, run: Run, *extra: str) -> None:
         done = subprocess.run(
             self.args(run, *extra),
             env=self.env,
+            cwd=REPO_ROOT,
             capture_output=True,
             text=True,
             timeout=RUN_TIMEOUT,
@@ -94,7 +96,7 @@ class Lab:
         args = self.args(run, "--stop-at", stage, "--marker", str(marker))
         with (
             errors.open("w") as stderr,
-            subprocess.Popen(args, env=self.env, stderr=stderr) as process,
+            subprocess.Popen(args, env=self.env, cwd=REPO_ROOT, stderr=stderr) as process,
         ):
             try:
                 wait_for(marker, process, errors)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,21 +25,17 @@ from langgraph.config import get_config
 from langgraph.graph.state import CompiledStateGraph
 
 from deep_research.context import Context
-from deep_research.engines import OfflineEngine, Reply
-from deep_research.engines.schemas import StepNotes
 from deep_research.events import namespace_path
 from deep_research.graph import build_graph
 from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.settings import get_settings
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.state import (
-    Document,
-    EvidenceSpan,
     InputState,
     PlanStep,
     Report,
-    SearchResult,
 )
+from tests.fakes import CountingEngine, CountingSource
 
 QUESTION = (
     "How do LFP and NMC batteries compare for grid storage, "
@@ -119,52 +114,29 @@ class FailOnceAfterSiblings:
             await asyncio.sleep(0.05)
 
 
-class CountingEngine:
-    """The offline engine, counting step calls and failing where it is told to."""
+def counting_engine(calls: Calls, failure: FailOnceAfterSiblings | None = None) -> CountingEngine:
+    """The offline engine, counting step calls and failing where the test said."""
 
-    def __init__(self, calls: Calls, failure: FailOnceAfterSiblings | None = None) -> None:
-        self._inner = OfflineEngine()
-        self._calls = calls
-        self._failure = failure
-        self.name = self._inner.name
-        self.extractive = self._inner.extractive
+    async def before(method: str, args: tuple[Any, ...]) -> None:
+        if method not in ("queries", "notes"):
+            return
+        step: PlanStep = args[1]
+        calls.enter(step)
+        (calls.queries if method == "queries" else calls.notes)[step.id] += 1
+        if method == "notes" and failure is not None:
+            await failure.maybe_fail(step.id)
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    async def queries(
-        self, question: str, step: PlanStep, previous: Sequence[str], n: int
-    ) -> Reply[list[str]]:
-        self._calls.enter(step)
-        self._calls.queries[step.id] += 1
-        return await self._inner.queries(question, step, previous, n)
-
-    async def notes(
-        self, question: str, step: PlanStep, evidence: Sequence[EvidenceSpan]
-    ) -> Reply[StepNotes]:
-        self._calls.enter(step)
-        self._calls.notes[step.id] += 1
-        if self._failure is not None:
-            await self._failure.maybe_fail(step.id)
-        return await self._inner.notes(question, step, evidence)
+    return CountingEngine(before=before)
 
 
-class CountingCorpus:
-    """A local corpus that counts searches per plan step."""
+def counting_corpus(corpus: LocalCorpus, calls: Calls) -> CountingSource:
+    """The corpus, counting searches per plan step."""
 
-    name = "local"
-
-    def __init__(self, corpus: LocalCorpus, calls: Calls) -> None:
-        self._corpus = corpus
-        self._calls = calls
-
-    async def search(self, query: str, k: int) -> list[SearchResult]:
+    def searched(query: str) -> None:
         branch = researcher_branch()
-        self._calls.searches[self._calls.step_of_branch.get(branch or "", "unattributed")] += 1
-        return await self._corpus.search(query, k)
+        calls.searches[calls.step_of_branch.get(branch or "", "unattributed")] += 1
 
-    async def read(self, url: str) -> Document:
-        return await self._corpus.read(url)
+    return CountingSource(corpus, searched)
 
 
 async def fail_then_resume(tmp_path: Path) -> None:
@@ -177,8 +149,8 @@ async def fail_then_resume(tmp_path: Path) -> None:
     failure = FailOnceAfterSiblings(FAILING_STEP, config)
     async with open_checkpointer(url) as checkpointer:
         graph = build_graph(
-            engine=CountingEngine(calls, failure),
-            sources=[CountingCorpus(LocalCorpus(SAMPLE_CORPUS, index), calls)],
+            engine=counting_engine(calls, failure),
+            sources=[counting_corpus(LocalCorpus(SAMPLE_CORPUS, index), calls)],
             checkpointer=checkpointer,
         )
         failure.graph = graph
@@ -207,8 +179,8 @@ async def fail_then_resume(tmp_path: Path) -> None:
 
     async with open_checkpointer(url) as checkpointer:
         graph = build_graph(
-            engine=CountingEngine(calls),
-            sources=[CountingCorpus(LocalCorpus(SAMPLE_CORPUS, index), calls)],
+            engine=counting_engine(calls),
+            sources=[counting_corpus(LocalCorpus(SAMPLE_CORPUS, index), calls)],
             checkpointer=checkpointer,
         )
         result = await graph.ainvoke(None, config, context=CONTEXT)

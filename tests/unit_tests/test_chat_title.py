@@ -21,6 +21,7 @@ from deep_research.persistence.recorder import Batch, RunScope
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path
 from deep_research.state import TokenUsage
+from tests.fakes import CountingEngine
 
 TITLE_USAGE = TokenUsage(prompt_tokens=7, completion_tokens=2, calls=1)
 
@@ -57,17 +58,6 @@ class RendezvousEngine(OfflineEngine):
     ) -> Reply[ResearchPlan]:
         await self._meet("plan", "title")
         return await super().plan(question, history, max_steps)
-
-
-class CountingEngine(OfflineEngine):
-    """The offline engine, counting the titles it writes."""
-
-    def __init__(self) -> None:
-        self.titles: list[str] = []
-
-    async def title(self, question: str) -> Reply[str]:
-        self.titles.append(question)
-        return Reply("A title", TITLE_USAGE)
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +98,7 @@ async def test_the_title_is_written_beside_the_plan_and_counted_in_the_usage(
 
 
 async def test_only_the_first_question_of_a_chat_is_titled(corpus: LocalCorpus) -> None:
-    engine = CountingEngine()
+    engine = CountingEngine(replies={"title": Reply("A title", TITLE_USAGE)})
     recorder = CapturingRecorder()
     graph = build_graph(
         engine=engine,
@@ -122,6 +112,6 @@ async def test_only_the_first_question_of_a_chat_is_titled(corpus: LocalCorpus) 
     for question in ("What is Hornsdale Power Reserve?", "And what did it cost?"):
         await graph.ainvoke({"messages": [HumanMessage(question)]}, config, context=context)
 
-    assert engine.titles == ["What is Hornsdale Power Reserve?"]
+    assert engine.called("title") == [("What is Hornsdale Power Reserve?",)]
     assert recorder.titles() == ["A title"]
     assert {scope.question_nr for scope, _ in recorder.batches} == {1, 2}

@@ -8,7 +8,6 @@ the order ``route_after_verify`` picks, as the graph would run them.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -18,7 +17,7 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context, resolve_config
 from deep_research.engines import ClaimCheck, OfflineEngine, Reply
 from deep_research.engines.llm import LLMEngine
-from deep_research.engines.schemas import ClaimVerdict, Rewrite, VerdictBatch
+from deep_research.engines.schemas import Rewrite, VerdictBatch
 from deep_research.graph.routing import route_after_verify
 from deep_research.nodes import finalize, revise, verify
 from deep_research.services import Services
@@ -26,6 +25,7 @@ from deep_research.state import Claim, EvidenceSpan, Report, State, Verdict
 from deep_research.verification.checks import Analyses
 from deep_research.verification.citations import normalize_draft
 from deep_research.verification.verifier import rank_alternates, verify_claims
+from tests.fakes import CountingEngine
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured
 
 EVIDENCE = {
@@ -217,25 +217,20 @@ async def test_with_no_revision_budget_unsupported_claims_stay_flagged() -> None
     assert WRONG_NUMBER in report.markdown
 
 
-class CountingEngine(OfflineEngine):
-    def __init__(self) -> None:
-        self.judged: list[str] = []
-
-    async def judge(self, checks: Sequence[ClaimCheck]) -> Reply[list[ClaimVerdict]]:
-        self.judged += [c.claim.text for c in checks]
-        return await super().judge(checks)
+def judged_texts(engine: CountingEngine) -> list[str]:
+    return [check.claim.text for (checks,) in engine.called("judge") for check in checks]
 
 
 async def test_unchanged_claims_keep_their_verdicts_without_being_judged_again() -> None:
     state, engine = make_state(), CountingEngine()
     services = Services(engine=engine)
     apply(state, await verify(state, Recording().runtime, services=services))
-    first = list(engine.judged)
+    first = judged_texts(engine)
     assert SUPPORTED in first
     state.draft = state.draft.replace(f"{SUPPORTED} [@ev_cap]", "Capacity is 150 MW [@ev_cap]")
-    engine.judged.clear()
+    engine.calls.clear()
     update = await verify(state, Recording().runtime, services=services)
-    assert engine.judged == ["Capacity is 150 MW"]
+    assert judged_texts(engine) == ["Capacity is 150 MW"]
     assert [c.verdict for c in update["claims"]][1:] == [c.verdict for c in state.claims][1:]
 
 
@@ -293,7 +288,7 @@ async def test_llm_verdicts_are_batched_retried_when_malformed_and_held_to_figur
 async def test_a_claim_without_evidence_is_unsupported_without_asking_the_engine() -> None:
     engine = CountingEngine()
     (judgement,) = (await verify_claims(engine, [("Hornsdale opened in 2017.", [])])).value
-    assert engine.judged == [] and judgement.verdict is Verdict.UNSUPPORTED
+    assert engine.called("judge") == [] and judgement.verdict is Verdict.UNSUPPORTED
     assert judgement.evidence_index is None
 
 
