@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +19,22 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from bench import report
 from bench.common import write_result
-from bench.sections import Options, checkpoints, corpus, orchestration, resume, tokens
+from bench.sections import (
+    Options,
+    checkpoints,
+    corpus,
+    docqa,
+    orchestration,
+    resume,
+    startup,
+    tokens,
+)
 from bench.sim import text
 from bench.sim.responder import STAGES, Request, Scenario, respond
 from bench.sim.tokens import count, prompt_tokens
 from deep_research.persistence.checkpointer import make_serde
+
+pytestmark = pytest.mark.bench
 
 FAST = {"model": 0.02, "search": 0.01, "read": 0.01}
 
@@ -120,10 +132,39 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert measured["sizes"][0]["agreement"]["queries_with_results"] == 5
     write_result("corpus", measured, results)
 
+    cost = startup._import_cost("deep_research.text", dict(os.environ), Path.cwd())
+    assert cost["ms"] > 0 and not cost["langgraph"]
+    second = {"n": 1, "median": 0.05, "min": 0.05, "max": 0.05}
+    slow = {"n": 1, "median": 2.0, "min": 2.0, "max": 2.0}
+    command = {"ratio_to_python": 4.0, "goal_seconds": 0.3}
+    write_result(
+        "startup",
+        {
+            "python_seconds": {"n": 1, "median": 0.0125, "min": 0.0125, "max": 0.0125},
+            "commands": {
+                "help": command | {"seconds": second, "met": True},
+                "chats": command | {"seconds": slow, "goal_seconds": 1.0, "met": False},
+            },
+            "imports": {"deep_research.text": cost},
+        },
+        results,
+    )
+    fact = docqa.recall(["a tagging message"], "It holds a date, and a tagging-message.")
+    assert fact == 1.0 and docqa.recall(["not there"], "elsewhere") == 0.0
+
     markdown = report.update(tmp_path / "BENCHMARKS.md", results)
     rendered = markdown.read_text()
-    for title in ("Machine", "Orchestration", "Checkpoints", "Resume", "Tokens", "Local corpus"):
+    for title in (
+        "Machine",
+        "Orchestration",
+        "Checkpoints",
+        "Resume",
+        "Tokens",
+        "Local corpus",
+        "Start-up",
+    ):
         assert f"## {title}" in rendered
+    assert "`deep-research chats` (empty SQLite store) takes 2.00 s (goal 1.0 s)" in rendered
     assert "## Where we are behind" in rendered
     assert report.update(markdown, results).read_text() == rendered  # regenerated in place
 

@@ -6,6 +6,8 @@ import pytest
 
 from bench.verifier.run import DATASETS, Example, evaluate, score
 
+pytestmark = pytest.mark.bench
+
 
 def test_the_benchmark_scores_three_inline_examples() -> None:
     wice = next(d for d in DATASETS if d.name == "wice")

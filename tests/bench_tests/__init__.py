@@ -1,0 +1,1 @@
+"""Smoke tests of the benchmarks (bench/): each section runs tiny and renders; not unit tests."""
