@@ -113,8 +113,24 @@ def select_evidence(
     so it is clean too). Every span's ``quote`` equals ``document.text[start:end]``.
     """
     query = step_terms(step, queries)
+    candidates = _candidates(documents, query, clean)
+    if not candidates:
+        return []
+    bags = [content_tokens(s.text) for _, s in candidates]
+    scores = _scores(candidates, bags, query, step, topic=topic, question=question)
+    chosen = _diverse(candidates, bags, scores, per_document=per_document, limit=limit)
+    return [_span(candidates[i][0], candidates[i][1], step, scores[i]) for i in chosen]
+
+
+Candidate = tuple[Document, Sentence]
+
+
+def _candidates(
+    documents: Sequence[Document], query: Sequence[str], clean: Collection[str]
+) -> list[Candidate]:
+    """Quotable sentences of the documents' best passages (whole, short, not instructions)."""
     passages = best_passages(documents, query, per_document=CHUNKS_PER_DOCUMENT)
-    candidates = [
+    return [
         (document, s)
         for document in documents
         for s in sentences(document.text)
@@ -124,9 +140,22 @@ def select_evidence(
         and s.text.rstrip("\"')]").endswith((".", "!", "?"))
         and (document.id in clean or not is_instruction(s.text))
     ]
-    if not candidates:
-        return []
-    bags = [content_tokens(s.text) for _, s in candidates]
+
+
+def _scores(
+    candidates: Sequence[Candidate],
+    bags: Sequence[list[str]],
+    query: Sequence[str],
+    step: PlanStep,
+    *,
+    topic: Sequence[str],
+    question: str,
+) -> list[float]:
+    """Each candidate's score for the step.
+
+    BM25 over the pooled candidates, boosted by the question's distinctive terms and by the
+    kind of answer the step asks for; zero when off the subject a facet step is anchored on.
+    """
     bm25 = BM25(bags)
     subject = subject_terms(topic)
     distinctive = _distinctive(subject, bags)
@@ -145,20 +174,32 @@ def select_evidence(
         elif wanted and on_topic and _answers(sentence.text, wanted):
             score *= 1 + ANSWER_BOOST
         scores.append(score)
+    return scores
+
+
+def _diverse(
+    candidates: Sequence[Candidate],
+    bags: Sequence[list[str]],
+    scores: Sequence[float],
+    *,
+    per_document: int,
+    limit: int,
+) -> list[int]:
+    """The best candidates: ``per_document`` per document, ``limit`` in all, no repeats."""
     ranked = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
     chosen: list[int] = []
     taken: dict[str, int] = {}
     for i in ranked:
-        document, sentence = candidates[i]
+        document_id = candidates[i][0].id
         if scores[i] <= 0 or len(chosen) >= limit:
             break
-        if taken.get(document.id, 0) >= per_document:
+        if taken.get(document_id, 0) >= per_document:
             continue
         if any(jaccard(set(bags[i]), set(bags[j])) > _REDUNDANT for j in chosen):
             continue
         chosen.append(i)
-        taken[document.id] = taken.get(document.id, 0) + 1
-    return [_span(candidates[i][0], candidates[i][1], step, scores[i]) for i in chosen]
+        taken[document_id] = taken.get(document_id, 0) + 1
+    return chosen
 
 
 def subject_terms(topic: Sequence[str]) -> list[str]:
