@@ -23,7 +23,7 @@ from bench.sections import Options
 
 NAME = "offline"
 TIMEOUT = 300
-_REMOVED = (
+REMOVED_VARIABLES = (
     "DEEP_RESEARCH_MODEL",
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
@@ -45,7 +45,7 @@ def makefile_question() -> str:
 def one_run(data_dir: Path, out: Path, question: str) -> dict[str, Any]:
     """Run ``deep-research ask`` once; wall seconds, peak RSS (MiB), exit status."""
     executable = Path(sys.executable).parent / "deep-research"
-    env = {k: v for k, v in os.environ.items() if k not in _REMOVED}
+    env = {k: v for k, v in os.environ.items() if k not in REMOVED_VARIABLES}
     env["DEEP_RESEARCH_DATA_DIR"] = str(data_dir)
     start = time.perf_counter()
     with open(os.devnull, "wb") as devnull, (out.parent / "stderr.log").open("wb") as err:

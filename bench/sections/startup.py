@@ -26,25 +26,16 @@ from typing import Any
 import deep_research
 from bench.common import REPO_ROOT, log, summary
 from bench.sections import Options
-from bench.sections.offline import makefile_question
+from bench.sections.offline import REMOVED_VARIABLES, makefile_question
 
 NAME = "startup"
 TIMEOUT = 120
 GOALS = {"help": 0.3, "chats": 1.0, "ask_first_line": 1.5}
 """Wall-time goals in seconds on the project's machines (2 cores)."""
 
-_REMOVED = (
-    "DEEP_RESEARCH_MODEL",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "TAVILY_API_KEY",
-    "DEEP_RESEARCH_DATABASE_URL",
-    "DEEP_RESEARCH_DATA_DIR",
-)
-
 
 def _env(data_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in _REMOVED}
+    env = {k: v for k, v in os.environ.items() if k not in REMOVED_VARIABLES}
     env["DEEP_RESEARCH_DATA_DIR"] = str(data_dir)
     return env
 
