@@ -17,10 +17,7 @@ from typing import TextIO
 from deep_research.errors import ConfigurationError
 from deep_research.persistence import queries
 from deep_research.persistence import repository as repo
-from deep_research.persistence.checkpointer import open_checkpointer
-from deep_research.persistence.content import open_store
 from deep_research.persistence.db import open_database, upgrade
-from deep_research.persistence.erase import erase_chats
 from deep_research.persistence.models import Chat, Message, ResearchSession, utcnow
 from deep_research.settings import get_settings
 
@@ -75,6 +72,10 @@ async def run_store_command(args: argparse.Namespace, out: TextIO | None = None)
 
 async def _purge(args: argparse.Namespace, url: str, user: str, out: TextIO) -> int:
     """Erase from every store the user's chats deleted longer ago than the recovery window."""
+    from deep_research.persistence.checkpointer import open_checkpointer
+    from deep_research.persistence.content import open_store
+    from deep_research.persistence.erase import erase_chats
+
     days = get_settings().chat_recovery_days
     if args.older_than_days is not None:
         days = args.older_than_days
