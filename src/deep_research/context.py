@@ -7,9 +7,10 @@ chosen depth (see :data:`deep_research.state.models.DEPTH_BUDGETS`).
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, ConfigDict, Field, ValidationError
 from pydantic.dataclasses import dataclass
 
 from deep_research.errors import ConfigurationError, InvalidQuestionError
@@ -24,8 +25,29 @@ SourceName = Literal[
 MAX_QUESTION_CHARS = 4000
 """Longest accepted question, in characters."""
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+"""Characters a question may not hold: C0 and C1 controls but tab and newlines, and lone
+surrogates (undecodable bytes on the command line)."""
+
 MAX_INSTRUCTIONS_CHARS = 4000
 """Longest accepted system instructions, in characters."""
+
+
+def no_control_characters(text: str) -> str:
+    """``text``, unless it holds a NUL byte, another control character or a lone surrogate.
+
+    Databases refuse NUL bytes, and terminals run escapes.
+
+    Raises:
+        ValueError: it does.
+    """
+    if _CONTROL.search(text):
+        raise ValueError("must not contain control characters (a NUL byte or a terminal escape)")
+    return text
+
+
+PlainText = Annotated[str, AfterValidator(no_control_characters)]
+"""Text a user sends that is stored and printed: no control characters but tabs and newlines."""
 
 
 def validate_question(question: str) -> str:
@@ -37,6 +59,10 @@ def validate_question(question: str) -> str:
     stripped = question.strip()
     if not stripped:
         raise InvalidQuestionError("the question is empty")
+    if _CONTROL.search(stripped):
+        raise InvalidQuestionError(
+            "the question contains control characters (a NUL byte or a terminal escape)"
+        )
     if len(stripped) > MAX_QUESTION_CHARS:
         raise InvalidQuestionError(
             f"the question is {len(stripped)} characters long; the limit is {MAX_QUESTION_CHARS}"
@@ -64,7 +90,7 @@ class Context:
     review_plan: bool = False
     """Pause after planning (an interrupt) so that a person can approve or edit the plan."""
 
-    system_instructions: Annotated[str, Field(max_length=MAX_INSTRUCTIONS_CHARS)] = ""
+    system_instructions: Annotated[PlainText, Field(max_length=MAX_INSTRUCTIONS_CHARS)] = ""
     """Standing instructions of the user (language, focus, style) for the model's clarifying,
     planning, searching and writing; verification never follows them. The offline engine,
     which writes no prose of its own, ignores them."""

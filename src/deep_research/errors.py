@@ -5,6 +5,8 @@ subclasses the builtin it resembles, so callers that catch ``ValueError`` keep w
 
     DeepResearchError
     ├── ConfigurationError (ValueError)     a setting or a run-level knob is invalid
+    │   ├── CorpusTooLargeError             a corpus folder exceeds its file or byte caps
+    │   └── CorpusOutsideRootsError         a served run named a folder it may not read
     ├── InvalidQuestionError (ValueError)   the question is empty or too long
     ├── InvalidInputError (ValueError)      a line of ``deep-research verify`` input is malformed
     ├── SourceError (RuntimeError)          a source provider failed
@@ -29,6 +31,14 @@ class DeepResearchError(Exception):
 
 class ConfigurationError(DeepResearchError, ValueError):
     """A setting or a run-level knob is missing or out of range."""
+
+
+class CorpusTooLargeError(ConfigurationError):
+    """A local corpus folder holds more files or bytes than its limits allow."""
+
+
+class CorpusOutsideRootsError(ConfigurationError):
+    """A served run named a corpus folder outside the operator's corpus roots."""
 
 
 class InvalidQuestionError(DeepResearchError, ValueError):

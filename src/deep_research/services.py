@@ -39,6 +39,9 @@ class Services:
     engine: Engine | None = None
     sources: Sequence[SourceProvider] | None = None
     recorder: Recorder | None = None
+    served: bool = False
+    """Runs come from a server's users: their corpus folders must lie inside the operator's
+    corpus roots (see :func:`deep_research.sources.load_sources`)."""
 
     def engine_for(self, context: Context) -> Engine:
         """The engine a run uses, following the context's system instructions if it can."""
@@ -53,7 +56,7 @@ class Services:
         """The providers a run searches."""
         if self.sources is not None:
             return list(self.sources)
-        return load_sources(context.sources, context.corpus_dir)
+        return load_sources(context.sources, context.corpus_dir, served=self.served)
 
     def recorder_for(self) -> Recorder:
         """The recorder a run writes to (see the module docstring)."""

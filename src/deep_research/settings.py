@@ -62,6 +62,25 @@ class Settings(BaseSettings):
     )
     """Attempts per Tavily query; 429, 5xx and timeouts are retried with backoff and jitter."""
 
+    corpus_roots: str = Field(default="", validation_alias="DEEP_RESEARCH_CORPUS_ROOTS")
+    """Folders (``os.pathsep``-separated) a served run's corpus may lie in; empty: the bundled
+    sample corpus only. The command line, on the user's own machine, reads any folder."""
+
+    corpus_max_files: int = Field(
+        default=20_000, ge=1, validation_alias="DEEP_RESEARCH_CORPUS_MAX_FILES"
+    )
+    """Files one local corpus may hold."""
+
+    corpus_max_bytes: int = Field(
+        default=1024**3, ge=1024, validation_alias="DEEP_RESEARCH_CORPUS_MAX_BYTES"
+    )
+    """Bytes one local corpus may hold in all."""
+
+    corpus_max_file_bytes: int = Field(
+        default=20 * 1024**2, ge=1024, validation_alias="DEEP_RESEARCH_CORPUS_MAX_FILE_BYTES"
+    )
+    """Larger files of a local corpus are skipped."""
+
     searxng_url: str | None = Field(default=None, validation_alias="DEEP_RESEARCH_SEARXNG_URL")
     """A self-hosted SearXNG instance (``http://127.0.0.1:8888``); its JSON output must be on.
     With ``sources=auto`` it is used when set and ``TAVILY_API_KEY`` is not."""
@@ -136,8 +155,13 @@ class Settings(BaseSettings):
     auth_secret: SecretStr | None = Field(
         default=None, validation_alias="DEEP_RESEARCH_AUTH_SECRET"
     )
-    """The server's signing secret: a token ``USER_ID.SIGNATURE`` is accepted when its signature
-    is the HMAC-SHA256 of the user id (see :mod:`deep_research.server.tokens`)."""
+    """The server's signing secret (at least 32 bytes): tokens are JWTs it signed (HS256) with
+    an expiry (see :mod:`deep_research.server.tokens`)."""
+
+    auth_previous_secrets: SecretStr | None = Field(
+        default=None, validation_alias="DEEP_RESEARCH_AUTH_PREVIOUS_SECRETS"
+    )
+    """Earlier signing secrets (comma-separated) whose tokens stay valid until they expire."""
 
     max_chats_per_user: int = Field(
         default=1000, ge=1, validation_alias="DEEP_RESEARCH_MAX_CHATS_PER_USER"
@@ -162,6 +186,7 @@ class Settings(BaseSettings):
         "tavily_base_url",
         "auth_tokens",
         "auth_secret",
+        "auth_previous_secrets",
         "searxng_url",
         "searxng_language",
         "searxng_time_range",

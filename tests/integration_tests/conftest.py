@@ -11,7 +11,7 @@ import pytest
 from deep_research.server.tokens import sign_token
 from tests.integration_tests.server_process import langgraph_dev
 
-SECRET = "test-signing-secret-0123456789"
+SECRET = "test-signing-secret-0123456789-abcdef-0123"
 TOKENS = {"alice": "alice-token-0123456789abcdef", "bob": "bob-token-0123456789abcdef"}
 
 

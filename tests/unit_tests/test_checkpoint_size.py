@@ -24,7 +24,7 @@ from deep_research.engines import OfflineEngine, Reply
 from deep_research.engines.schemas import ResearchPlan, StepDraft, StepNotes
 from deep_research.graph import build_graph
 from deep_research.persistence.checkpointer import make_serde
-from deep_research.persistence.content import DOCUMENTS_NAMESPACE
+from deep_research.persistence.namespaces import DOCUMENTS_NAMESPACE
 from deep_research.state import Document, PlanStep, SearchResult
 from deep_research.state.models import stable_id
 

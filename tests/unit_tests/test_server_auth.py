@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
+import jwt
 import pytest
 from langgraph_sdk import Auth
 
@@ -25,12 +27,12 @@ from deep_research.server.preferences import (
     get_user_preferences,
     put_user_preferences,
 )
-from deep_research.server.tokens import TokenVerifier, sign_token
+from deep_research.server.tokens import TokenVerifier, key_id, sign_token
 from deep_research.services import Services
 from deep_research.settings import get_settings
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured, text
 
-SECRET = "s3cret-s3cret-s3cret"
+SECRET = "s3cret-s3cret-s3cret-s3cret-s3cret"
 ALICE = "alice-token-0123456789"
 BOB = "bob-token-0123456789xyz"
 
@@ -51,26 +53,58 @@ def _ctx(user: str, resource: str, action: str) -> Auth.types.AuthContext:
     return Auth.types.AuthContext(user=User(user), permissions=[], resource=resource, action=action)
 
 
-def test_signed_tokens_verify_and_tampering_does_not() -> None:
+def test_signed_tokens_verify_expire_and_tampering_does_not() -> None:
     token = sign_token("alice", SECRET)
-    user, _, signature = token.rpartition(".")
-    assert user == "alice" and len(signature) == 64
-    verifier = TokenVerifier(secret=SECRET)
+    header = jwt.get_unverified_header(token)
+    assert header["alg"] == "HS256" and header["kid"] == key_id(SECRET)
+    verifier = TokenVerifier(secrets=(SECRET,))
     assert verifier.verify(token) == "alice"
-    assert verifier.verify(f"bob.{signature}") is None
-    assert verifier.verify(token[:-1] + ("0" if token[-1] != "0" else "1")) is None
-    assert TokenVerifier(secret=SECRET + "x").verify(token) is None
+    head, body, signature = token.split(".")
+    assert verifier.verify(f"{head}.{body}.{signature[::-1]}") is None
+    assert TokenVerifier(secrets=(SECRET + "x",)).verify(token) is None
     assert verifier.verify("alice") is None and verifier.verify("") is None
+    expired = sign_token(
+        "alice", SECRET, ttl=timedelta(hours=1), now=datetime(2020, 1, 1, tzinfo=UTC)
+    )
+    assert verifier.verify(expired) is None
+    unsigned = jwt.encode({"sub": "alice", "exp": 2**40}, "", algorithm="none")
+    assert verifier.verify(unsigned) is None  # the algorithm is pinned
+    no_expiry = jwt.encode(
+        {"sub": "alice"}, SECRET, algorithm="HS256", headers={"kid": key_id(SECRET)}
+    )
+    assert verifier.verify(no_expiry) is None  # exp is required
     with pytest.raises(ConfigurationError, match="user id"):
         sign_token("not valid!", SECRET)
-    with pytest.raises(ConfigurationError, match="16 characters"):
+    with pytest.raises(ConfigurationError, match="32 bytes"):
         sign_token("alice", "short")
+
+
+def test_secrets_rotate_by_key_id() -> None:
+    old, new = SECRET, "n" * 40
+    token = sign_token("bob", old)
+    assert TokenVerifier(secrets=(new,)).verify(token) is None
+    assert TokenVerifier(secrets=(new, old)).verify(token) == "bob"
+
+
+def test_reserved_namespace_roots_are_never_user_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ConfigurationError, match="documents"):
+        sign_token("documents", SECRET)
+    forged = jwt.encode(
+        {"sub": "documents", "exp": 2**40},
+        SECRET,
+        algorithm="HS256",
+        headers={"kid": key_id(SECRET)},
+    )
+    assert TokenVerifier(secrets=(SECRET,)).verify(forged) is None
+    _configure(monkeypatch, DEEP_RESEARCH_AUTH_TOKENS=f"{ALICE}=documents")
+    with pytest.raises(ConfigurationError, match="valid user ids"):
+        TokenVerifier.from_settings(get_settings())
 
 
 def test_listed_tokens_map_to_their_users(monkeypatch: pytest.MonkeyPatch) -> None:
     _configure(monkeypatch, DEEP_RESEARCH_AUTH_TOKENS=f" {ALICE}=alice , {BOB}=bob ,")
     verifier = TokenVerifier.from_settings(get_settings())
-    assert not verifier.open and verifier.secret is None
+    assert not verifier.open and verifier.secrets == ()
     assert verifier.verify(ALICE) == "alice" and verifier.verify(BOB) == "bob"
     assert verifier.verify(ALICE + "x") is None and verifier.verify("alice") is None
 
@@ -82,7 +116,9 @@ def test_listed_tokens_map_to_their_users(monkeypatch: pytest.MonkeyPatch) -> No
         ({"DEEP_RESEARCH_AUTH_TOKENS": "short=alice"}, "shorter than 16"),
         ({"DEEP_RESEARCH_AUTH_TOKENS": f"{ALICE}=al ice"}, "valid user ids"),
         ({"DEEP_RESEARCH_AUTH_TOKENS": f"{ALICE}=alice,{ALICE}=bob"}, "twice"),
-        ({"DEEP_RESEARCH_AUTH_SECRET": "short"}, "16 characters"),
+        ({"DEEP_RESEARCH_AUTH_TOKENS": ","}, "holds no TOKEN=USER_ID pair"),
+        ({"DEEP_RESEARCH_AUTH_SECRET": "short"}, "32 bytes"),
+        ({"DEEP_RESEARCH_AUTH_PREVIOUS_SECRETS": SECRET}, "needs DEEP_RESEARCH_AUTH_SECRET"),
     ],
 )
 def test_malformed_auth_settings_are_refused(
@@ -93,17 +129,21 @@ def test_malformed_auth_settings_are_refused(
         TokenVerifier.from_settings(get_settings())
 
 
-def test_the_token_command_prints_a_signed_token(
+def test_the_token_command_prints_a_token_with_the_asked_lifetime(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["token", "alice"]) == 2
     assert "DEEP_RESEARCH_AUTH_SECRET" in capsys.readouterr().err
     _configure(monkeypatch, DEEP_RESEARCH_AUTH_SECRET=SECRET)
-    assert main(["token", "alice"]) == 0
-    assert capsys.readouterr().out.strip() == sign_token("alice", SECRET)
+    assert main(["token", "alice", "--ttl", "2h"]) == 0
+    token = capsys.readouterr().out.strip()
+    claims = jwt.decode(token, SECRET, algorithms=["HS256"])
+    assert claims["sub"] == "alice" and claims["exp"] - claims["iat"] == 7200
+    assert main(["token", "alice", "--ttl", "forever"]) == 2
+    assert "--ttl" in capsys.readouterr().err
     out = io.StringIO()
-    assert run_token_command(SimpleNamespace(user_id="bob"), out) == 0
-    assert TokenVerifier(secret=SECRET).verify(out.getvalue().strip()) == "bob"
+    assert run_token_command(SimpleNamespace(user_id="bob", ttl="30d"), out) == 0
+    assert TokenVerifier(secrets=(SECRET,)).verify(out.getvalue().strip()) == "bob"
 
 
 def test_bearer_header_parsing() -> None:

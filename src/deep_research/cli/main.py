@@ -103,6 +103,9 @@ def _add_token(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "token", help="print a signed bearer token for the server (DEEP_RESEARCH_AUTH_SECRET)"
     )
     token.add_argument("user_id", help="the user the token stands for")
+    token.add_argument(
+        "--ttl", default="30d", help="how long it stays valid: 3600s, 90m, 12h, 30d (default 30d)"
+    )
 
 
 def parser() -> argparse.ArgumentParser:

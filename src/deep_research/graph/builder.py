@@ -50,6 +50,7 @@ def build_graph(
     checkpointer: BaseCheckpointSaver[str] | None = None,
     store: BaseStore | None = None,
     recorder: Recorder | None = None,
+    served: bool = False,
 ) -> CompiledStateGraph[State, Context, InputState, OutputState]:
     """Compile the research graph.
 
@@ -60,8 +61,10 @@ def build_graph(
         store: the content store for page text (the server brings its own).
         recorder: where the domain store's rows go; ``None`` records only when
             ``DEEP_RESEARCH_DATABASE_URL`` is set (see :mod:`deep_research.services`).
+        served: runs come from a server's users, who may read local corpora only inside
+            ``DEEP_RESEARCH_CORPUS_ROOTS``.
     """
-    services = Services(engine=engine, sources=sources, recorder=recorder)
+    services = Services(engine=engine, sources=sources, recorder=recorder, served=served)
     builder = StateGraph(
         State, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )

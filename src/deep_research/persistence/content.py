@@ -16,10 +16,8 @@ from langgraph.store.memory import InMemoryStore
 
 from deep_research.errors import ConfigurationError
 from deep_research.persistence.checkpointer import postgres_conninfo, sqlite_path
+from deep_research.persistence.namespaces import DOCUMENTS_NAMESPACE
 from deep_research.state.models import Document
-
-DOCUMENTS_NAMESPACE = ("documents",)
-"""Namespace of page text, keyed by document id."""
 
 
 async def put_document(store: BaseStore, document: Document) -> None:

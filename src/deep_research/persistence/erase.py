@@ -22,9 +22,9 @@ from langgraph.store.base import BaseStore
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from deep_research.persistence.content import DOCUMENTS_NAMESPACE
 from deep_research.persistence.db import Database
 from deep_research.persistence.models import Chat, ResearchSession, Source
+from deep_research.persistence.namespaces import DOCUMENTS_NAMESPACE
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,14 @@ Authorization: every thread and assistant a user creates is stamped ``metadata.o
 the user id, and every read, search, update, delete or run is filtered by it, so another
 user's thread reads as not found (404). The server's own assistants (``created_by: system``)
 can be read and run by everyone. The store API is limited to namespaces that start with the
-user id. Crons are refused, and so is anything no handler below covers.
+user id, and never the content store's (``documents``, which no user id may be). Runs are
+checked before the server stores anything (:func:`check_run_request`): the question must be
+valid and a local corpus must lie inside ``DEEP_RESEARCH_CORPUS_ROOTS``. Crons are refused,
+and so is anything no handler below covers.
 
-LangGraph Studio, under ``langgraph dev``, connects without a token as the user
-``langgraph-studio-user`` (the server's local Studio backend); it sees only its own threads.
+Studio's no-token bypass of ``langgraph dev`` (the ``x-auth-scheme: langsmith`` header) is
+switched off in langgraph.json (``auth.disable_studio_auth``), so with auth configured Studio
+needs a token like any client (docs/server.md).
 """
 
 from __future__ import annotations
@@ -20,10 +24,14 @@ from typing import Any, cast
 
 from langgraph_sdk import Auth
 
+from deep_research.context import validate_question
+from deep_research.errors import CorpusOutsideRootsError, InvalidQuestionError
+from deep_research.persistence.namespaces import RESERVED_NAMESPACE_ROOTS
 from deep_research.server.database import domain_session, server_database_url
 from deep_research.server.preferences import apply_preferences, get_user_preferences
 from deep_research.server.tokens import current_verifier
 from deep_research.settings import get_settings
+from deep_research.sources import check_corpus_dir, corpus_roots
 
 auth = Auth()
 """The server's ``Auth`` object."""
@@ -71,11 +79,53 @@ async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
 
 
 def _stamp(value: Any, owner: str) -> None:
-    """Set ``metadata.owner`` on a resource being created or updated."""
+    """Set ``metadata.owner`` on a resource being created or updated.
+
+    Ownership is written by the server, never taken from the caller: a ``created_by`` the
+    caller sent (``system`` marks the server's own assistants, shared with everyone) is
+    dropped.
+    """
     metadata = value.get("metadata")
     if metadata is None:
         metadata = value["metadata"] = {}
+    metadata.pop("created_by", None)
     metadata["owner"] = owner
+
+
+def _refuse(status: int, detail: str) -> Auth.exceptions.HTTPException:
+    return Auth.exceptions.HTTPException(status_code=status, detail=detail)
+
+
+def check_run_request(kwargs: dict[str, Any]) -> None:
+    """Refuse, before anything is stored, a run whose question or corpus is not acceptable.
+
+    The last human message of the input must be a valid question (not empty, not too long,
+    no NUL or control characters): the graph would refuse it too, but only after the server
+    appended it to the thread. A local corpus must lie inside the operator's corpus roots.
+
+    Raises:
+        HTTPException: 422 for a bad question, 403 for a corpus outside the roots.
+    """
+    messages = (kwargs.get("input") or {}).get("messages") if kwargs else None
+    if isinstance(messages, list):
+        human = [
+            m
+            for m in messages
+            if isinstance(m, dict) and m.get("role", m.get("type")) in ("user", "human")
+        ]
+        if human:
+            content = human[-1].get("content")
+            text = content if isinstance(content, str) else str(content or "")
+            try:
+                validate_question(text)
+            except InvalidQuestionError as exc:
+                raise _refuse(422, f"invalid question: {exc}") from None
+    context = kwargs.get("context") or {}
+    if isinstance(context, dict) and context.get("corpus_dir"):
+        try:
+            check_corpus_dir(str(context["corpus_dir"]), corpus_roots(get_settings()))
+        except CorpusOutsideRootsError as exc:
+            raise _refuse(403, str(exc)) from None
 
 
 @auth.on
@@ -109,6 +159,7 @@ async def create_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) 
     owner = owner_id(ctx.user)
     _stamp(value, owner)  # a run may create its thread
     kwargs = value.get("kwargs")
+    check_run_request(kwargs or {})
     if kwargs is not None and server_database_url() is not None:
         async with domain_session() as session:
             preferences = await get_user_preferences(session, user_id=owner)
@@ -145,7 +196,7 @@ async def own_namespaces(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> 
     if ctx.action == "list_namespaces" and not namespace:
         value["namespace"] = (owner,)
         return True
-    if not namespace or namespace[0] != owner:
+    if not namespace or namespace[0] != owner or namespace[0] in RESERVED_NAMESPACE_ROOTS:
         raise Auth.exceptions.HTTPException(
             status_code=403, detail=f"store namespaces must start with your user id ({owner!r})"
         )

@@ -37,5 +37,5 @@ class ServerRecorder:
         await recorder.write(scope, batch)
 
 
-graph = build_graph(recorder=ServerRecorder())
+graph = build_graph(recorder=ServerRecorder(), served=True)
 """Compiled without a checkpointer: the server brings its own (see ``langgraph.json``)."""

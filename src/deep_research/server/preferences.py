@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from deep_research.context import MAX_INSTRUCTIONS_CHARS, Depth, Mode
+from deep_research.context import MAX_INSTRUCTIONS_CHARS, Depth, Mode, PlainText
 from deep_research.persistence import repository as repo
 
 
@@ -27,7 +27,7 @@ class Preferences(BaseModel):
     """Default query mode: ``simple``, ``web_search`` or ``deep_research``."""
     depth: Depth | None = None
     """Default depth: ``auto``, ``light``, ``medium`` or ``extended``."""
-    system_instructions: Annotated[str, Field(max_length=MAX_INSTRUCTIONS_CHARS)] = ""
+    system_instructions: Annotated[PlainText, Field(max_length=MAX_INSTRUCTIONS_CHARS)] = ""
     """Standing instructions for the model (language, focus, style); see
     ``Context.system_instructions``."""
 

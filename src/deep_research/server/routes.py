@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, HTTPException, Query, Request
+from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -57,6 +57,9 @@ from deep_research.server.schemas import (
 from deep_research.server.tokens import current_verifier
 from deep_research.settings import get_settings
 
+RowId = Annotated[int, Path(ge=1, le=2**63 - 1, description="a row id")]
+"""A row id in a path: a positive 64-bit integer (larger ones are 422, not a database error)."""
+
 logger = logging.getLogger(__name__)
 
 
@@ -72,7 +75,7 @@ async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         )
     else:
         schemes = [f"{len(verifier.tokens)} token(s)"] if verifier.tokens else []
-        schemes += ["signed tokens"] if verifier.secret else []
+        schemes += [f"JWTs of {len(verifier.secrets)} secret(s)"] if verifier.secrets else []
         logger.info("deep-research auth is on: bearer %s", " and ".join(schemes))
     try:
         yield
@@ -155,7 +158,7 @@ async def get_chat(thread_id: str, user: User, store: Store) -> ChatDetail:
 
 
 @app.get("/sessions/{session_id}", tags=["sessions"])
-async def get_session(session_id: int, user: User, store: Store) -> SessionDetail:
+async def get_session(session_id: RowId, user: User, store: Store) -> SessionDetail:
     """A research session: status, plan, classification and verification summary."""
     found = await queries.get_session(store, user_id=user, session_id=session_id)
     chat = await store.get_one(Chat, found.chat_id)
@@ -173,14 +176,14 @@ async def get_session(session_id: int, user: User, store: Store) -> SessionDetai
 
 
 @app.get("/sessions/{session_id}/sources", tags=["sessions"])
-async def list_sources(session_id: int, user: User, store: Store) -> list[SourceOut]:
+async def list_sources(session_id: RowId, user: User, store: Store) -> list[SourceOut]:
     """Every source the session consulted, cited or not, with how reading it went."""
     rows = await queries.list_session_rows(store, user_id=user, session_id=session_id, model=Source)
     return [SourceOut.model_validate(row) for row in rows]
 
 
 @app.get("/sessions/{session_id}/evidence", tags=["sessions"])
-async def list_evidence(session_id: int, user: User, store: Store) -> list[EvidenceOut]:
+async def list_evidence(session_id: RowId, user: User, store: Store) -> list[EvidenceOut]:
     """The evidence spans the researchers selected."""
     rows = await queries.list_session_rows(
         store, user_id=user, session_id=session_id, model=EvidenceSpan
@@ -189,7 +192,7 @@ async def list_evidence(session_id: int, user: User, store: Store) -> list[Evide
 
 
 @app.get("/sessions/{session_id}/claims", tags=["sessions"])
-async def list_claims(session_id: int, user: User, store: Store) -> list[ClaimOut]:
+async def list_claims(session_id: RowId, user: User, store: Store) -> list[ClaimOut]:
     """The report's claims, in order, with verdicts and citations."""
     claims = await queries.list_session_rows(
         store, user_id=user, session_id=session_id, model=Claim
@@ -213,7 +216,7 @@ async def list_claims(session_id: int, user: User, store: Store) -> list[ClaimOu
 
 
 @app.get("/sessions/{session_id}/events", tags=["sessions"])
-async def list_events(session_id: int, user: User, store: Store) -> list[EventOut]:
+async def list_events(session_id: RowId, user: User, store: Store) -> list[EventOut]:
     """The session's progress events, in the order they happened."""
     rows = await queries.list_session_rows(
         store, user_id=user, session_id=session_id, model=ResearchEvent
@@ -229,7 +232,7 @@ async def _report(store: AsyncSession, user: str, session_id: int) -> dict[str, 
 
 
 @app.get("/sessions/{session_id}/report", tags=["reports"])
-async def get_report(session_id: int, user: User, store: Store) -> dict[str, Any]:
+async def get_report(session_id: RowId, user: User, store: Store) -> dict[str, Any]:
     """The session's report as JSON (schema ``v1``, camelCase: what ``report.json`` holds)."""
     return await _report(store, user, session_id)
 
@@ -240,21 +243,21 @@ async def get_report(session_id: int, user: User, store: Store) -> dict[str, Any
     response_class=PlainTextResponse,
     responses={200: {"content": {"text/markdown": {}}}},
 )
-async def get_report_markdown(session_id: int, user: User, store: Store) -> PlainTextResponse:
+async def get_report_markdown(session_id: RowId, user: User, store: Store) -> PlainTextResponse:
     """The session's report as Markdown, with its numbered references."""
     report = await _report(store, user, session_id)
     return PlainTextResponse(str(report.get("markdown", "")), media_type="text/markdown")
 
 
 @app.get("/messages/{message_id}/feedback", tags=["feedback"])
-async def get_feedback(message_id: int, user: User, store: Store) -> FeedbackOut:
+async def get_feedback(message_id: RowId, user: User, store: Store) -> FeedbackOut:
     """Your feedback on a message."""
     found = await queries.get_feedback(store, user_id=user, message_id=message_id)
     return FeedbackOut.model_validate(found)
 
 
 @app.put("/messages/{message_id}/feedback", tags=["feedback"])
-async def put_feedback(message_id: int, feedback: FeedbackIn, user: User) -> FeedbackOut:
+async def put_feedback(message_id: RowId, feedback: FeedbackIn, user: User) -> FeedbackOut:
     """Rate a message of one of your chats (replacing an earlier rating of yours)."""
     async with domain_session() as store:  # committed before the response is sent
         values = feedback.model_dump()

@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from deep_research.context import PlainText
+
 
 class _Row(BaseModel):
     model_config = ConfigDict(from_attributes=True, use_attribute_docstrings=True)
@@ -144,7 +146,7 @@ class FeedbackIn(BaseModel):
 
     rating: Literal[1, -1]
     """1 (thumbs up) or -1 (thumbs down)."""
-    text: str | None = Field(default=None, max_length=4000)
+    text: PlainText | None = Field(default=None, max_length=4000)
     """An optional comment."""
     trace_id: str | None = Field(default=None, max_length=100)
     """The run's trace id (LangSmith), if any."""

@@ -1,14 +1,16 @@
-"""Source providers (local corpus, Tavily, the web reader) and evidence selection."""
+"""Source providers (local corpus, Tavily, SearXNG, MCP, the web reader), and evidence selection."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from deep_research.errors import ConfigurationError
+from deep_research.errors import ConfigurationError, CorpusOutsideRootsError
 from deep_research.settings import Settings, get_settings
 from deep_research.sources.base import SourceProvider
-from deep_research.sources.local import LocalCorpus, default_index_path
+from deep_research.sources.local import CorpusLimits, LocalCorpus, default_index_path
 
 __all__ = ["SAMPLE_CORPUS", "LocalCorpus", "SourceProvider", "load_sources"]
 
@@ -17,12 +19,37 @@ SAMPLE_CORPUS = Path(__file__).resolve().parent.parent / "sample_corpus"
 
 
 @lru_cache(maxsize=16)
-def _local(root: str, data_dir: str) -> LocalCorpus:
+def _local(root: str, data_dir: str, limits: CorpusLimits) -> LocalCorpus:
     path = Path(root).expanduser().resolve()
-    return LocalCorpus(path, default_index_path(Path(data_dir), path))
+    return LocalCorpus(path, default_index_path(Path(data_dir), path), limits)
 
 
-def load_sources(kind: str, corpus_dir: str | None) -> list[SourceProvider]:
+def corpus_roots(settings: Settings) -> list[Path]:
+    """The folders served runs may read: ``DEEP_RESEARCH_CORPUS_ROOTS``, or the sample corpus."""
+    named = [p for p in settings.corpus_roots.split(os.pathsep) if p.strip()]
+    return [Path(p).expanduser().resolve() for p in named] or [SAMPLE_CORPUS.resolve()]
+
+
+def check_corpus_dir(corpus_dir: str | None, roots: Sequence[Path]) -> None:
+    """Refuse a corpus folder that does not lie inside one of ``roots``.
+
+    The folder is resolved first (``..`` and symbolic links included), and nothing in it is
+    opened.
+
+    Raises:
+        CorpusOutsideRootsError: it lies outside every root.
+    """
+    folder = Path(corpus_dir).expanduser().resolve() if corpus_dir else SAMPLE_CORPUS.resolve()
+    if not any(folder.is_relative_to(root) for root in roots):
+        raise CorpusOutsideRootsError(
+            f"this server reads corpora only inside its corpus roots; {corpus_dir!r} is not in"
+            " one (the operator sets DEEP_RESEARCH_CORPUS_ROOTS)"
+        )
+
+
+def load_sources(
+    kind: str, corpus_dir: str | None, *, served: bool = False
+) -> list[SourceProvider]:
     """Return the providers a run searches, by the context's ``sources`` choice.
 
     ``auto`` means Tavily when ``TAVILY_API_KEY`` is set, else SearXNG when
@@ -31,9 +58,13 @@ def load_sources(kind: str, corpus_dir: str | None) -> list[SourceProvider]:
     SSRF-guarded fetcher. ``mcp`` adds every MCP server of ``DEEP_RESEARCH_MCP_CONFIG``
     that has a search tool.
 
+    A served run (``served``, a user's run on the server) may read a local corpus only inside
+    the operator's corpus roots (:func:`corpus_roots`).
+
     Raises:
         ConfigurationError: a provider is asked for without its setting (Tavily's key,
             SearXNG's URL, the MCP configuration), or a setting is invalid.
+        CorpusOutsideRootsError: a served run named a corpus folder outside the roots.
         CorpusNotFoundError: the corpus folder does not exist.
     """
     settings = get_settings()
@@ -42,7 +73,14 @@ def load_sources(kind: str, corpus_dir: str | None) -> list[SourceProvider]:
         kind = "tavily" if has_tavily else "searxng" if settings.searxng_url else "local"
     providers: list[SourceProvider] = []
     if "local" in kind:
-        providers.append(_local(corpus_dir or str(SAMPLE_CORPUS), str(settings.data_dir)))
+        if served:
+            check_corpus_dir(corpus_dir, corpus_roots(settings))
+        limits = CorpusLimits(
+            max_file_bytes=settings.corpus_max_file_bytes,
+            max_files=settings.corpus_max_files,
+            max_total_bytes=settings.corpus_max_bytes,
+        )
+        providers.append(_local(corpus_dir or str(SAMPLE_CORPUS), str(settings.data_dir), limits))
     if "tavily" in kind:
         if settings.tavily_api_key is None:
             raise ConfigurationError("Tavily search needs TAVILY_API_KEY; it is not set")

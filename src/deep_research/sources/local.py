@@ -19,6 +19,7 @@ import logging
 import os
 import re
 import sqlite3
+import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from deep_research.errors import CorpusNotFoundError, SourceError
+from deep_research.errors import CorpusNotFoundError, CorpusTooLargeError, SourceError
 from deep_research.sources.extract import clean_text, extract_html_file
 from deep_research.sources.snippets import make_snippet, term_stems
 from deep_research.sources.sqlite_readers import ReaderPool
@@ -49,8 +50,18 @@ CONTENT_TYPES = {
 }
 """Indexed file suffixes (lower-cased) and the content type each stands for."""
 
-MAX_FILE_BYTES = 20 * 1024 * 1024
-"""Larger files are skipped (and logged) rather than loaded whole into memory."""
+
+@dataclass(frozen=True)
+class CorpusLimits:
+    """What one corpus may hold (settings ``DEEP_RESEARCH_CORPUS_MAX_*``)."""
+
+    max_file_bytes: int = 20 * 1024 * 1024
+    """Larger files are skipped (and logged) rather than loaded whole into memory."""
+    max_files: int = 20_000
+    """More files than this stop the indexing with an error."""
+    max_total_bytes: int = 1024 * 1024 * 1024
+    """More bytes in all than this stop the indexing with an error."""
+
 
 READERS_KEPT = 4
 """Read-only connections kept open between queries (concurrent queries may open more)."""
@@ -154,12 +165,13 @@ class LocalCorpus:
     name = "local"
     """Provider name recorded on results and sources."""
 
-    def __init__(self, root: Path, index_path: Path) -> None:
+    def __init__(self, root: Path, index_path: Path, limits: CorpusLimits | None = None) -> None:
         """Check the corpus folder; nothing is read or indexed yet.
 
         Args:
             root: The corpus folder, searched recursively.
             index_path: The SQLite file holding the index (see :func:`default_index_path`).
+            limits: Caps on file size, file count and total bytes (defaults: CorpusLimits()).
 
         Raises:
             CorpusNotFoundError: ``root`` does not exist or is not a folder.
@@ -168,6 +180,7 @@ class LocalCorpus:
         if not self.root.is_dir():
             raise CorpusNotFoundError(f"local corpus folder not found or not a folder: {root}")
         self.index_path = index_path
+        self.limits = limits or CorpusLimits()
         self._indexed = False
         self._lock: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
         self._readers = ReaderPool(index_path, keep=READERS_KEPT)
@@ -185,6 +198,7 @@ class LocalCorpus:
         Raises:
             CorpusNotFoundError: the folder has disappeared since the corpus was created.
             SourceError: the index could not be written.
+            CorpusTooLargeError: the folder holds more files or bytes than the limits allow.
         """
         if not self.root.is_dir():
             raise CorpusNotFoundError(f"local corpus folder not found or not a folder: {self.root}")
@@ -308,12 +322,20 @@ class LocalCorpus:
             for rowid, path, sha in conn.execute("SELECT id, path, sha256 FROM documents")
         }
         seen: set[str] = set()
-        added = updated = unchanged = 0
+        added = updated = unchanged = total = 0
         now = datetime.now(UTC).isoformat()
         for path in iter_corpus_files(self.root):
-            data = _read_bytes(path)
+            data = _read_bytes(path, self.root, self.limits.max_file_bytes)
             if data is None:
                 continue
+            total += len(data)
+            if len(seen) >= self.limits.max_files or total > self.limits.max_total_bytes:
+                raise CorpusTooLargeError(
+                    f"the corpus folder {self.root} holds more than "
+                    f"{self.limits.max_files:,} files or {self.limits.max_total_bytes:,} bytes"
+                    " (DEEP_RESEARCH_CORPUS_MAX_FILES, DEEP_RESEARCH_CORPUS_MAX_BYTES): choose"
+                    " a smaller folder or raise the limits"
+                )
             key = str(path)
             seen.add(key)
             digest = hashlib.sha256(data).hexdigest()
@@ -424,14 +446,30 @@ def _markdown_title(text: str) -> str | None:
     return None
 
 
-def _read_bytes(path: Path) -> bytes | None:
+def _read_bytes(path: Path, root: Path, max_bytes: int) -> bytes | None:
+    """The file's bytes, or ``None`` (logged with the reason) when it must not be indexed.
+
+    A corpus never reads outside its folder: a symbolic link is followed only when its
+    target lies inside ``root``; anything but a regular file (a device, a FIFO, a socket) is
+    skipped, and so is a file larger than ``max_bytes``.
+    """
     try:
-        if not path.is_file():
+        if path.is_symlink() and not path.resolve().is_relative_to(root):
+            logger.warning("skipping %s: a link to %s, outside the corpus", path, path.resolve())
             return None
-        if path.stat().st_size > MAX_FILE_BYTES:
-            logger.warning("skipping %s: larger than %d bytes", path, MAX_FILE_BYTES)
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            logger.warning("skipping %s: not a regular file", path)
             return None
-        return path.read_bytes()
+        if info.st_size > max_bytes:
+            logger.warning("skipping %s: larger than %d bytes", path, max_bytes)
+            return None
+        with path.open("rb") as file:
+            data = file.read(max_bytes + 1)
+        if len(data) > max_bytes:  # it grew, or its size was not what stat said
+            logger.warning("skipping %s: larger than %d bytes", path, max_bytes)
+            return None
+        return data
     except OSError as exc:
         logger.warning("skipping unreadable corpus file %s: %s", path, exc)
         return None

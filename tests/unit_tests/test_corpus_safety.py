@@ -1,0 +1,79 @@
+"""A local corpus never leaves its folder, and a served run reads only the operator's roots."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from deep_research.errors import CorpusOutsideRootsError, CorpusTooLargeError
+from deep_research.settings import get_settings
+from deep_research.sources import SAMPLE_CORPUS, load_sources
+from deep_research.sources.local import CorpusLimits, LocalCorpus
+
+
+def _corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "corpus"
+    root.mkdir()
+    (root / "notes.md").write_text("# Notes\n\nThe zeppelin hangar holds two airships.\n")
+    return root
+
+
+async def test_links_out_of_the_folder_devices_and_fifos_are_not_indexed(tmp_path: Path) -> None:
+    root = _corpus(tmp_path)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("The zeppelin password is hunter2.\n")
+    (root / "passwd.txt").symlink_to("/etc/passwd")
+    (root / "secret.txt").symlink_to(secret)
+    (root / "environ.txt").symlink_to("/proc/self/environ")
+    (root / "inside.md").symlink_to(root / "notes.md")  # a link within the folder is fine
+    os.mkfifo(root / "pipe.txt")
+    corpus = LocalCorpus(root, tmp_path / "index.sqlite")
+    stats = corpus.index()
+    assert stats.added == 2  # notes.md and the link to it
+    hits = await corpus.search("zeppelin password root", 10)
+    paths = {Path(hit.url.removeprefix("file://")).name for hit in hits}
+    assert paths <= {"notes.md", "inside.md"}
+    assert not any("hunter2" in hit.snippet or "root:" in hit.snippet for hit in hits)
+
+
+def test_file_size_file_count_and_total_bytes_are_capped(tmp_path: Path) -> None:
+    root = _corpus(tmp_path)
+    (root / "big.txt").write_text("zeppelin " * 2000)
+    corpus = LocalCorpus(root, tmp_path / "a.sqlite", CorpusLimits(max_file_bytes=1024))
+    assert corpus.index().added == 1  # big.txt skipped
+    for i in range(3):
+        (root / f"more-{i}.md").write_text(f"# More {i}\n\nA note.\n")
+    few = LocalCorpus(root, tmp_path / "b.sqlite", CorpusLimits(max_files=2))
+    with pytest.raises(CorpusTooLargeError, match="DEEP_RESEARCH_CORPUS_MAX_FILES"):
+        few.index()
+    small = LocalCorpus(root, tmp_path / "c.sqlite", CorpusLimits(max_total_bytes=200))
+    with pytest.raises(CorpusTooLargeError, match="more than"):
+        small.index()
+
+
+@pytest.mark.parametrize("escape", ["/etc", "{roots}/../outside", "{roots}/link-out"])
+def test_a_served_run_cannot_name_a_folder_outside_the_roots(
+    escape: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    roots = tmp_path / "roots"
+    (roots / "allowed").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    (roots / "link-out").symlink_to(tmp_path / "outside")
+    monkeypatch.setenv("DEEP_RESEARCH_CORPUS_ROOTS", str(roots))
+    get_settings.cache_clear()
+    with pytest.raises(CorpusOutsideRootsError, match="DEEP_RESEARCH_CORPUS_ROOTS"):
+        load_sources("local", escape.format(roots=roots), served=True)
+    assert load_sources("local", str(roots / "allowed"), served=True)[0].name == "local"
+
+
+def test_served_runs_default_to_the_sample_corpus_and_the_cli_reads_any_folder(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(CorpusOutsideRootsError):
+        load_sources("local", str(tmp_path), served=True)
+    (served,) = load_sources("local", None, served=True)
+    assert isinstance(served, LocalCorpus) and served.root == SAMPLE_CORPUS.resolve()
+    (mine,) = load_sources("local", str(tmp_path), served=False)
+    assert isinstance(mine, LocalCorpus) and mine.root == tmp_path.resolve()
