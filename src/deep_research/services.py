@@ -11,6 +11,7 @@ node to its services and writes, after the node returns, the events it emitted t
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -52,11 +53,13 @@ class Services:
             return engine.with_instructions(context.system_instructions)
         return engine
 
-    def sources_for(self, context: Context) -> list[SourceProvider]:
-        """The providers a run searches."""
+    async def sources_for(self, context: Context) -> list[SourceProvider]:
+        """The providers a run searches (resolved in a worker thread: it touches the disk)."""
         if self.sources is not None:
             return list(self.sources)
-        return load_sources(context.sources, context.corpus_dir, served=self.served)
+        return await asyncio.to_thread(
+            load_sources, context.sources, context.corpus_dir, served=self.served
+        )
 
     def recorder_for(self) -> Recorder:
         """The recorder a run writes to (see the module docstring)."""

@@ -35,7 +35,7 @@ async def plan(state: State, runtime: Runtime[Context], *, services: Services) -
     """Plan the research (one step in ``web_search`` mode, none in ``simple`` mode)."""
     context = context_of(runtime)
     engine = services.engine_for(context)
-    source_names = [s.name for s in services.sources_for(context)]
+    source_names = [s.name for s in await services.sources_for(context)]
     question = state.research_question
     depth: str = context.depth if context.mode == "deep_research" else "light"
     update: dict[str, Any] = {"brief": question}

@@ -61,7 +61,7 @@ async def search_sources(
     per_domain: dict[str, int] = {}
     for source in state.sources:
         per_domain[domain_of(source.url)] = per_domain.get(domain_of(source.url), 0) + 1
-    providers = [*services.sources_for(context_of(runtime)), *chat_pool(state, runtime)]
+    providers = [*await services.sources_for(context_of(runtime)), *chat_pool(state, runtime)]
     pairs = [(query, provider) for query in state.new_queries for provider in providers]
     # the searches are independent requests: send them together, then merge in query order
     outcomes = await asyncio.gather(*(_search(p, q, k) for q, p in pairs))
@@ -106,7 +106,8 @@ async def read_sources(
 ) -> dict[str, Any]:
     """Read each new result, keep its text in the content store, and select evidence."""
     providers = {
-        p.name: p for p in [*services.sources_for(context_of(runtime)), *chat_pool(state, runtime)]
+        p.name: p
+        for p in [*await services.sources_for(context_of(runtime)), *chat_pool(state, runtime)]
     }
     outcomes = await read_results(state.results, providers, timeout=state.config.fetch_timeout)
     pages = [

@@ -20,6 +20,7 @@ needs a token like any client (docs/server.md).
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, cast
 
 from langgraph_sdk import Auth
@@ -96,7 +97,7 @@ def _refuse(status: int, detail: str) -> Auth.exceptions.HTTPException:
     return Auth.exceptions.HTTPException(status_code=status, detail=detail)
 
 
-def check_run_request(kwargs: dict[str, Any]) -> None:
+async def check_run_request(kwargs: dict[str, Any]) -> None:
     """Refuse, before anything is stored, a run whose question or corpus is not acceptable.
 
     The last human message of the input must be a valid question (not empty, not too long,
@@ -120,10 +121,19 @@ def check_run_request(kwargs: dict[str, Any]) -> None:
                 validate_question(text)
             except InvalidQuestionError as exc:
                 raise _refuse(422, f"invalid question: {exc}") from None
-    context = kwargs.get("context") or {}
+    await check_corpus(kwargs.get("context"))
+
+
+async def check_corpus(context: Any) -> None:
+    """Refuse a context whose local corpus lies outside the operator's corpus roots.
+
+    Raises:
+        HTTPException: 403.
+    """
     if isinstance(context, dict) and context.get("corpus_dir"):
-        try:
-            check_corpus_dir(str(context["corpus_dir"]), corpus_roots(get_settings()))
+        folder, roots = str(context["corpus_dir"]), corpus_roots(get_settings())
+        try:  # resolving links touches the disk: off the event loop
+            await asyncio.to_thread(check_corpus_dir, folder, roots)
         except CorpusOutsideRootsError as exc:
             raise _refuse(403, str(exc)) from None
 
@@ -159,7 +169,7 @@ async def create_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) 
     owner = owner_id(ctx.user)
     _stamp(value, owner)  # a run may create its thread
     kwargs = value.get("kwargs")
-    check_run_request(kwargs or {})
+    await check_run_request(kwargs or {})
     if kwargs is not None and server_database_url() is not None:
         async with domain_session() as session:
             preferences = await get_user_preferences(session, user_id=owner)
@@ -175,6 +185,7 @@ async def own_assistants(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> 
     owner = owner_id(ctx.user)
     if ctx.action in ("create", "update"):
         _stamp(value, owner)
+        await check_corpus(value.get("context"))
     if ctx.action in ("read", "search"):
         return {"$or": [{"owner": owner}, {"created_by": "system"}]}
     return {"owner": owner}
