@@ -163,13 +163,14 @@ async def test_users_cannot_see_each_others_threads(
     with pytest.raises(PermissionDeniedError):
         await bob.crons.create(GRAPH_ID, schedule="0 0 * * *", input=INPUT)
 
-    # The run was recorded as alice's, and Studio's local user cannot read her thread.
+    # The run was recorded as alice's, and Studio's no-token header is refused (the bypass
+    # is off in langgraph.json).
     with sqlite3.connect(auth_server.data_dir / "deep_research.sqlite") as db:
         owners = db.execute("SELECT user_id FROM chats WHERE thread_id = ?", (thread,)).fetchall()
     assert owners == [("alice",)]
     async with httpx.AsyncClient(base_url=auth_server.url, trust_env=False) as http:
         studio = await http.get(f"/threads/{thread}", headers={"x-auth-scheme": "langsmith"})
-    assert studio.status_code == 404
+    assert studio.status_code == 401
 
 
 async def test_a_signed_token_works_for_a_user_nobody_listed(auth_server: AuthServer) -> None:
