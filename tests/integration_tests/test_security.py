@@ -8,6 +8,7 @@ unauthenticated client could make; the threat model is in docs/security.md.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -19,8 +20,10 @@ from hypothesis import strategies as st
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
+from deep_research.server.devserver import DevServerError, dev_server, langgraph_executable
 from deep_research.server.tokens import key_id
 from tests.integration_tests.conftest import SECRET, AuthServer
+from tests.integration_tests.server_process import REMOVED_VARIABLES, REPO_ROOT
 
 pytestmark = pytest.mark.server
 
@@ -227,3 +230,27 @@ def test_fuzzed_requests_to_the_routes_never_get_a_5xx(
             headers=auth_server.headers("alice"),
         )
     assert response.status_code < 500, (method, path, body, response.text[:300])
+
+
+@pytest.mark.parametrize(
+    ("variables", "message"),
+    [
+        ({"DEEP_RESEARCH_AUTH_TOKENS": ","}, "holds no TOKEN=USER_ID pair"),
+        ({"DEEP_RESEARCH_AUTH_SECRET": "too-short"}, "at least 32 bytes"),
+    ],
+)
+def test_unusable_auth_settings_stop_the_server_at_start(
+    tmp_path: Path, variables: dict[str, str], message: str
+) -> None:
+    if langgraph_executable() is None:
+        pytest.skip("the `langgraph` executable is missing: install the dev extra")
+    env = {"DEEP_RESEARCH_DATA_DIR": str(tmp_path / "data"), **variables}
+    with pytest.raises(DevServerError, match=message):
+        with dev_server(
+            REPO_ROOT / "langgraph.json",
+            tmp_path,
+            env=env,
+            remove_env=REMOVED_VARIABLES,
+            startup_timeout=60,
+        ):
+            pass
