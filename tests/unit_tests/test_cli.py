@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -181,3 +182,15 @@ def test_an_unreachable_database_is_one_line_without_the_password(
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith("deep-research: error: could not")
     assert "s3cret" not in err and "Connection refused" in err
+
+
+def test_terminal_escapes_and_control_characters_are_never_printed() -> None:
+    from deep_research.cli.progress import ProgressPrinter, printable
+
+    hostile = "Title\x1b[2J\x1b]0;pwned\x07 with\x00 a\r bell\x07\tand\nlines \x9b"
+    assert printable(hostile) == "Title with a bell\tand\nlines "
+    stream = io.StringIO()
+    ProgressPrinter(stream=stream).event(
+        {"type": "step_started", "data": {"step_id": "s01", "title": "evil\x1b[31m red"}}
+    )
+    assert "\x1b" not in stream.getvalue() and "evil red" in stream.getvalue()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any, TextIO
 
@@ -10,6 +11,22 @@ from deep_research.settings import get_settings
 from deep_research.state import Report
 
 _VERDICT_MARK = {"SUPPORTED": "✓", "PARTIAL": "~", "UNSUPPORTED": "✗", "CONTRADICTED": "!"}
+
+
+_TERMINAL_CONTROL = re.compile(
+    r"\x1b\[[0-9;?]*[ -/]*[@-~]"  # CSI sequences: colours, cursor moves, clears
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC sequences: titles, hyperlinks
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # any other control character but tab and newline
+)
+
+
+def printable(text: str) -> str:
+    """``text`` with terminal escapes and control characters removed (tabs, newlines kept).
+
+    Titles, questions, page titles and claims come from users, web pages and models; printed
+    as they are, an escape sequence in one could rewrite the user's terminal.
+    """
+    return _TERMINAL_CONTROL.sub("", text)
 
 
 class ProgressPrinter:
@@ -21,7 +38,7 @@ class ProgressPrinter:
 
     def _say(self, text: str) -> None:
         if not self._quiet:
-            print(text, file=self._stream, flush=True)
+            print(printable(text), file=self._stream, flush=True)
 
     def note(self, text: str) -> None:
         """A free-form line."""
@@ -39,13 +56,13 @@ class ProgressPrinter:
     def interrupt(self, payload: dict[str, Any]) -> str:
         """Show an interrupt's question and return the input prompt."""
         if payload.get("error"):
-            print(f"\n! {payload['error']}", file=sys.stderr)
+            print(printable(f"\n! {payload['error']}"), file=sys.stderr)
         if payload.get("type") == "plan_review":
             print("\nProposed plan:", file=sys.stderr)
             for i, step in enumerate(payload.get("steps", []), 1):
-                print(f"  {i}. {step.get('title')}", file=sys.stderr)
+                print(printable(f"  {i}. {step.get('title')}"), file=sys.stderr)
             return "Enter to approve, or type new steps separated by ';': "
-        print(f"\n? {payload.get('question', payload)}", file=sys.stderr)
+        print(printable(f"\n? {payload.get('question', payload)}"), file=sys.stderr)
         return "> "
 
     def event(self, event: dict[str, Any]) -> None:

@@ -14,6 +14,7 @@ import sys
 from datetime import datetime, timedelta
 from typing import TextIO
 
+from deep_research.cli.progress import printable
 from deep_research.errors import ConfigurationError
 from deep_research.persistence import queries
 from deep_research.persistence import repository as repo
@@ -106,22 +107,24 @@ def _print_chats(chats: list[Chat], out: TextIO) -> None:
         return
     for chat in chats:
         deleted = f"  (deleted {_when(chat.deleted_at)})" if chat.deleted_at else ""
-        out.write(f"{chat.thread_id}  {_when(chat.updated_at)}  {chat.title}{deleted}\n")
+        out.write(printable(f"{chat.thread_id}  {_when(chat.updated_at)}  {chat.title}{deleted}\n"))
 
 
 def _print_chat(
     chat: Chat, messages: list[Message], sessions: list[ResearchSession], out: TextIO
 ) -> None:
-    out.write(f"# {chat.title or chat.thread_id}\n\nthread: {chat.thread_id}\n")
+    out.write(printable(f"# {chat.title or chat.thread_id}\n\nthread: {chat.thread_id}\n"))
     for research in sessions:
         depth = f", {research.depth}" if research.depth else ""
         error = f": {research.error}" if research.error else ""
         out.write(
-            f"question {research.question_nr}: {research.status}"
-            f" ({research.query_mode or 'deep_research'}{depth}){error}\n"
+            printable(
+                f"question {research.question_nr}: {research.status}"
+                f" ({research.query_mode or 'deep_research'}{depth}){error}\n"
+            )
         )
     for message in messages:
         label = _ROLE_NAMES.get(message.role, message.role)
         if message.is_clarification:
             label += " (clarification)"
-        out.write(f"\n--- {label} ---\n\n{message.content.strip()}\n")
+        out.write(printable(f"\n--- {label} ---\n\n{message.content.strip()}\n"))
