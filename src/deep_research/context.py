@@ -26,6 +26,7 @@ MAX_QUESTION_CHARS = 4000
 """Longest accepted question, in characters."""
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 """Characters a question may not hold: C0 and C1 controls but tab and newlines, and lone
 surrogates (undecodable bytes on the command line)."""
 
@@ -59,6 +60,8 @@ def validate_question(question: str) -> str:
     stripped = question.strip()
     if not stripped:
         raise InvalidQuestionError("the question is empty")
+    if _SURROGATE.search(stripped):
+        raise InvalidQuestionError("the question is not valid UTF-8 text")
     if _CONTROL.search(stripped):
         raise InvalidQuestionError(
             "the question contains control characters (a NUL byte or a terminal escape)"

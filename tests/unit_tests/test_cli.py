@@ -194,3 +194,22 @@ def test_terminal_escapes_and_control_characters_are_never_printed() -> None:
         {"type": "step_started", "data": {"step_id": "s01", "title": "evil\x1b[31m red"}}
     )
     assert "\x1b" not in stream.getvalue() and "evil red" in stream.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("argument", "message"),
+    [(b"caf\xff costs", "not valid UTF-8"), (b"an \x1b[2J escape", "control characters")],
+)
+def test_a_real_process_refuses_undecodable_or_escaped_questions_in_one_line(
+    argument: bytes, message: str, tmp_path: Path
+) -> None:
+    result = subprocess.run(
+        [sys.executable.encode(), b"-m", b"deep_research.cli", b"ask", argument, b"--quiet"],
+        capture_output=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
+    )
+    stderr = result.stderr.decode("utf-8", "replace")
+    assert result.returncode == 2 and message in stderr
+    assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stderr
