@@ -6,7 +6,8 @@ subclasses the builtin it resembles, so callers that catch ``ValueError`` keep w
     DeepResearchError
     ├── ConfigurationError (ValueError)     a setting or a run-level knob is invalid
     │   ├── CorpusTooLargeError             a corpus folder exceeds its file or byte caps
-    │   └── CorpusOutsideRootsError         a served run named a folder it may not read
+    │   ├── CorpusOutsideRootsError         a served run named a folder it may not read
+    │   └── ModelNotAllowedError            a served run picked a model not offered
     ├── InvalidQuestionError (ValueError)   the question is empty or too long
     ├── InvalidInputError (ValueError)      a line of ``deep-research verify`` input is malformed
     ├── SourceError (RuntimeError)          a source provider failed
@@ -39,6 +40,10 @@ class CorpusTooLargeError(ConfigurationError):
 
 class CorpusOutsideRootsError(ConfigurationError):
     """A served run named a corpus folder outside the operator's corpus roots."""
+
+
+class ModelNotAllowedError(ConfigurationError):
+    """A served run picked a model the operator does not offer."""
 
 
 class InvalidQuestionError(DeepResearchError, ValueError):

@@ -21,6 +21,7 @@ from langgraph.runtime import Runtime
 
 from deep_research.context import Context
 from deep_research.engines import Engine, Instructable, load_engine
+from deep_research.errors import ModelNotAllowedError
 from deep_research.events import take_events
 from deep_research.persistence.recorder import (
     Batch,
@@ -48,7 +49,10 @@ class Services:
         """The engine a run uses, following the context's system instructions if it can."""
         engine = self.engine
         if engine is None:
-            engine = load_engine(context.model or get_settings().engine_model)
+            settings = get_settings()
+            if self.served and context.model and context.model not in settings.served_models:
+                raise ModelNotAllowedError(model_refusal(context.model))
+            engine = load_engine(context.model or settings.engine_model)
         if context.system_instructions and isinstance(engine, Instructable):
             return engine.with_instructions(context.system_instructions)
         return engine
@@ -109,6 +113,14 @@ def recording(node: Node, services: Services) -> Callable[..., Awaitable[dict[st
 
     run.__name__ = node.__name__
     return run
+
+
+def model_refusal(model: str) -> str:
+    """Why a served run may not use ``model``."""
+    return (
+        f"model {model!r} is not offered on this server; the operator lists the models runs"
+        " may pick in DEEP_RESEARCH_ALLOWED_MODELS"
+    )
 
 
 DEFAULT_SERVICES = Services()

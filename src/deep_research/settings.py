@@ -62,6 +62,10 @@ class Settings(BaseSettings):
     )
     """Attempts per Tavily query; 429, 5xx and timeouts are retried with backoff and jitter."""
 
+    allowed_models: str = Field(default="", validation_alias="DEEP_RESEARCH_ALLOWED_MODELS")
+    """Models (comma-separated) a served run may pick besides the server's own model and
+    ``offline``; any other ``model`` in a run's or an assistant's context is refused."""
+
     corpus_roots: str = Field(default="", validation_alias="DEEP_RESEARCH_CORPUS_ROOTS")
     """Folders (``os.pathsep``-separated) a served run's corpus may lie in; empty: the bundled
     sample corpus only. The command line, on the user's own machine, reads any folder."""
@@ -198,6 +202,12 @@ class Settings(BaseSettings):
         if isinstance(value, str) and not value.strip():
             return None
         return value
+
+    @property
+    def served_models(self) -> frozenset[str]:
+        """The models a served run may pick (see ``allowed_models``)."""
+        listed = {m.strip() for m in self.allowed_models.split(",") if m.strip()}
+        return frozenset({OFFLINE, self.engine_model, *listed})
 
     @property
     def engine_model(self) -> str:

@@ -257,3 +257,14 @@ def test_unusable_auth_settings_stop_the_server_at_start(
             startup_timeout=60,
         ):
             pass
+
+
+async def test_a_user_cannot_pick_a_model_the_operator_does_not_offer(
+    bob: LangGraphClient,
+) -> None:
+    thread = (await bob.threads.create())["thread_id"]
+    context = QUICK | {"model": "openai:gpt-5-the-expensive-one"}
+    status = await _refused(bob.runs.wait(thread, GRAPH_ID, input=_input("Hi?"), context=context))
+    assert status == 403
+    status = await _refused(bob.assistants.create(GRAPH_ID, name="pricey", context=context))
+    assert status == 403

@@ -77,3 +77,20 @@ def test_served_runs_default_to_the_sample_corpus_and_the_cli_reads_any_folder(
     assert isinstance(served, LocalCorpus) and served.root == SAMPLE_CORPUS.resolve()
     (mine,) = load_sources("local", str(tmp_path), served=False)
     assert isinstance(mine, LocalCorpus) and mine.root == tmp_path.resolve()
+
+
+def test_a_served_run_may_pick_only_the_offered_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    from deep_research.context import Context
+    from deep_research.errors import ModelNotAllowedError
+    from deep_research.services import Services
+
+    served = Services(served=True)
+    assert served.engine_for(Context(model="offline")).name == "offline"
+    with pytest.raises(ModelNotAllowedError, match="DEEP_RESEARCH_ALLOWED_MODELS"):
+        served.engine_for(Context(model="gpt-4.1"))
+    monkeypatch.setenv("DEEP_RESEARCH_ALLOWED_MODELS", "gpt-4.1, gpt-4.1-mini")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    get_settings.cache_clear()
+    assert "gpt-4.1" in get_settings().served_models
+    assert served.engine_for(Context(model="gpt-4.1")).name == "gpt-4.1"
+    assert Services().engine_for(Context(model="offline")).name == "offline"

@@ -31,6 +31,7 @@ from deep_research.persistence.namespaces import RESERVED_NAMESPACE_ROOTS
 from deep_research.server.database import domain_session, server_database_url
 from deep_research.server.preferences import apply_preferences, get_user_preferences
 from deep_research.server.tokens import current_verifier
+from deep_research.services import model_refusal
 from deep_research.settings import get_settings
 from deep_research.sources import check_corpus_dir, corpus_roots
 
@@ -121,16 +122,21 @@ async def check_run_request(kwargs: dict[str, Any]) -> None:
                 validate_question(text)
             except InvalidQuestionError as exc:
                 raise _refuse(422, f"invalid question: {exc}") from None
-    await check_corpus(kwargs.get("context"))
+    await check_context(kwargs.get("context"))
 
 
-async def check_corpus(context: Any) -> None:
-    """Refuse a context whose local corpus lies outside the operator's corpus roots.
+async def check_context(context: Any) -> None:
+    """Refuse a context that picks a model not offered or a corpus outside the roots.
 
     Raises:
         HTTPException: 403.
     """
-    if isinstance(context, dict) and context.get("corpus_dir"):
+    if not isinstance(context, dict):
+        return
+    model = context.get("model")
+    if model and str(model) not in get_settings().served_models:
+        raise _refuse(403, model_refusal(str(model)))
+    if context.get("corpus_dir"):
         folder, roots = str(context["corpus_dir"]), corpus_roots(get_settings())
         try:  # resolving links touches the disk: off the event loop
             await asyncio.to_thread(check_corpus_dir, folder, roots)
@@ -185,7 +191,7 @@ async def own_assistants(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> 
     owner = owner_id(ctx.user)
     if ctx.action in ("create", "update"):
         _stamp(value, owner)
-        await check_corpus(value.get("context"))
+        await check_context(value.get("context"))
     if ctx.action in ("read", "search"):
         return {"$or": [{"owner": owner}, {"created_by": "system"}]}
     return {"owner": owner}
