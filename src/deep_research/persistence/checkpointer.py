@@ -21,6 +21,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from deep_research.errors import ConfigurationError, StoreError
+from deep_research.persistence.locks import async_sqlite_setup_lock
 from deep_research.state import models
 
 SERDE_ALLOWLIST = tuple(
@@ -89,7 +90,8 @@ async def open_checkpointer(url: str) -> AsyncIterator[BaseCheckpointSaver[str]]
         path.parent.mkdir(parents=True, exist_ok=True)
         async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
             saver.serde = make_serde()
-            await saver.setup()
+            async with async_sqlite_setup_lock(path):
+                await saver.setup()
             yield saver
     elif url.startswith(("postgresql", "postgres")):
         import psycopg

@@ -16,6 +16,7 @@ from langgraph.store.memory import InMemoryStore
 
 from deep_research.errors import ConfigurationError
 from deep_research.persistence.checkpointer import postgres_conninfo, sqlite_path
+from deep_research.persistence.locks import async_sqlite_setup_lock
 from deep_research.persistence.namespaces import DOCUMENTS_NAMESPACE
 from deep_research.state.models import Document
 
@@ -53,7 +54,8 @@ async def open_store(url: str) -> AsyncIterator[BaseStore]:
         path = sqlite_path(url)
         path.parent.mkdir(parents=True, exist_ok=True)
         async with AsyncSqliteStore.from_conn_string(str(path)) as store:
-            await store.setup()
+            async with async_sqlite_setup_lock(path):
+                await store.setup()
             yield store
     elif url.startswith(("postgresql", "postgres")):
         from langgraph.store.postgres.aio import AsyncPostgresStore

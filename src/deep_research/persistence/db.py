@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import create_async_engine as _create_async_engine
 from sqlalchemy.pool import NullPool
 
 from deep_research.errors import ConfigurationError, StoreError
+from deep_research.persistence.locks import sqlite_setup_lock
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 """How long a SQLite writer waits for the checkpointer's or another process's lock."""
@@ -167,9 +168,9 @@ def upgrade(url: str, revision: str = "head") -> None:
     from deep_research.persistence.migrate import alembic_config
 
     target = async_url(url)
-    if is_sqlite(target) and (path := _sqlite_file(target)) is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    with _schema_lock:
+    path = _sqlite_file(target) if is_sqlite(target) else None
+    across_processes = sqlite_setup_lock(path) if path is not None else nullcontext()
+    with _schema_lock, across_processes:
         try:
             command.upgrade(alembic_config(url), revision)
         except SQLAlchemyError as exc:
