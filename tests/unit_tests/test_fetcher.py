@@ -9,14 +9,18 @@ on the allow-list, whose servers must receive nothing.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import socket
 import time
+import zlib
 from collections.abc import Iterator
 from ipaddress import ip_address
+from typing import Any
 
 import pytest
 
 from deep_research.errors import FetchBlockedError, FetchSkippedError, SourceError
+from deep_research.sources import fetcher as fetcher_module
 from deep_research.sources.fetcher import Fetcher, FetchLimits
 from deep_research.sources.ssrf import Allowlist, IPAddress, SsrfGuard
 from tests.unit_tests.web_server import (
@@ -25,6 +29,7 @@ from tests.unit_tests.web_server import (
     endless,
     page,
     redirect,
+    respond,
     slow,
 )
 
@@ -217,3 +222,50 @@ async def test_fetches_per_domain_and_in_all_are_bounded(
     reader = fetcher(origin, backend, per_domain=8, concurrency=2)
     await asyncio.gather(*(reader.fetch(origin.url(f"/slow?n={n}")) for n in range(4)))
     assert origin.max_in_flight == 2
+
+
+class _CountingDecompressor:
+    """A zlib decompressor that records how many bytes each call was allowed to produce."""
+
+    def __init__(self, inner: Any, produced: list[int]) -> None:
+        self._inner, self._produced = inner, produced
+
+    def decompress(self, data: bytes, max_length: int = 0) -> bytes:
+        out: bytes = self._inner.decompress(data, max_length)
+        self._produced.append(len(out))
+        return out
+
+    def flush(self, length: int = zlib.DEF_BUF_SIZE) -> bytes:
+        out: bytes = self._inner.flush(length)
+        self._produced.append(len(out))
+        return out
+
+    @property
+    def unconsumed_tail(self) -> bytes:
+        return bytes(self._inner.unconsumed_tail)
+
+
+async def test_a_decompression_bomb_stops_at_the_cap_as_it_is_decoded(
+    backend: LoopbackOnlyBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bomb = gzip.compress(b"\0" * (256 * 1024 * 1024), compresslevel=9)  # 256 MiB in ~250 KB
+    small = gzip.compress(ARTICLE.encode())
+
+    def serve(body: bytes) -> Any:
+        headers = {"Content-Encoding": "gzip"}
+        return lambda handler: respond(handler, body, content_type="text/html", headers=headers)
+
+    produced: list[int] = []
+    real = zlib.decompressobj
+    monkeypatch.setattr(
+        fetcher_module.zlib,
+        "decompressobj",
+        lambda *args: _CountingDecompressor(real(*args), produced),
+    )
+    with LocalServer("127.0.0.1", {"/bomb": serve(bomb), "/ok": serve(small)}) as server:
+        client = fetcher(server, backend, max_bytes=1024 * 1024)
+        with pytest.raises(FetchSkippedError, match="larger than the 1048576-byte cap"):
+            await client.fetch(server.url("/bomb"))
+        assert produced and sum(produced) <= 1024 * 1024 + 1  # decoded here, never past the cap
+        fetched = await client.fetch(server.url("/ok"))
+    assert fetched.body == ARTICLE.encode()  # ordinary gzip bodies are decoded

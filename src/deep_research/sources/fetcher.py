@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
+import zlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -166,17 +167,13 @@ class Fetcher:
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > cap:
             raise FetchSkippedError(f"{current} declares {declared} bytes, over the {cap}-byte cap")
-        body = bytearray()
-        async for chunk in response.aiter_bytes():
-            body.extend(chunk)
-            if len(body) > cap:
-                raise FetchSkippedError(f"{current} is larger than the {cap}-byte cap")
+        body = await read_capped(response, cap, current)
         return FetchedPage(
             url=url,
             final_url=current,
             content_type=media_type,
             charset=response.charset_encoding,
-            body=bytes(body),
+            body=body,
         )
 
     @asynccontextmanager
@@ -189,3 +186,48 @@ class Fetcher:
         # The domain first: a task waiting for a busy domain must not hold a global slot.
         async with gates.domain(domain), gates.total:
             yield
+
+
+def _decoder(encoding: str, url: str) -> zlib._Decompress | None:
+    """A zlib decompressor for ``Content-Encoding: encoding``; ``None`` for identity."""
+    if encoding in ("", "identity"):
+        return None
+    if encoding in ("gzip", "x-gzip"):
+        return zlib.decompressobj(16 + zlib.MAX_WBITS)
+    if encoding == "deflate":
+        return zlib.decompressobj()
+    raise FetchSkippedError(f"content encoding {encoding!r} of {url} is not supported")
+
+
+async def read_capped(response: httpx.Response, cap: int, url: str) -> bytes:
+    """The response body, decoded, stopping as soon as it passes ``cap`` bytes.
+
+    Compressed bodies are decoded here, at most ``cap + 1`` bytes at a time, so that a small
+    compressed body that inflates to gigabytes (a decompression bomb) costs no more memory
+    than the cap: httpx's own decoder would inflate each received chunk whole.
+
+    Raises:
+        FetchSkippedError: the decoded body is larger than ``cap``, or its encoding unknown.
+        SourceError: the compressed body is corrupt.
+    """
+    decoder = _decoder(response.headers.get("content-encoding", "").strip().lower(), url)
+    body = bytearray()
+    try:
+        async for raw in response.aiter_raw():
+            pending = raw
+            while pending:
+                if decoder is None:
+                    body.extend(pending)
+                    pending = b""
+                else:
+                    body.extend(decoder.decompress(pending, cap + 1 - len(body)))
+                    pending = decoder.unconsumed_tail
+                if len(body) > cap:
+                    raise FetchSkippedError(f"{url} is larger than the {cap}-byte cap")
+        if decoder is not None:
+            body.extend(decoder.flush(cap + 1 - len(body)))
+    except zlib.error as exc:
+        raise SourceError(f"the compressed body of {url} is corrupt: {exc}") from exc
+    if len(body) > cap:
+        raise FetchSkippedError(f"{url} is larger than the {cap}-byte cap")
+    return bytes(body)
