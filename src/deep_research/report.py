@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote
 
 from deep_research.state import (
     Citation,
@@ -55,15 +57,28 @@ class Rendered:
     claims: list[Claim]
 
 
-def location(url: str) -> str:
-    """Where a reference is: the file path of a local document, else its URL."""
-    return url.removeprefix("file://") if url.startswith("file://") else url
+def location(url: str, roots: Sequence[Path] = ()) -> str:
+    """Where a reference is: the file path of a local document, else its URL.
+
+    With ``roots`` (a served run's corpus roots), a local document's path is relative to the
+    root that holds it, so a report does not show the server's folders.
+    """
+    if not url.startswith("file://"):
+        return url
+    path = Path(unquote(url.removeprefix("file://")))
+    for root in roots:
+        if path.is_relative_to(root):
+            return str(path.relative_to(root))
+    return str(path) if not roots else path.name
 
 
 def number_references(
-    draft: str, evidence: Sequence[EvidenceSpan], sources: Sequence[Source]
+    draft: str,
+    evidence: Sequence[EvidenceSpan],
+    sources: Sequence[Source],
+    roots: Sequence[Path] = (),
 ) -> Numbering:
-    """Number the cited URLs by first citation in ``draft``."""
+    """Number the cited URLs by first citation in ``draft`` (``roots``: see :func:`location`)."""
     by_id = {e.id: e for e in evidence}
     titles = {s.url: s.title for s in sources}
     number_of_url: dict[str, int] = {}
@@ -71,7 +86,7 @@ def number_references(
         if evidence_id in by_id:
             number_of_url.setdefault(by_id[evidence_id].url, len(number_of_url) + 1)
     references = [
-        Reference(number=n, url=url, title=titles.get(url, url), location=location(url))
+        Reference(number=n, url=url, title=titles.get(url, url), location=location(url, roots))
         for url, n in number_of_url.items()
     ]
     number_of = {i: number_of_url[e.url] for i, e in by_id.items() if e.url in number_of_url}

@@ -268,3 +268,15 @@ async def test_a_user_cannot_pick_a_model_the_operator_does_not_offer(
     assert status == 403
     status = await _refused(bob.assistants.create(GRAPH_ID, name="pricey", context=context))
     assert status == 403
+
+
+async def test_served_reports_do_not_show_the_servers_folders(alice: LangGraphClient) -> None:
+    thread = (await alice.threads.create())["thread_id"]
+    out = await alice.runs.wait(
+        thread, GRAPH_ID, input=_input("What did Hornsdale Power Reserve cost?"), context=QUICK
+    )
+    references = out["report"]["references"]
+    assert references
+    for reference in references:
+        assert not reference["location"].startswith("/"), reference
+        assert reference["location"].endswith((".md", ".txt", ".html"))

@@ -90,7 +90,8 @@ async def test_run_writes_a_verified_report(client: LangGraphClient) -> None:
     corpus = _corpus_files()
     for reference in references:
         assert reference["url"].startswith("file://")
-        assert Path(reference["location"]).resolve() in corpus
+        # served reports show paths relative to the corpus root (the sample corpus here)
+        assert (SAMPLE_CORPUS / reference["location"]).resolve() in corpus
     claims = report["claims"]
     assert claims and all(claim["verdict"] for claim in claims)
     summary = report["verification"]

@@ -118,3 +118,15 @@ def test_final_citations_keep_the_kept_claims_with_numbers_and_quotes() -> None:
     assert [(c.claim_id, c.reference_number, c.quote) for c in final] == [
         (kept[0].id, 1, "A says more.")
     ]
+
+
+def test_served_reports_show_local_paths_relative_to_the_corpus_root() -> None:
+    from pathlib import Path
+
+    from deep_research.report import location
+
+    url = "file:///srv/corpora/energy/notes%20on%20grids.md"
+    assert location(url) == "/srv/corpora/energy/notes on grids.md"
+    assert location(url, [Path("/srv/corpora")]) == "energy/notes on grids.md"
+    assert location(url, [Path("/elsewhere")]) == "notes on grids.md"
+    assert location("https://a.example/x", [Path("/srv")]) == "https://a.example/x"

@@ -29,6 +29,8 @@ from deep_research.report import (
     render_markdown,
 )
 from deep_research.services import DEFAULT_SERVICES, Services
+from deep_research.settings import get_settings
+from deep_research.sources import corpus_roots
 from deep_research.state import State
 
 
@@ -36,7 +38,8 @@ async def finalize(
     state: State, runtime: Runtime[Context], *, services: Services = DEFAULT_SERVICES
 ) -> dict[str, Any]:
     """Render the final Markdown with numbered references and build the report."""
-    numbering = number_references(state.draft, state.evidence, state.sources)
+    roots = corpus_roots(get_settings()) if services.served else []
+    numbering = number_references(state.draft, state.evidence, state.sources, roots)
     rendered = render_markdown(
         state.question, state.draft, state.claims, numbering, state.verification
     )
