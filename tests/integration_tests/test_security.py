@@ -280,3 +280,28 @@ async def test_served_reports_do_not_show_the_servers_folders(alice: LangGraphCl
     for reference in references:
         assert not reference["location"].startswith("/"), reference
         assert reference["location"].endswith((".md", ".txt", ".html"))
+
+
+async def test_a_deleted_chat_is_closed_until_restored_and_only_its_owner_manages_it(
+    auth_server: AuthServer, alice: LangGraphClient
+) -> None:
+    thread = (await alice.threads.create())["thread_id"]
+    simple = QUICK | {"mode": "simple"}
+    await alice.runs.wait(thread, GRAPH_ID, input=_input("What is a flow battery?"), context=simple)
+    async with httpx.AsyncClient(base_url=auth_server.url, timeout=30) as http:
+        as_alice, as_bob = auth_server.headers("alice"), auth_server.headers("bob")
+        assert (await http.delete(f"/chats/{thread}", headers=as_bob)).status_code == 404
+        renamed = await http.patch(
+            f"/chats/{thread}", json={"title": "Flow batteries"}, headers=as_alice
+        )
+        assert renamed.status_code == 200 and renamed.json()["title"] == "Flow batteries"
+        bad = await http.patch(f"/chats/{thread}", json={"title": "x\x1b[2J"}, headers=as_alice)
+        assert bad.status_code == 422
+        assert (await http.delete(f"/chats/{thread}", headers=as_alice)).status_code == 204
+        status = await _refused(
+            alice.runs.wait(thread, GRAPH_ID, input=_input("And the cost?"), context=simple)
+        )
+        assert status == 409
+        restored = await http.post(f"/chats/{thread}/restore", headers=as_alice)
+        assert restored.status_code == 200 and restored.json()["title"] == "Flow batteries"
+    await alice.runs.wait(thread, GRAPH_ID, input=_input("And the cost?"), context=simple)

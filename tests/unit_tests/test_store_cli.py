@@ -76,3 +76,19 @@ def test_the_engine_titles_a_chat_once_and_chats_lists_the_title(
     assert "question 2: completed" in shown
     tools = [_tool(kw.get("tools")) for kw in model.call_kwargs]
     assert tools.count("ChatTitle") == 1, "a follow-up keeps the chat's title"
+
+
+def test_a_deleted_chat_takes_no_new_question_and_no_resume_until_restored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    ask = ["ask", "What is a flow battery?", "--thread", "closed", "--quiet", "--no-clarify"]
+    assert main([*ask, "--mode", "simple"]) == 0
+    assert main(["delete", "closed"]) == 0
+    capsys.readouterr()
+    assert main([*ask[:1], "And its cost?", *ask[2:], "--mode", "simple"]) == 2
+    assert "deleted; restore it first with: deep-research restore closed" in capsys.readouterr().err
+    assert main(["resume", "closed"]) == 2
+    assert "restore it first" in capsys.readouterr().err
+    assert main(["restore", "closed"]) == 0
+    assert main([*ask[:1], "And its cost?", *ask[2:], "--mode", "simple"]) == 0

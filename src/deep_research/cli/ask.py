@@ -28,7 +28,8 @@ from deep_research.cli.progress import ProgressPrinter
 from deep_research.context import Context, make_context, validate_question
 from deep_research.errors import CorpusNotFoundError, DeepResearchError
 from deep_research.graph import build_graph
-from deep_research.persistence import open_checkpointer, open_recorder, open_store
+from deep_research.persistence import open_checkpointer, open_recorder, open_store, queries
+from deep_research.persistence.db import open_database
 from deep_research.persistence.recorder import Batch, Recorder, RunScope
 from deep_research.persistence.records import SessionStatus, SessionUpdate
 from deep_research.report_html import render_html
@@ -134,6 +135,7 @@ async def run_ask(args: argparse.Namespace) -> int:
         thread, context, first = args.thread, Context(), None
     config = run_config(thread)
     url = settings.resolved_database_url
+    await refuse_deleted_chat(url, settings.user_id, thread)
     async with (
         open_checkpointer(url) as checkpointer,
         open_store(url) as store,
@@ -168,6 +170,21 @@ async def run_ask(args: argparse.Namespace) -> int:
     printer.done(report)
     print(f"thread: {thread}\nreport: {markdown}\njson:   {data}\nhtml:   {page}")
     return 0
+
+
+async def refuse_deleted_chat(url: str, user_id: str, thread: str) -> None:
+    """Refuse to add to, or resume, a chat the user deleted (until it is restored).
+
+    Raises:
+        DeepResearchError: the chat is deleted.
+    """
+    if url == "memory":
+        return
+    async with open_database(url) as database, database.session_scope() as session:
+        if await queries.is_deleted_chat(session, user_id=user_id, thread_id=thread):
+            raise DeepResearchError(
+                f"chat {thread} is deleted; restore it first with: deep-research restore {thread}"
+            )
 
 
 def _stop_on_sigterm() -> None:

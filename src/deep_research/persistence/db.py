@@ -138,13 +138,13 @@ class Database:
 
 @asynccontextmanager
 async def open_database(url: str, *, migrate: bool = True) -> AsyncIterator[Database]:
-    """Open the domain store at ``url``, upgrading its schema first unless told not to.
+    """Open the domain store at ``url``, upgrading its schema first (once per process).
 
     Raises:
         ConfigurationError: the URL is neither SQLite nor PostgreSQL.
     """
     if migrate:
-        await asyncio.to_thread(upgrade, url)
+        await asyncio.to_thread(ensure_schema, url)
     database = Database(create_engine(url))
     try:
         yield database

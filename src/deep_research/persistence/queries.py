@@ -54,6 +54,14 @@ async def get_chat(
     return chat
 
 
+async def is_deleted_chat(session: AsyncSession, *, user_id: str, thread_id: str) -> bool:
+    """Whether the user's chat on ``thread_id`` exists and is deleted (closed until restored)."""
+    query = _owned_chats(user_id, include_deleted=True).where(
+        Chat.thread_id == thread_id, Chat.deleted_at.is_not(None)
+    )
+    return await session.scalar(query) is not None
+
+
 async def list_messages(session: AsyncSession, *, user_id: str, thread_id: str) -> list[Message]:
     """The chat's messages in order.
 

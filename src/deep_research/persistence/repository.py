@@ -184,6 +184,17 @@ async def soft_delete_chat(session: AsyncSession, *, user_id: str, thread_id: st
     chat.deleted_at = utcnow()
 
 
+async def rename_chat(session: AsyncSession, *, user_id: str, thread_id: str, title: str) -> Chat:
+    """Set the title of the user's chat; returns it.
+
+    Raises:
+        NotFoundError: the user has no such chat.
+    """
+    chat = await get_chat(session, user_id=user_id, thread_id=thread_id)
+    chat.title = title
+    return chat
+
+
 async def restore_chat(
     session: AsyncSession, *, user_id: str, thread_id: str, window: timedelta
 ) -> None:

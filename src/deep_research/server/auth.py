@@ -27,6 +27,7 @@ from langgraph_sdk import Auth
 
 from deep_research.context import validate_question
 from deep_research.errors import CorpusOutsideRootsError, InvalidQuestionError
+from deep_research.persistence import queries
 from deep_research.persistence.namespaces import RESERVED_NAMESPACE_ROOTS
 from deep_research.server.database import domain_session, server_database_url
 from deep_research.server.preferences import apply_preferences, get_user_preferences
@@ -171,13 +172,18 @@ async def create_thread(
 
 @auth.on.threads.create_run
 async def create_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> dict[str, str]:
-    """Run only on the user's threads, with the user's preferences as context defaults."""
+    """Run only on the user's threads that are not deleted chats, with their preferences."""
     owner = owner_id(ctx.user)
     _stamp(value, owner)  # a run may create its thread
     kwargs = value.get("kwargs")
     await check_run_request(kwargs or {})
     if kwargs is not None and server_database_url() is not None:
         async with domain_session() as session:
+            thread = value.get("thread_id")
+            if thread and await queries.is_deleted_chat(
+                session, user_id=owner, thread_id=str(thread)
+            ):
+                raise _refuse(409, f"chat {thread} is deleted; restore it before asking again")
             preferences = await get_user_preferences(session, user_id=owner)
         context = kwargs.get("context") or {}
         apply_preferences(preferences, context)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request
@@ -43,6 +44,7 @@ from deep_research.server.preferences import (
 )
 from deep_research.server.schemas import (
     ChatDetail,
+    ChatRename,
     ChatSummary,
     CitationOut,
     ClaimOut,
@@ -155,6 +157,33 @@ async def get_chat(thread_id: str, user: User, store: Store) -> ChatDetail:
             "sessions": sessions,
         }
     )
+
+
+@app.patch("/chats/{thread_id}", tags=["chats"])
+async def rename_chat(thread_id: str, change: ChatRename, user: User) -> ChatSummary:
+    """Give your chat another title."""
+    async with domain_session() as session:
+        chat = await repo.rename_chat(
+            session, user_id=user, thread_id=thread_id, title=change.title
+        )
+        return ChatSummary.model_validate(chat)
+
+
+@app.delete("/chats/{thread_id}", tags=["chats"], status_code=204)
+async def delete_chat(thread_id: str, user: User) -> None:
+    """Delete your chat: hidden and closed to new questions, restorable until purged."""
+    async with domain_session() as session:
+        await repo.soft_delete_chat(session, user_id=user, thread_id=thread_id)
+
+
+@app.post("/chats/{thread_id}/restore", tags=["chats"])
+async def restore_chat(thread_id: str, user: User) -> ChatSummary:
+    """Bring back a chat deleted within the recovery window."""
+    window = timedelta(days=get_settings().chat_recovery_days)
+    async with domain_session() as session:
+        await repo.restore_chat(session, user_id=user, thread_id=thread_id, window=window)
+        chat = await queries.get_chat(session, user_id=user, thread_id=thread_id)
+        return ChatSummary.model_validate(chat)
 
 
 @app.get("/sessions/{session_id}", tags=["sessions"])

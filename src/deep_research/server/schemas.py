@@ -139,6 +139,15 @@ class EventOut(_Row):
     seq: int
 
 
+class ChatRename(BaseModel):
+    """A chat's new title."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    title: PlainText = Field(min_length=1, max_length=200)
+    """The title, 1 to 200 characters."""
+
+
 class FeedbackIn(BaseModel):
     """A rating of an answer."""
 
