@@ -19,14 +19,14 @@ from deep_research.engines import OfflineEngine
 from deep_research.engines.llm import LLMEngine
 from deep_research.engines.schemas import ResearchPlan
 from deep_research.errors import ConfigurationError
-from deep_research.server import auth as server_auth
-from deep_research.server.database import domain_session
-from deep_research.server.preferences import (
+from deep_research.preferences import (
     Preferences,
     apply_preferences,
     get_user_preferences,
     put_user_preferences,
 )
+from deep_research.server import auth as server_auth
+from deep_research.server.database import domain_session
 from deep_research.server.tokens import TokenVerifier, key_id, sign_token
 from deep_research.services import Services
 from deep_research.settings import get_settings

@@ -28,13 +28,13 @@ from deep_research.persistence.records import (
     SessionStatus,
     SessionUpdate,
 )
-from deep_research.server import routes
-from deep_research.server.database import close_domain_stores, domain_session
-from deep_research.server.preferences import (
+from deep_research.preferences import (
     Preferences,
     get_user_preferences,
     put_user_preferences,
 )
+from deep_research.server import routes
+from deep_research.server.database import close_domain_stores, domain_session
 from deep_research.settings import get_settings
 
 SESSIONS = 20

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,35 @@ def test_a_deleted_chat_takes_no_new_question_and_no_resume_until_restored(
     assert "restore it first" in capsys.readouterr().err
     assert main(["restore", "closed"]) == 0
     assert main([*ask[:1], "And its cost?", *ask[2:], "--mode", "simple"]) == 0
+
+
+def test_preferences_are_the_defaults_of_ask_and_flags_win(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["prefs"]) == 0
+    assert "no preferences set" in capsys.readouterr().out
+    assert main(["prefs", "--mode", "simple", "--depth", "light"]) == 0
+    assert capsys.readouterr().out == "mode: simple\ndepth: light\n"
+    assert main(["ask", "What is a flow battery?", "--quiet", "--out", "a"]) == 0
+    assert json.loads(Path("a/report.json").read_text())["config"]["mode"] == "simple"
+    flagged = ["ask", "What is a flow battery?", "--quiet", "--out", "b", "--no-clarify"]
+    assert main([*flagged, "--mode", "web_search"]) == 0
+    assert json.loads(Path("b/report.json").read_text())["config"]["mode"] == "web_search"
+    assert main(["prefs", "--instructions", "bad\x00"]) == 2
+    assert main(["prefs", "--clear"]) == 0
+    assert "no preferences set" in capsys.readouterr().out
+
+
+def test_continue_adds_the_question_to_the_most_recent_chat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["ask", "What is a flow battery?", "--continue", "--quiet"]) == 2
+    assert "no chat to continue" in capsys.readouterr().err
+    simple = ["--quiet", "--mode", "simple"]
+    assert main(["ask", "What is a flow battery?", "--thread", "first", *simple]) == 0
+    assert main(["ask", "And what does it cost?", "--continue", *simple]) == 0
+    assert "thread: first" in capsys.readouterr().out
+    assert main(["ask", "Q?", "--continue", "--thread", "x", *simple]) == 2
+    assert "not both" in capsys.readouterr().err

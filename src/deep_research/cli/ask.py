@@ -32,6 +32,7 @@ from deep_research.persistence import open_checkpointer, open_recorder, open_sto
 from deep_research.persistence.db import open_database
 from deep_research.persistence.recorder import Batch, Recorder, RunScope
 from deep_research.persistence.records import SessionStatus, SessionUpdate
+from deep_research.preferences import Preferences, apply_preferences, get_user_preferences
 from deep_research.report_html import render_html
 from deep_research.settings import get_settings
 from deep_research.state import Report
@@ -41,7 +42,8 @@ DURABILITY: Literal["sync"] = "sync"
 step in flight (with "async", parallel branches' writes can land late; see BENCHMARKS.md)."""
 
 
-def _ask_context(args: argparse.Namespace) -> Context:
+def _ask_context(args: argparse.Namespace, preferences: Preferences) -> Context:
+    """The run's context: the flags, then the user's stored preferences, then the defaults."""
     if args.corpus is not None:
         corpus = Path(args.corpus).expanduser()
         if not corpus.is_dir():
@@ -58,7 +60,9 @@ def _ask_context(args: argparse.Namespace) -> Context:
         "allow_clarification": False if args.no_clarify else None,
         "review_plan": True if args.review_plan else None,
     }
-    return make_context(**{k: v for k, v in knobs.items() if v is not None})
+    chosen = {k: v for k, v in knobs.items() if v is not None}
+    apply_preferences(preferences, chosen)
+    return make_context(**chosen)
 
 
 def _answer(payload: dict[str, Any], printer: ProgressPrinter) -> Any:
@@ -126,15 +130,20 @@ async def run_ask(args: argparse.Namespace) -> int:
     """
     settings = get_settings()
     printer = ProgressPrinter(quiet=args.quiet)
+    url = settings.resolved_database_url
     if args.command == "ask":
         question = validate_question(args.question)
-        context = _ask_context(args)
-        thread = args.thread or uuid.uuid4().hex[:12]
+        preferences, latest = await _stored(url, settings.user_id)
+        context = _ask_context(args, preferences)
+        if args.continue_chat and args.thread:
+            raise DeepResearchError("give --thread ID or --continue, not both")
+        if args.continue_chat and latest is None:
+            raise DeepResearchError("there is no chat to continue; ask without --continue")
+        thread = (latest if args.continue_chat else args.thread) or uuid.uuid4().hex[:12]
         first: Any = {"messages": [HumanMessage(question)]}
     else:
         thread, context, first = args.thread, Context(), None
     config = run_config(thread)
-    url = settings.resolved_database_url
     await refuse_deleted_chat(url, settings.user_id, thread)
     async with (
         open_checkpointer(url) as checkpointer,
@@ -170,6 +179,16 @@ async def run_ask(args: argparse.Namespace) -> int:
     printer.done(report)
     print(f"thread: {thread}\nreport: {markdown}\njson:   {data}\nhtml:   {page}")
     return 0
+
+
+async def _stored(url: str, user_id: str) -> tuple[Preferences, str | None]:
+    """The user's stored preferences and most recent chat's thread (none with ``memory``)."""
+    if url == "memory":
+        return Preferences(), None
+    async with open_database(url) as database, database.session_scope() as session:
+        preferences = await get_user_preferences(session, user_id=user_id)
+        latest = await queries.list_chats(session, user_id=user_id, limit=1)
+    return preferences, latest[0].thread_id if latest else None
 
 
 async def refuse_deleted_chat(url: str, user_id: str, thread: str) -> None:

@@ -24,7 +24,7 @@ from deep_research.errors import DeepResearchError
 
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
-STORE_COMMANDS = frozenset({"db", "chats", "show", "delete", "restore", "purge"})
+STORE_COMMANDS = frozenset({"db", "chats", "show", "delete", "restore", "purge", "prefs"})
 SOURCE_CHOICES = (
     "auto",
     "local",
@@ -52,6 +52,12 @@ def _add_ask(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     ask.add_argument("--review-plan", action="store_true", help="approve or edit the plan first")
     ask.add_argument("--out", type=Path, help="output folder (default: reports/THREAD_ID)")
     ask.add_argument("--thread", help="thread id (default: a new one)")
+    ask.add_argument(
+        "--continue",
+        dest="continue_chat",
+        action="store_true",
+        help="add the question to your most recent chat",
+    )
     ask.add_argument("--quiet", action="store_true", help="no progress output")
     resume = commands.add_parser("resume", help="continue an interrupted run from its checkpoint")
     resume.add_argument("thread", help="the thread id printed when the run started")
@@ -73,6 +79,13 @@ def _add_store(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     delete.add_argument("id", help="the chat's thread id")
     restore = commands.add_parser("restore", help="restore a deleted chat")
     restore.add_argument("id", help="the chat's thread id")
+    prefs = commands.add_parser(
+        "prefs", help="show or set your defaults for ask (flags given to ask win)"
+    )
+    prefs.add_argument("--mode", choices=["simple", "web_search", "deep_research"])
+    prefs.add_argument("--depth", choices=["auto", "light", "medium", "extended"])
+    prefs.add_argument("--instructions", help="standing instructions for the model")
+    prefs.add_argument("--clear", action="store_true", help="forget every preference first")
     purge = commands.add_parser(
         "purge",
         help="erase for good the chats deleted long enough ago: rows, checkpoints, page text",

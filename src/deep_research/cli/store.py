@@ -14,12 +14,15 @@ import sys
 from datetime import datetime, timedelta
 from typing import TextIO
 
+from pydantic import ValidationError
+
 from deep_research.cli.progress import printable
 from deep_research.errors import ConfigurationError
 from deep_research.persistence import queries
 from deep_research.persistence import repository as repo
 from deep_research.persistence.db import open_database, upgrade
 from deep_research.persistence.models import Chat, Message, ResearchSession, utcnow
+from deep_research.preferences import Preferences, get_user_preferences, put_user_preferences
 from deep_research.settings import get_settings
 
 _ROLE_NAMES = {"user": "You", "assistant": "Deep Research", "system": "System"}
@@ -47,6 +50,8 @@ async def run_store_command(args: argparse.Namespace, out: TextIO | None = None)
         return 0
     if args.command == "purge":
         return await _purge(args, url, user, out)
+    if args.command == "prefs":
+        return await _prefs(args, url, user, out)
     async with open_database(url) as database, database.session_scope() as session:
         if args.command == "chats":
             chats = await queries.list_chats(
@@ -68,6 +73,30 @@ async def run_store_command(args: argparse.Namespace, out: TextIO | None = None)
             window = timedelta(days=settings.chat_recovery_days)
             await repo.restore_chat(session, user_id=user, thread_id=args.id, window=window)
             out.write(f"restored {args.id}\n")
+    return 0
+
+
+async def _prefs(args: argparse.Namespace, url: str, user: str, out: TextIO) -> int:
+    """Show the user's preferences, after setting those the flags give."""
+    changes = {
+        "mode": args.mode,
+        "depth": args.depth,
+        "system_instructions": args.instructions,
+    }
+    changes = {k: v for k, v in changes.items() if v is not None}
+    async with open_database(url) as database, database.session_scope() as session:
+        current = Preferences() if args.clear else await get_user_preferences(session, user_id=user)
+        if changes or args.clear:
+            try:
+                current = Preferences.model_validate(current.model_dump() | changes)
+            except ValidationError as exc:
+                raise ConfigurationError(f"invalid preference: {exc.errors()[0]['msg']}") from None
+            await put_user_preferences(session, user_id=user, preferences=current)
+    shown = current.context_defaults()
+    if not shown:
+        out.write("no preferences set; ask uses its own defaults\n")
+    for name, value in shown.items():
+        out.write(printable(f"{name}: {value}\n"))
     return 0
 
 

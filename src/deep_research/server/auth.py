@@ -29,8 +29,8 @@ from deep_research.context import validate_question
 from deep_research.errors import CorpusOutsideRootsError, InvalidQuestionError
 from deep_research.persistence import queries
 from deep_research.persistence.namespaces import RESERVED_NAMESPACE_ROOTS
+from deep_research.preferences import apply_preferences, get_user_preferences
 from deep_research.server.database import domain_session, server_database_url
-from deep_research.server.preferences import apply_preferences, get_user_preferences
 from deep_research.server.tokens import current_verifier
 from deep_research.services import model_refusal
 from deep_research.settings import get_settings

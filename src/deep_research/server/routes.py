@@ -31,16 +31,16 @@ from deep_research.persistence.models import (
     ResearchEvent,
     Source,
 )
+from deep_research.preferences import (
+    Preferences,
+    get_user_preferences,
+    put_user_preferences,
+)
 from deep_research.server.auth import owner_id
 from deep_research.server.database import (
     StoreDisabledError,
     close_domain_stores,
     domain_session,
-)
-from deep_research.server.preferences import (
-    Preferences,
-    get_user_preferences,
-    put_user_preferences,
 )
 from deep_research.server.schemas import (
     ChatDetail,

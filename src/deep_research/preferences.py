@@ -1,9 +1,11 @@
-"""A user's preferences, and how they become the defaults of the user's runs on the server.
+"""A user's preferences, and how they become the defaults of the user's runs.
 
-The server's ``threads.create_run`` auth handler fills the fields of the run's context that the
-caller left out from the user's preferences, so the order is: what the run passes, then the
-user's preferences, then the assistant's context, then :class:`~deep_research.context.Context`'s
-defaults. Preferences are stored as JSON in the ``user_preferences`` table.
+On the server, the ``threads.create_run`` auth handler fills the fields of the run's context
+that the caller left out from the user's preferences, so the order is: what the run passes,
+then the user's preferences, then the assistant's context, then
+:class:`~deep_research.context.Context`'s defaults. On the command line, flags win over
+preferences (``deep-research prefs`` shows and sets them). Preferences are stored as JSON in
+the ``user_preferences`` table.
 """
 
 from __future__ import annotations
