@@ -157,6 +157,17 @@ async def test_session_with_sources_evidence_claims_and_events(
     assert "clarification_requested" in types and "claim_verified" in types
 
 
+async def test_iterations_read_back_every_round_and_step(
+    alice: httpx.AsyncClient, researched: Researched
+) -> None:
+    rounds = await _json(alice, f"/sessions/{researched.session_id}/iterations")
+    assert rounds and rounds[0]["iteration_nr"] == 1 and rounds[-1]["decision"]
+    steps = [step for r in rounds for step in r["sub_steps"]]
+    assert steps and all(s["instructions"] and s["tool"].startswith("search:") for s in steps)
+    assert any(s["sub_answer"] and s["cited_docs"] for s in steps)
+    assert all(s["step_id"] in r["steps"] for r in rounds for s in r["sub_steps"])
+
+
 async def test_report_as_json_and_markdown(
     alice: httpx.AsyncClient, researched: Researched
 ) -> None:
@@ -214,6 +225,7 @@ async def test_another_users_ids_are_not_found(
         f"{base}/evidence",
         f"{base}/claims",
         f"{base}/events",
+        f"{base}/iterations",
         f"{base}/report",
         f"{base}/report.md",
         "/sessions/999999",
@@ -230,6 +242,7 @@ async def test_the_routes_are_described_in_the_servers_openapi(
         "/chats",
         "/chats/{thread_id}",
         "/sessions/{session_id}/claims",
+        "/sessions/{session_id}/iterations",
         "/sessions/{session_id}/report.md",
         "/messages/{message_id}/feedback",
         "/preferences",

@@ -125,3 +125,18 @@ def test_continue_adds_the_question_to_the_most_recent_chat(
     assert "thread: first" in capsys.readouterr().out
     assert main(["ask", "Q?", "--continue", "--thread", "x", *simple]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+def test_show_steps_reads_back_every_round_and_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    question = "How do LFP and NMC batteries compare for grid storage?"
+    ask = ["ask", question, "--thread", "steps", "--quiet", "--no-clarify", "--depth", "light"]
+    assert main(ask) == 0
+    capsys.readouterr()
+    assert main(["show", "steps", "--steps"]) == 0
+    shown = capsys.readouterr().out
+    assert "question 1, round 1: complete" in shown
+    assert "  s01  " in shown and "[search:local" in shown
+    assert "      notes: " in shown and "      cites: file://" in shown

@@ -75,6 +75,9 @@ def _add_store(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     chats.add_argument("--limit", type=int, default=50, help="at most this many (default: 50)")
     show = commands.add_parser("show", help="print a chat: questions, reports and sessions")
     show.add_argument("id", help="the chat's thread id (see `deep-research chats`)")
+    show.add_argument(
+        "--steps", action="store_true", help="also each research round and step: notes, sources"
+    )
     delete = commands.add_parser("delete", help="delete a chat (restorable until purged)")
     delete.add_argument("id", help="the chat's thread id")
     restore = commands.add_parser("restore", help="restore a deleted chat")

@@ -21,7 +21,14 @@ from deep_research.errors import ConfigurationError
 from deep_research.persistence import queries
 from deep_research.persistence import repository as repo
 from deep_research.persistence.db import open_database, upgrade
-from deep_research.persistence.models import Chat, Message, ResearchSession, utcnow
+from deep_research.persistence.models import (
+    Chat,
+    Message,
+    ResearchIteration,
+    ResearchSession,
+    ResearchSubStep,
+    utcnow,
+)
 from deep_research.preferences import Preferences, get_user_preferences, put_user_preferences
 from deep_research.settings import get_settings
 
@@ -63,6 +70,12 @@ async def run_store_command(args: argparse.Namespace, out: TextIO | None = None)
             messages = await queries.list_messages(session, user_id=user, thread_id=args.id)
             sessions = await queries.list_sessions(session, user_id=user, thread_id=args.id)
             _print_chat(chat, messages, sessions, out)
+            if getattr(args, "steps", False):
+                for research in sessions:
+                    rounds = await queries.list_iterations(
+                        session, user_id=user, session_id=research.id
+                    )
+                    _print_steps(research.question_nr, rounds, out)
         elif args.command == "delete":
             await repo.soft_delete_chat(session, user_id=user, thread_id=args.id)
             days = settings.chat_recovery_days
@@ -74,6 +87,28 @@ async def run_store_command(args: argparse.Namespace, out: TextIO | None = None)
             await repo.restore_chat(session, user_id=user, thread_id=args.id, window=window)
             out.write(f"restored {args.id}\n")
     return 0
+
+
+def _print_steps(
+    question_nr: int,
+    rounds: list[tuple[ResearchIteration, list[ResearchSubStep]]],
+    out: TextIO,
+) -> None:
+    for iteration, steps in rounds:
+        decision = f": {iteration.decision}" if iteration.decision else ""
+        reasoning = f" ({iteration.reasoning})" if iteration.reasoning else ""
+        out.write(
+            printable(
+                f"\nquestion {question_nr}, round {iteration.iteration_nr}{decision}{reasoning}\n"
+            )
+        )
+        for step in steps:
+            tool = f"  [{step.tool}]" if step.tool else ""
+            out.write(printable(f"  {step.step_id}  {step.instructions or ''}{tool}\n"))
+            if step.sub_answer:
+                out.write(printable(f"      notes: {' '.join(step.sub_answer.split())[:300]}\n"))
+            for url in step.cited_docs or []:
+                out.write(printable(f"      cites: {url}\n"))
 
 
 async def _prefs(args: argparse.Namespace, url: str, user: str, out: TextIO) -> int:

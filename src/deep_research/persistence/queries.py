@@ -19,7 +19,9 @@ from deep_research.persistence.models import (
     Chat,
     Message,
     MessageFeedback,
+    ResearchIteration,
     ResearchSession,
+    ResearchSubStep,
 )
 
 M = TypeVar("M", bound=Base)
@@ -125,6 +127,23 @@ async def list_session_rows(
     ]
     query = select(model).where(column.session_id == session_id).order_by(*order, column.id)
     return list((await session.scalars(query)).all())
+
+
+async def list_iterations(
+    session: AsyncSession, *, user_id: str, session_id: int
+) -> list[tuple[ResearchIteration, list[ResearchSubStep]]]:
+    """The session's research rounds in order, each with its sub-steps in step order.
+
+    Raises:
+        NotFoundError: the user has no such session.
+    """
+    rounds = await list_session_rows(
+        session, user_id=user_id, session_id=session_id, model=ResearchIteration
+    )
+    steps = await list_session_rows(
+        session, user_id=user_id, session_id=session_id, model=ResearchSubStep
+    )
+    return [(r, [s for s in steps if s.iteration_nr == r.iteration_nr]) for r in rounds]
 
 
 async def get_feedback(session: AsyncSession, *, user_id: str, message_id: int) -> MessageFeedback:

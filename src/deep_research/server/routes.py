@@ -52,9 +52,11 @@ from deep_research.server.schemas import (
     EvidenceOut,
     FeedbackIn,
     FeedbackOut,
+    IterationOut,
     SessionDetail,
     SessionSummary,
     SourceOut,
+    SubStepOut,
 )
 from deep_research.server.tokens import current_verifier
 from deep_research.settings import get_settings
@@ -202,6 +204,21 @@ async def get_session(session_id: RowId, user: User, store: Store) -> SessionDet
             "has_report": found.report is not None,
         }
     )
+
+
+@app.get("/sessions/{session_id}/iterations", tags=["sessions"])
+async def list_iterations(session_id: RowId, user: User, store: Store) -> list[IterationOut]:
+    """The research rounds, each with its steps' instructions, tools, notes and citations."""
+    rounds = await queries.list_iterations(store, user_id=user, session_id=session_id)
+    return [
+        IterationOut.model_validate(
+            {
+                **{k: getattr(r, k) for k in ("iteration_nr", "steps", "decision", "reasoning")},
+                "sub_steps": [SubStepOut.model_validate(s) for s in steps],
+            }
+        )
+        for r, steps in rounds
+    ]
 
 
 @app.get("/sessions/{session_id}/sources", tags=["sessions"])

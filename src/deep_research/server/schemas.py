@@ -139,6 +139,37 @@ class EventOut(_Row):
     seq: int
 
 
+class SubStepOut(_Row):
+    """One plan step's research within a round."""
+
+    sub_step_nr: int
+    step_id: str
+    instructions: str | None
+    """The step's title, as dispatch sent it."""
+    reasoning: str | None
+    """The step's intent."""
+    tool: str | None
+    """``search:`` and the providers it searched."""
+    sub_answer: str | None
+    """The researcher's notes, with citation markers."""
+    cited_docs: list[Any] | None
+    """URLs of the documents the notes cite."""
+    claims: list[Any] | None
+    """Ids of the evidence spans the notes cite."""
+    extra_data: dict[str, Any] | None
+    """The plan step or finding as recorded (queries, searches, sufficiency...)."""
+
+
+class IterationOut(_Row):
+    """A research round: its steps, reflect's decision, and each step's research."""
+
+    iteration_nr: int
+    steps: list[Any] | None
+    decision: str | None
+    reasoning: str | None
+    sub_steps: list[SubStepOut] = Field(default_factory=list)
+
+
 class ChatRename(BaseModel):
     """A chat's new title."""
 
