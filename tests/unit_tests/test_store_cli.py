@@ -140,3 +140,22 @@ def test_show_steps_reads_back_every_round_and_step(
     assert "question 1, round 1: complete" in shown
     assert "  s01  " in shown and "[search:local" in shown
     assert "      notes: " in shown and "      cites: file://" in shown
+
+
+def test_rename_and_purge_user_from_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    simple = ["--quiet", "--mode", "simple"]
+    for thread in ("one", "two"):
+        assert main(["ask", "What is a flow battery?", "--thread", thread, *simple]) == 0
+    assert main(["rename", "one", "Flow batteries"]) == 0
+    assert main(["rename", "one", "bad\x1b[2J"]) == 2
+    capsys.readouterr()
+    assert main(["chats"]) == 0
+    assert "Flow batteries" in capsys.readouterr().out
+    assert main(["purge", "--user"]) == 0  # every chat of this user, deleted or not
+    assert capsys.readouterr().out.startswith("purged 2 chat(s)")
+    assert main(["chats", "--deleted"]) == 0
+    assert "no chats yet" in capsys.readouterr().out
+    assert main(["resume", "one"]) == 2

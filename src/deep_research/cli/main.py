@@ -24,7 +24,7 @@ from deep_research.errors import DeepResearchError
 
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
-STORE_COMMANDS = frozenset({"db", "chats", "show", "delete", "restore", "purge", "prefs"})
+STORE_COMMANDS = frozenset({"db", "chats", "show", "delete", "restore", "rename", "purge", "prefs"})
 SOURCE_CHOICES = (
     "auto",
     "local",
@@ -80,6 +80,9 @@ def _add_store(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     delete = commands.add_parser("delete", help="delete a chat (restorable until purged)")
     delete.add_argument("id", help="the chat's thread id")
+    rename = commands.add_parser("rename", help="give a chat another title")
+    rename.add_argument("id", help="the chat's thread id")
+    rename.add_argument("title", help="the new title")
     restore = commands.add_parser("restore", help="restore a deleted chat")
     restore.add_argument("id", help="the chat's thread id")
     prefs = commands.add_parser(
@@ -92,6 +95,11 @@ def _add_store(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     purge = commands.add_parser(
         "purge",
         help="erase for good the chats deleted long enough ago: rows, checkpoints, page text",
+    )
+    purge.add_argument(
+        "--user",
+        action="store_true",
+        help="erase all your chats, deleted or not (DEEP_RESEARCH_USER_ID's data)",
     )
     purge.add_argument(
         "--older-than-days",

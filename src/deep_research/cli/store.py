@@ -17,6 +17,7 @@ from typing import TextIO
 from pydantic import ValidationError
 
 from deep_research.cli.progress import printable
+from deep_research.context import no_control_characters
 from deep_research.errors import ConfigurationError
 from deep_research.persistence import queries
 from deep_research.persistence import repository as repo
@@ -76,6 +77,16 @@ async def run_store_command(args: argparse.Namespace, out: TextIO | None = None)
                         session, user_id=user, session_id=research.id
                     )
                     _print_steps(research.question_nr, rounds, out)
+        elif args.command == "rename":
+            title = args.title.strip()[:200]
+            try:
+                no_control_characters(title)
+            except ValueError as exc:
+                raise ConfigurationError(f"the title {exc}") from None
+            if not title:
+                raise ConfigurationError("a chat's title cannot be empty")
+            await repo.rename_chat(session, user_id=user, thread_id=args.id, title=title)
+            out.write(printable(f"renamed {args.id}: {title}\n"))
         elif args.command == "delete":
             await repo.soft_delete_chat(session, user_id=user, thread_id=args.id)
             days = settings.chat_recovery_days
@@ -144,6 +155,7 @@ async def _purge(args: argparse.Namespace, url: str, user: str, out: TextIO) -> 
     days = get_settings().chat_recovery_days
     if args.older_than_days is not None:
         days = args.older_than_days
+    deleted_before = None if args.user else utcnow() - timedelta(days=days)
     async with (
         open_database(url) as database,
         open_checkpointer(url) as checkpointer,
@@ -154,7 +166,7 @@ async def _purge(args: argparse.Namespace, url: str, user: str, out: TextIO) -> 
             checkpointer,
             store,
             user_id=user,
-            deleted_before=utcnow() - timedelta(days=days),
+            deleted_before=deleted_before,
         )
     threads = erased.threads
     out.write(f"purged {len(threads)} chat(s){': ' if threads else ''}{', '.join(threads)}\n")
