@@ -79,3 +79,29 @@ def test_iterations_and_sub_steps_update_only_what_they_know() -> None:
     assert answered["sub_answer"] == "It cost X [@ev_1]."
     assert answered["cited_docs"] == ["https://a.example/"] and answered["claims"] == ["ev_1"]
     assert "notes" not in answered["extra_data"]
+
+
+def test_the_report_message_records_the_tools_the_answer_used() -> None:
+    from deep_research.nodes.finalize import tool_calls
+    from deep_research.state import Source, State
+
+    state = State(
+        findings=[Finding(step_id="s01", notes="", queries=["lfp cost"], searches=1)],
+        sources=[
+            Source(url="https://a.example/", title="A", provider="tavily"),
+            Source(url="file:///c/b.md", title="B", provider="local"),
+        ],
+        verification=VerificationSummary(passes=2),
+    )
+    calls = tool_calls(state)
+    assert calls == [
+        {
+            "name": "search",
+            "step_id": "s01",
+            "providers": ["local", "tavily"],
+            "queries": ["lfp cost"],
+        },
+        {"name": "verify", "passes": 2},
+    ]
+    row = MessageRecord(MessageKind.REPORT, "# R", tool_calls=calls).columns(1)
+    assert row["tool_calls"] == calls

@@ -34,6 +34,18 @@ from deep_research.sources import corpus_roots
 from deep_research.state import State
 
 
+def tool_calls(state: State) -> list[dict[str, Any]]:
+    """What the answer used: each step's searches (providers and queries), and verification."""
+    providers = sorted({s.provider for s in state.sources})
+    calls: list[dict[str, Any]] = [
+        {"name": "search", "step_id": f.step_id, "providers": providers, "queries": f.queries}
+        for f in state.findings
+    ]
+    if state.verification.passes:
+        calls.append({"name": "verify", "passes": state.verification.passes})
+    return calls
+
+
 async def finalize(
     state: State, runtime: Runtime[Context], *, services: Services = DEFAULT_SERVICES
 ) -> dict[str, Any]:
@@ -83,7 +95,12 @@ async def finalize(
         Batch(
             session=SessionUpdate(status=SessionStatus.COMPLETED, report=report),
             messages=[
-                MessageRecord(MessageKind.REPORT, report.markdown, query_mode=report.config.mode)
+                MessageRecord(
+                    MessageKind.REPORT,
+                    report.markdown,
+                    query_mode=report.config.mode,
+                    tool_calls=tool_calls(state),
+                )
             ],
             sources=state.sources,
             evidence=[by_id[c.evidence_id] for c in recorded],

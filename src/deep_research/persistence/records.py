@@ -101,6 +101,8 @@ class MessageRecord:
     kind: MessageKind
     content: str
     query_mode: str | None = None
+    tool_calls: Sequence[Mapping[str, Any]] | None = None
+    """The tools the answer used (searches per step, verification), for the report."""
 
     def columns(self, question_nr: int) -> dict[str, Any]:
         """The message row: at ``question_nr * 4 + kind``, so a rewrite lands on the same row."""
@@ -115,6 +117,8 @@ class MessageRecord:
         }
         if self.query_mode is not None:
             row["query_mode"] = self.query_mode
+        if self.tool_calls is not None:
+            row["tool_calls"] = [dict(call) for call in self.tool_calls]
         if clarification:
             row["is_clarification"] = True
         return row
