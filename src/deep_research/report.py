@@ -103,11 +103,13 @@ def verification_note(summary: VerificationSummary) -> str:
         )
     else:
         revision = f"No claim needed revision ({passes})."
+    if summary.supported_ratio is None:
+        return f"No claim could be checked against the evidence. {revision}"
     return (
         f"{summary.total} claims were checked against the evidence they cite: "
         f"{summary.supported} supported, {summary.partial} partially supported, "
         f"{summary.unsupported} unsupported, {summary.contradicted} contradicted "
-        f"({summary.supported_ratio:.0%} fully supported). {revision}"
+        f"({summary.supported_ratio:.0%} of the checked claims fully supported). {revision}"
     )
 
 

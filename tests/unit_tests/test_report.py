@@ -130,3 +130,13 @@ def test_served_reports_show_local_paths_relative_to_the_corpus_root() -> None:
     assert location(url, [Path("/srv/corpora")]) == "energy/notes on grids.md"
     assert location(url, [Path("/elsewhere")]) == "notes on grids.md"
     assert location("https://a.example/x", [Path("/srv")]) == "https://a.example/x"
+
+
+def test_a_report_with_nothing_checked_says_so_and_claims_no_share() -> None:
+    nothing = VerificationSummary(passes=1, removed=2)
+    assert nothing.supported_ratio is None
+    note = verification_note(nothing)
+    assert note.startswith("No claim could be checked against the evidence.")
+    assert "%" not in note
+    some = VerificationSummary(supported=1, unsupported=1, passes=1)
+    assert "50% of the checked claims fully supported" in verification_note(some)

@@ -100,8 +100,13 @@ class ProgressPrinter:
     def done(self, report: Report) -> None:
         """The closing summary."""
         v = report.verification
+        checked = (
+            f"{v.total} claims checked, {v.supported_ratio:.0%} supported"
+            if v.supported_ratio is not None
+            else "no claim could be checked"
+        )
         self._say(
-            f"done: {len(report.references)} references, {v.total} claims checked, "
-            f"{v.supported_ratio:.0%} supported ({v.removed} removed, {v.corrected} corrected, "
-            f"{v.recited} re-cited) in {report.metrics.duration_seconds:.1f}s"
+            f"done: {len(report.references)} references, {checked} ({v.removed} removed, "
+            f"{v.corrected} corrected, {v.recited} re-cited) in "
+            f"{report.metrics.duration_seconds:.1f}s"
         )

@@ -236,9 +236,9 @@ class VerificationSummary(DomainModel):
 
     @computed_field  # type: ignore[prop-decorator]
     @property
-    def supported_ratio(self) -> float:
-        """Share of claims fully supported (1.0 when there are none)."""
-        return round(self.supported / self.total, 4) if self.total else 1.0
+    def supported_ratio(self) -> float | None:
+        """Share of the checked claims fully supported; ``None`` when none could be checked."""
+        return round(self.supported / self.total, 4) if self.total else None
 
 
 class TokenUsage(DomainModel):
