@@ -55,10 +55,16 @@ def test_no_evidence_means_unsupported() -> None:
 @pytest.mark.parametrize(
     ("claim", "evidence", "verdict"),
     [
-        # units: power is not energy, and an unstated figure is never fully supported
+        # units: power is not energy; the claim's number as power contradicts it (the README
+        # promises this), and an unstated figure is never fully supported
         (
             "Hornsdale Power Reserve has a capacity of 150 MWh",
             "Hornsdale Power Reserve has a capacity of 150 MW.",
+            Verdict.CONTRADICTED,
+        ),
+        (
+            "Hornsdale Power Reserve has a capacity of 150 MWh",
+            "Hornsdale Power Reserve has a capacity of 120 MW.",
             Verdict.PARTIAL,
         ),
         # scales and units convert

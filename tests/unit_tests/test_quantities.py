@@ -102,7 +102,7 @@ def test_different_figures_of_one_kind_conflict(claim: str, evidence: str) -> No
 @pytest.mark.parametrize(
     ("claim", "evidence"),
     [
-        ("150 MWh", "150 MW"),  # energy is not power
+        ("150 MWh", "120 MW"),  # energy is not power
         ("2019", "2,019 units"),  # a year is not a count
         ("40 units", "45 homes"),  # counts of different things
         ("17 March 2017", "March 2017"),  # more precise than the evidence: not stated
@@ -111,3 +111,16 @@ def test_different_figures_of_one_kind_conflict(claim: str, evidence: str) -> No
 def test_figures_of_different_kinds_neither_agree_nor_conflict(claim: str, evidence: str) -> None:
     c, e = quantities(claim)[0], quantities(evidence)[0]
     assert not agrees(c, e) and not conflicts(c, e)
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("150 MWh", "150 MW"),  # the same number as power, where the claim says energy
+        ("2 GW", "2 GWh"),
+        ("$150/kWh", "$150/kW"),  # a price per energy is not a price per power
+    ],
+)
+def test_the_claims_number_in_a_confused_unit_conflicts(claim: str, evidence: str) -> None:
+    c, e = quantities(claim)[0], quantities(evidence)[0]
+    assert not agrees(c, e) and conflicts(c, e)

@@ -118,3 +118,13 @@ def test_a_real_process_reports_a_bad_line_without_a_traceback() -> None:
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.startswith("deep-research: error: line 2: not valid JSON")
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_the_readme_promise_power_is_not_energy(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = {"claim": "The battery stores 150 MWh.", "evidence": ["A 150 MW battery."]}
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(line) + "\n"))
+    assert main(["verify", "-"]) == 0
+    (result,) = _results(capsys.readouterr().out)
+    assert result["verdict"] == "CONTRADICTED" and "150 MW" in str(result["reasoning"])

@@ -11,7 +11,28 @@ from __future__ import annotations
 
 from deep_research.verification.quantities import APPROX_TOLERANCE, Quantity
 
-__all__ = ["agrees", "conflicts", "same_kind"]
+__all__ = ["agrees", "conflicts", "confused_units", "same_kind"]
+
+CONFUSABLE = frozenset(
+    {
+        frozenset({"power", "energy"}),  # 150 MW is not 150 MWh
+        frozenset({"money/energy", "money/power"}),  # $/kWh is not $/kW
+    }
+)
+"""Kinds of figure that are often written one for the other: the same number in the other
+kind states something different."""
+
+
+def confused_units(claim: Quantity, evidence: Quantity) -> bool:
+    """True when the evidence writes the claim's number in a kind the claim confuses it with.
+
+    ``The battery stores 150 MWh`` against ``a 150 MW battery``: the same figure, but power
+    where the claim says energy. That is a contradiction, not a figure left unstated.
+    """
+    if frozenset({claim.kind, evidence.kind}) not in CONFUSABLE:
+        return False
+    slack = max(claim.resolution, evidence.resolution, 1e-9)
+    return abs(claim.value - evidence.value) <= slack  # the same magnitude, in base units
 
 
 def same_kind(a: Quantity, b: Quantity) -> bool:
@@ -75,7 +96,13 @@ def _dates_agree(claim: Quantity, evidence: Quantity) -> bool:
 
 
 def conflicts(claim: Quantity, evidence: Quantity) -> bool:
-    """True when the evidence states a figure of the same kind that the claim gets wrong."""
+    """True when the evidence states a figure the claim gets wrong.
+
+    Either a figure of the same kind with another value, or the claim's number in a kind the
+    claim confuses with its own (power for energy, see :func:`confused_units`).
+    """
+    if confused_units(claim, evidence):
+        return True
     if not same_kind(claim, evidence) or agrees(claim, evidence):
         return False
     if claim.kind == "count":
