@@ -599,3 +599,24 @@ async def test_unreachable_endpoint_is_an_engine_error() -> None:
         )
         with pytest.raises(EngineError, match="could not reach the model endpoint"):
             await LLMEngine(model, name="fake").answer("q", [])
+
+
+async def test_structured_output_runnables_are_built_once_per_schema() -> None:
+    decision = structured(ClarifyDecision, needs_clarification=False, question="")
+    engine, model = engine_with(decision, decision, decision)
+    built: list[type] = []
+    original = type(model).with_structured_output
+
+    def counting(self: Any, schema: Any, **kwargs: Any) -> Any:
+        built.append(schema)
+        return original(self, schema, **kwargs)
+
+    type(model).with_structured_output = counting  # type: ignore[method-assign]
+    try:
+        await engine.clarify("Tell me about Mercury", [])
+        await engine.clarify("Tell me about Venus", [])
+        await engine.with_instructions("Answer in French.").clarify("Tell me about Mars", [])
+    finally:
+        type(model).with_structured_output = original  # type: ignore[method-assign]
+    assert built == [ClarifyDecision]  # one runnable, reused by every call and every copy
+    assert len(model.calls) == 3

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, MutableMapping, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
 import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.runnables import Runnable
 from pydantic import BaseModel, ValidationError
 
 from deep_research.errors import ConfigurationError, EngineError, StructuredOutputError
@@ -101,8 +102,16 @@ def _retry_messages(raw: BaseMessage, problem: str, name: str) -> list[BaseMessa
     return [raw, *tool_messages, retry]
 
 
+Runnables = MutableMapping[type[BaseModel], Runnable[Any, Any]]
+"""Structured-output runnables of one model, by schema (built once: building one converts the
+schema to a tool and binds it, which costs more than it looks on every call)."""
+
+
 async def invoke_structured(
-    model: BaseChatModel, schema: type[S], messages: Sequence[BaseMessage]
+    model: BaseChatModel,
+    schema: type[S],
+    messages: Sequence[BaseMessage],
+    runnables: Runnables | None = None,
 ) -> tuple[S, TokenUsage]:
     """Ask ``model`` for a ``schema`` by function calling, retrying malformed replies.
 
@@ -113,6 +122,7 @@ async def invoke_structured(
         model: The chat model.
         schema: The pydantic class the reply must fill.
         messages: The conversation so far.
+        runnables: The model's runnables already built, reused and added to.
 
     Returns:
         The parsed value and the tokens of every attempt.
@@ -122,7 +132,11 @@ async def invoke_structured(
         ConfigurationError: the endpoint refused the API key.
         EngineError: the endpoint failed.
     """
-    runnable = model.with_structured_output(schema, method="function_calling", include_raw=True)
+    runnable = runnables.get(schema) if runnables is not None else None
+    if runnable is None:
+        runnable = model.with_structured_output(schema, method="function_calling", include_raw=True)
+        if runnables is not None:
+            runnables[schema] = runnable
     conversation = list(messages)
     usage = TokenUsage()
     problem = ""

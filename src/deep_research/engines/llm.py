@@ -18,7 +18,12 @@ from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
 from deep_research.engines import prompts
-from deep_research.engines._structured import invoke_structured, provider_errors, usage_of
+from deep_research.engines._structured import (
+    Runnables,
+    invoke_structured,
+    provider_errors,
+    usage_of,
+)
 from deep_research.engines.base import (
     ClaimCheck,
     ProgressCallback,
@@ -114,6 +119,7 @@ class LLMEngine:
         self.name = name
         self._today = today
         self.instructions = instructions.strip()
+        self._runnables: Runnables = {}
 
     def with_instructions(self, instructions: str) -> LLMEngine:
         """This engine with the user's standing instructions added to its writing prompts.
@@ -121,7 +127,9 @@ class LLMEngine:
         They reach clarify, plan, queries, reflect, the report and direct answers; notes,
         verdicts and rewrites keep to the evidence alone, and chat titles to the question.
         """
-        return LLMEngine(self.model, self.name, today=self._today, instructions=instructions)
+        engine = LLMEngine(self.model, self.name, today=self._today, instructions=instructions)
+        engine._runnables = self._runnables  # the same model: its runnables serve both
+        return engine
 
     def _system(self, prompt: str) -> str:
         if not self.instructions:
@@ -148,7 +156,7 @@ class LLMEngine:
         """
         messages = self._messages(prompts.TITLE_PROMPT, f"First question: {question}")
         try:
-            named, usage = await invoke_structured(self.model, ChatTitle, messages)
+            named, usage = await invoke_structured(self.model, ChatTitle, messages, self._runnables)
         except EngineError:  # StructuredOutputError included; ConfigurationError is not one
             return Reply(chat_title(question))
         return Reply(_clean_title(named.title) or chat_title(question), usage)
@@ -160,7 +168,9 @@ class LLMEngine:
             f"Conversation so far:\n{prompts.render_history(history)}",
             f"Request: {question}",
         )
-        decision, usage = await invoke_structured(self.model, ClarifyDecision, messages)
+        decision, usage = await invoke_structured(
+            self.model, ClarifyDecision, messages, self._runnables
+        )
         return Reply(decision, usage)
 
     async def plan(
@@ -172,7 +182,7 @@ class LLMEngine:
             f"Conversation so far:\n{prompts.render_history(history)}",
             f"Question: {question}",
         )
-        plan, usage = await invoke_structured(self.model, ResearchPlan, messages)
+        plan, usage = await invoke_structured(self.model, ResearchPlan, messages, self._runnables)
         return Reply(plan.model_copy(update={"steps": plan.steps[:max_steps]}), usage)
 
     async def queries(
@@ -186,7 +196,9 @@ class LLMEngine:
             f"Research step:\n{prompts.render_step(step)}",
             f"Queries already issued:\n{issued}",
         )
-        proposed, usage = await invoke_structured(self.model, SearchQueries, messages)
+        proposed, usage = await invoke_structured(
+            self.model, SearchQueries, messages, self._runnables
+        )
         seen = {query.strip().casefold() for query in previous}
         fresh: list[str] = []
         for query in (q.strip() for q in proposed.queries):
@@ -205,7 +217,7 @@ class LLMEngine:
             f"Research step:\n{prompts.render_step(step)}",
             prompts.render_evidence(evidence),
         )
-        notes, usage = await invoke_structured(self.model, StepNotes, messages)
+        notes, usage = await invoke_structured(self.model, StepNotes, messages, self._runnables)
         return Reply(notes, usage)
 
     async def reflect(
@@ -226,7 +238,9 @@ class LLMEngine:
             f"Plan steps (id, title):\n{prompts.render_plan(plan)}",
             prompts.render_findings(findings),
         )
-        reflection, usage = await invoke_structured(self.model, Reflection, messages)
+        reflection, usage = await invoke_structured(
+            self.model, Reflection, messages, self._runnables
+        )
         known = {step.id for step in plan}
         cleaned = reflection.model_copy(
             update={
@@ -293,7 +307,7 @@ class LLMEngine:
             f"Judge these {len(checks)} claims.",
             prompts.render_claim_checks(checks),
         )
-        batch, usage = await invoke_structured(self.model, VerdictBatch, messages)
+        batch, usage = await invoke_structured(self.model, VerdictBatch, messages, self._runnables)
         by_id: dict[str, ClaimVerdict] = {}
         for verdict in batch.verdicts:
             by_id.setdefault(verdict.claim_id, verdict)
@@ -316,7 +330,7 @@ class LLMEngine:
             prompts.REWRITE_PROMPT.format(data_rule=prompts.DATA_RULE),
             prompts.render_claim_checks([check]),
         )
-        rewrite, usage = await invoke_structured(self.model, Rewrite, messages)
+        rewrite, usage = await invoke_structured(self.model, Rewrite, messages, self._runnables)
         return Reply(_checked_key(rewrite, check.evidence), usage)
 
 
