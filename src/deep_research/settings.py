@@ -167,6 +167,15 @@ class Settings(BaseSettings):
     )
     """Earlier signing secrets (comma-separated) whose tokens stay valid until they expire."""
 
+    max_runs_per_user: int = Field(
+        default=4, ge=0, le=100, validation_alias="DEEP_RESEARCH_MAX_RUNS_PER_USER"
+    )
+    """Runs (pending or running) one user may have on the server at once; ``0``: no cap."""
+
+    cors_origins: str = Field(default="", validation_alias="DEEP_RESEARCH_CORS_ORIGINS")
+    """Web origins (comma-separated ``https://host[:port]``) whose pages may call the server,
+    besides Studio's (``https://smith.langchain.com``)."""
+
     max_chats_per_user: int = Field(
         default=1000, ge=1, validation_alias="DEEP_RESEARCH_MAX_CHATS_PER_USER"
     )

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
+import httpx
 import jwt
 import pytest
 from langgraph_sdk import Auth
@@ -26,7 +28,9 @@ from deep_research.preferences import (
     put_user_preferences,
 )
 from deep_research.server import auth as server_auth
+from deep_research.server.cors import CORSPolicy, allowed_origins
 from deep_research.server.database import domain_session
+from deep_research.server.limits import RunLimiter
 from deep_research.server.tokens import TokenVerifier, key_id, sign_token
 from deep_research.services import Services
 from deep_research.settings import get_settings
@@ -51,6 +55,16 @@ def _configure(monkeypatch: pytest.MonkeyPatch, **variables: str) -> None:
 
 def _ctx(user: str, resource: str, action: str) -> Auth.types.AuthContext:
     return Auth.types.AuthContext(user=User(user), permissions=[], resource=resource, action=action)
+
+
+async def _no_runs(user_id: str) -> set[str]:
+    return set()
+
+
+@pytest.fixture(autouse=True)
+def _no_server_to_count_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run cap counts through the server's loopback API, which a unit test has not."""
+    monkeypatch.setattr(server_auth, "run_limiter", RunLimiter(_no_runs))
 
 
 def test_signed_tokens_verify_expire_and_tampering_does_not() -> None:
@@ -265,3 +279,94 @@ async def test_system_instructions_reach_the_writing_prompts_not_the_judge() -> 
     offline = OfflineEngine()
     assert Services(engine=offline).engine_for(Context(system_instructions="x")) is offline
     assert "USER INSTRUCTIONS" not in plain._system("judge prompt")
+
+
+async def test_the_run_cap_counts_listed_and_just_admitted_runs() -> None:
+    listed: set[str] = {"r1"}
+    now = [0.0]
+
+    async def active_runs(user_id: str) -> set[str]:
+        await asyncio.sleep(0)  # let a concurrent request interleave here
+        return set(listed) if user_id == "alice" else set()
+
+    limiter = RunLimiter(active_runs, hold_seconds=5.0, clock=lambda: now[0])
+    results = await asyncio.gather(*(limiter.admit("alice", f"new{i}", 2) for i in range(3)))
+    assert sorted(results, key=str) == [2, 2, None]  # one slot left: one of three gets it
+    admitted = f"new{results.index(None)}"
+    assert await limiter.admit("bob", "b1", 2) is None  # caps are per user
+    assert await limiter.admit("alice", "y", 2) == 2  # held before the server lists it
+    listed.add(admitted)
+    assert await limiter.admit("alice", "y", 2) == 2  # listed now: counted once
+    listed.discard(admitted)  # cancelled: once listed, it is no longer held
+    assert await limiter.admit("alice", "y", 2) is None
+    listed.clear()
+    assert await limiter.admit("alice", "z", 1) == 1  # y is held, never listed yet
+    now[0] = 10.0  # until its reservation expires
+    assert await limiter.admit("alice", "z", 1) is None
+
+
+async def test_a_run_over_the_cap_is_429_with_a_clear_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _configure(monkeypatch, DEEP_RESEARCH_AUTH_TOKENS=f"{ALICE}=alice")
+    monkeypatch.setenv("DEEP_RESEARCH_MAX_RUNS_PER_USER", "2")
+    get_settings.cache_clear()
+
+    async def two_runs(user_id: str) -> set[str]:
+        return {"r1", "r2"}
+
+    monkeypatch.setattr(server_auth, "run_limiter", RunLimiter(two_runs))
+    value: dict[str, Any] = {"metadata": {}, "run_id": "r3", "kwargs": {"context": {}}}
+    with pytest.raises(Auth.exceptions.HTTPException) as refused:
+        await server_auth.create_run(ctx=_ctx("alice", "threads", "create_run"), value=value)
+    assert refused.value.status_code == 429
+    assert "at most 2 per user" in str(refused.value.detail)
+    monkeypatch.setenv("DEEP_RESEARCH_MAX_RUNS_PER_USER", "0")  # no cap
+    get_settings.cache_clear()
+    assert await server_auth.create_run(ctx=_ctx("alice", "threads", "create_run"), value=value)
+
+
+def test_cors_origins_are_studio_and_the_configured_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    _configure(monkeypatch, DEEP_RESEARCH_CORS_ORIGINS=" https://App.example.org/, http://x:8080")
+    assert allowed_origins(get_settings()) == (
+        "https://smith.langchain.com",
+        "https://app.example.org",
+        "http://x:8080",
+    )
+    for bad in ("*", "https://a.example/path", "app.example.org", "null", "ftp://a.example"):
+        _configure(monkeypatch, DEEP_RESEARCH_CORS_ORIGINS=bad)
+        with pytest.raises(ConfigurationError, match="DEEP_RESEARCH_CORS_ORIGINS"):
+            allowed_origins(get_settings())
+
+
+async def test_cors_grants_private_network_access_to_allowed_origins_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _configure(monkeypatch, DEEP_RESEARCH_CORS_ORIGINS="https://app.example.org")
+
+    async def server(scope: Any, receive: Any, send: Any) -> None:  # like `langgraph dev`
+        headers = [(b"access-control-allow-private-network", b"true")]
+        await send({"type": "http.response.start", "status": 204, "headers": headers})
+        await send({"type": "http.response.body", "body": b""})
+
+    preflight = {
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization",
+        "Access-Control-Request-Private-Network": "true",
+    }
+    transport = httpx.ASGITransport(app=CORSPolicy(server))
+    async with httpx.AsyncClient(transport=transport, base_url="http://server") as http:
+        for origin in ("https://smith.langchain.com", "https://app.example.org"):
+            allowed = await http.options("/threads", headers=preflight | {"Origin": origin})
+            assert allowed.status_code == 200
+            assert allowed.headers["access-control-allow-origin"] == origin
+            assert allowed.headers["access-control-allow-private-network"] == "true"
+        evil = await http.options(
+            "/threads", headers=preflight | {"Origin": "https://evil.example"}
+        )
+        assert evil.status_code == 400
+        assert "access-control-allow-origin" not in evil.headers
+        assert "access-control-allow-private-network" not in evil.headers
+        for headers in ({"Origin": "https://evil.example"}, {}):
+            plain = await http.options("/threads", headers=headers)  # not a preflight
+            assert "access-control-allow-private-network" not in plain.headers

@@ -10,8 +10,10 @@ user's thread reads as not found (404). The server's own assistants (``created_b
 can be read and run by everyone. The store API is limited to namespaces that start with the
 user id, and never the content store's (``documents``, which no user id may be). Runs are
 checked before the server stores anything (:func:`check_run_request`): the question must be
-valid and a local corpus must lie inside ``DEEP_RESEARCH_CORPUS_ROOTS``. Crons are refused,
-and so is anything no handler below covers.
+valid, a local corpus must lie inside ``DEEP_RESEARCH_CORPUS_ROOTS``, a model must be one the
+operator offers, and the user must have fewer runs in progress than
+``DEEP_RESEARCH_MAX_RUNS_PER_USER`` (:mod:`deep_research.server.limits`; 429). Crons are
+refused, and so is anything no handler below covers.
 
 Studio's no-token bypass of ``langgraph dev`` (the ``x-auth-scheme: langsmith`` header) is
 switched off in langgraph.json (``auth.disable_studio_auth``), so with auth configured Studio
@@ -21,6 +23,7 @@ needs a token like any client (docs/server.md).
 from __future__ import annotations
 
 import asyncio
+import uuid
 from typing import Any, cast
 
 from langgraph_sdk import Auth
@@ -31,6 +34,7 @@ from deep_research.persistence import queries
 from deep_research.persistence.namespaces import RESERVED_NAMESPACE_ROOTS
 from deep_research.preferences import apply_preferences, get_user_preferences
 from deep_research.server.database import domain_session, server_database_url
+from deep_research.server.limits import run_limiter
 from deep_research.server.tokens import current_verifier
 from deep_research.services import model_refusal
 from deep_research.settings import get_settings
@@ -188,7 +192,26 @@ async def create_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) 
         context = kwargs.get("context") or {}
         apply_preferences(preferences, context)
         kwargs["context"] = context
+    await check_run_cap(owner, str(value.get("run_id") or uuid.uuid4()))
     return {"owner": owner}
+
+
+async def check_run_cap(owner: str, run_id: str) -> None:
+    """Admit the run only while its user has fewer than ``DEEP_RESEARCH_MAX_RUNS_PER_USER``.
+
+    Raises:
+        HTTPException: 429 when the user's pending and running runs reach the cap.
+    """
+    cap = get_settings().max_runs_per_user
+    if cap == 0:
+        return
+    active = await run_limiter.admit(owner, run_id, cap)
+    if active is not None:
+        raise _refuse(
+            429,
+            f"too many runs: you have {active} pending or running (at most {cap} per user);"
+            " wait for one to finish or cancel one",
+        )
 
 
 @auth.on.assistants

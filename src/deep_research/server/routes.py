@@ -37,6 +37,7 @@ from deep_research.preferences import (
     put_user_preferences,
 )
 from deep_research.server.auth import owner_id
+from deep_research.server.cors import CORSPolicy, allowed_origins
 from deep_research.server.database import (
     StoreDisabledError,
     close_domain_stores,
@@ -69,8 +70,9 @@ logger = logging.getLogger(__name__)
 
 @asynccontextmanager
 async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-    """Check the auth settings and say how requests are authenticated; close the store at exit."""
+    """Check the auth and CORS settings, say how requests are authenticated; close the store."""
     verifier = current_verifier()
+    origins = allowed_origins(get_settings())
     if verifier.open:
         logger.warning(
             "deep-research auth is OFF: no DEEP_RESEARCH_AUTH_TOKENS or DEEP_RESEARCH_AUTH_SECRET"
@@ -81,6 +83,7 @@ async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         schemes = [f"{len(verifier.tokens)} token(s)"] if verifier.tokens else []
         schemes += [f"JWTs of {len(verifier.secrets)} secret(s)"] if verifier.secrets else []
         logger.info("deep-research auth is on: bearer %s", " and ".join(schemes))
+    logger.info("deep-research CORS allows %s", ", ".join(origins))
     try:
         yield
     finally:
@@ -94,6 +97,8 @@ app = FastAPI(
     lifespan=lifespan,
 )
 """The custom routes' app."""
+
+app.add_middleware(CORSPolicy)  # outermost: it answers the whole server's CORS
 
 
 def current_user(request: Request) -> str:
