@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
@@ -57,14 +57,25 @@ def _ctx(user: str, resource: str, action: str) -> Auth.types.AuthContext:
     return Auth.types.AuthContext(user=User(user), permissions=[], resource=resource, action=action)
 
 
-async def _no_runs(user_id: str) -> set[str]:
-    return set()
+@dataclass
+class FakeRunBook:
+    """The server's runs as the run cap sees them: active ids, and the stored ones."""
+
+    listed: set[str] = field(default_factory=set)
+    stored_runs: set[str] = field(default_factory=set)
+
+    async def active(self, user_id: str) -> set[str]:
+        await asyncio.sleep(0)  # let a concurrent request interleave here
+        return set(self.listed) if user_id == "alice" else set()
+
+    async def stored(self, thread_id: str, run_id: str) -> bool:
+        return run_id in self.stored_runs
 
 
 @pytest.fixture(autouse=True)
 def _no_server_to_count_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     """The run cap counts through the server's loopback API, which a unit test has not."""
-    monkeypatch.setattr(server_auth, "run_limiter", RunLimiter(_no_runs))
+    monkeypatch.setattr(server_auth, "run_limiter", RunLimiter(FakeRunBook()))
 
 
 def test_signed_tokens_verify_expire_and_tampering_does_not() -> None:
@@ -282,27 +293,23 @@ async def test_system_instructions_reach_the_writing_prompts_not_the_judge() -> 
 
 
 async def test_the_run_cap_counts_listed_and_just_admitted_runs() -> None:
-    listed: set[str] = {"r1"}
-    now = [0.0]
-
-    async def active_runs(user_id: str) -> set[str]:
-        await asyncio.sleep(0)  # let a concurrent request interleave here
-        return set(listed) if user_id == "alice" else set()
-
-    limiter = RunLimiter(active_runs, hold_seconds=5.0, clock=lambda: now[0])
-    results = await asyncio.gather(*(limiter.admit("alice", f"new{i}", 2) for i in range(3)))
+    book, now = FakeRunBook(listed={"r1"}), [0.0]
+    limiter = RunLimiter(book, hold_seconds=5.0, clock=lambda: now[0])
+    admissions = [limiter.admit("alice", f"new{i}", "t1", 2) for i in range(3)]
+    results = await asyncio.gather(*admissions)
     assert sorted(results, key=str) == [2, 2, None]  # one slot left: one of three gets it
     admitted = f"new{results.index(None)}"
-    assert await limiter.admit("bob", "b1", 2) is None  # caps are per user
-    assert await limiter.admit("alice", "y", 2) == 2  # held before the server lists it
-    listed.add(admitted)
-    assert await limiter.admit("alice", "y", 2) == 2  # listed now: counted once
-    listed.discard(admitted)  # cancelled: once listed, it is no longer held
-    assert await limiter.admit("alice", "y", 2) is None
-    listed.clear()
-    assert await limiter.admit("alice", "z", 1) == 1  # y is held, never listed yet
+    assert await limiter.admit("bob", "b1", "t2", 2) is None  # caps are per user
+    assert await limiter.admit("alice", "y", "t3", 2) == 2  # held before the server has it
+    book.listed.add(admitted)
+    book.stored_runs.add(admitted)
+    assert await limiter.admit("alice", "y", "t3", 2) == 2  # stored and active: counted once
+    book.listed.discard(admitted)  # it finished: a stored run counts only while active
+    assert await limiter.admit("alice", "y", "t3", 2) is None
+    book.listed.clear()
+    assert await limiter.admit("alice", "z", None, 1) == 1  # y is not stored yet
     now[0] = 10.0  # until its reservation expires
-    assert await limiter.admit("alice", "z", 1) is None
+    assert await limiter.admit("alice", "z", None, 1) is None
 
 
 async def test_a_run_over_the_cap_is_429_with_a_clear_message(
@@ -312,10 +319,7 @@ async def test_a_run_over_the_cap_is_429_with_a_clear_message(
     monkeypatch.setenv("DEEP_RESEARCH_MAX_RUNS_PER_USER", "2")
     get_settings.cache_clear()
 
-    async def two_runs(user_id: str) -> set[str]:
-        return {"r1", "r2"}
-
-    monkeypatch.setattr(server_auth, "run_limiter", RunLimiter(two_runs))
+    monkeypatch.setattr(server_auth, "run_limiter", RunLimiter(FakeRunBook({"r1", "r2"})))
     value: dict[str, Any] = {"metadata": {}, "run_id": "r3", "kwargs": {"context": {}}}
     with pytest.raises(Auth.exceptions.HTTPException) as refused:
         await server_auth.create_run(ctx=_ctx("alice", "threads", "create_run"), value=value)

@@ -179,11 +179,10 @@ async def create_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) 
     """Run only on the user's threads that are not deleted chats, with their preferences."""
     owner = owner_id(ctx.user)
     _stamp(value, owner)  # a run may create its thread
-    kwargs = value.get("kwargs")
+    kwargs, thread = value.get("kwargs"), value.get("thread_id")
     await check_run_request(kwargs or {})
     if kwargs is not None and server_database_url() is not None:
         async with domain_session() as session:
-            thread = value.get("thread_id")
             if thread and await queries.is_deleted_chat(
                 session, user_id=owner, thread_id=str(thread)
             ):
@@ -192,11 +191,12 @@ async def create_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) 
         context = kwargs.get("context") or {}
         apply_preferences(preferences, context)
         kwargs["context"] = context
-    await check_run_cap(owner, str(value.get("run_id") or uuid.uuid4()))
+    run_id = str(value.get("run_id") or uuid.uuid4())
+    await check_run_cap(owner, run_id, str(thread) if thread else None)
     return {"owner": owner}
 
 
-async def check_run_cap(owner: str, run_id: str) -> None:
+async def check_run_cap(owner: str, run_id: str, thread_id: str | None) -> None:
     """Admit the run only while its user has fewer than ``DEEP_RESEARCH_MAX_RUNS_PER_USER``.
 
     Raises:
@@ -205,7 +205,7 @@ async def check_run_cap(owner: str, run_id: str) -> None:
     cap = get_settings().max_runs_per_user
     if cap == 0:
         return
-    active = await run_limiter.admit(owner, run_id, cap)
+    active = await run_limiter.admit(owner, run_id, thread_id, cap)
     if active is not None:
         raise _refuse(
             429,
