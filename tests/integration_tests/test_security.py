@@ -139,6 +139,8 @@ async def test_no_unauthenticated_path_studio_header_included(auth_server: AuthS
         for headers in ({}, {"x-auth-scheme": "langsmith"}, {"Authorization": "Bearer nope"}):
             response = await http.post("/threads/search", json={}, headers=headers)
             assert response.status_code == 401, headers
+            response = await http.get("/chats", headers=headers)  # the custom routes too
+            assert response.status_code == 401, headers
         expired = jwt.encode(
             {"sub": "alice", "exp": 1},
             SECRET,
@@ -320,15 +322,16 @@ def test_fuzzed_requests_to_the_routes_never_get_a_5xx(
     [
         ({"DEEP_RESEARCH_AUTH_TOKENS": ","}, "holds no TOKEN=USER_ID pair"),
         ({"DEEP_RESEARCH_AUTH_SECRET": "too-short"}, "at least 32 bytes"),
+        ({"DEEP_RESEARCH_CORS_ORIGINS": "*"}, "is not an origin"),
     ],
 )
-def test_unusable_auth_settings_stop_the_server_at_start(
+def test_unusable_settings_stop_the_server_at_start(
     tmp_path: Path, variables: dict[str, str], message: str
 ) -> None:
     if langgraph_executable() is None:
         pytest.skip("the `langgraph` executable is missing: install the dev extra")
     env = {"DEEP_RESEARCH_DATA_DIR": str(tmp_path / "data"), **variables}
-    with pytest.raises(DevServerError, match=message):
+    with pytest.raises(DevServerError, match=f"(?s)exited with .*{message}"):  # it exits
         with dev_server(
             REPO_ROOT / "langgraph.json",
             tmp_path,

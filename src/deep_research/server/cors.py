@@ -90,6 +90,9 @@ class CORSPolicy:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer preflights; add the CORS headers of allowed origins to other answers."""
+        if scope["type"] != "http":  # the lifespan checks the settings (routes.py)
+            await self.app(scope, receive, send)
+            return
         if self._cors is None:
             self._cors = _OriginCORS(
                 self.app,
