@@ -354,6 +354,8 @@ async def test_a_user_cannot_pick_a_model_the_operator_does_not_offer(
     configured = {"configurable": context}  # the older way to pass a run's context
     status = await _refused(bob.runs.wait(thread, GRAPH_ID, input=_input("Hi?"), config=configured))
     assert status == 403
+    status = await _refused(bob.assistants.create(GRAPH_ID, name="pricey", config=configured))
+    assert status == 403
 
 
 async def test_served_reports_do_not_show_the_servers_folders(alice: LangGraphClient) -> None:

@@ -221,6 +221,8 @@ async def own_assistants(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> 
     if ctx.action in ("create", "update"):
         _stamp(value, owner)
         await check_context(value.get("context"))
+        config = value.get("config")  # the older way to give an assistant its context
+        await check_context(config.get("configurable") if isinstance(config, dict) else None)
     if ctx.action in ("read", "search"):
         return {"$or": [{"owner": owner}, {"created_by": "system"}]}
     return {"owner": owner}
