@@ -76,6 +76,20 @@ async def test_a_rejected_question_never_enters_the_thread(bob: LangGraphClient)
             bob.runs.wait(thread, GRAPH_ID, input=_input(question), context=QUICK)
         )
         assert status == 422, question[:20]
+    other_shapes: list[Any] = [
+        "x" * 20_000_000,  # one bare string is a message too: 20 MB
+        {"role": "user", "content": "a NUL\x00byte"},  # one message, not in a list
+        [["user", ""]],  # a (role, text) pair
+        [{"role": "user", "content": [{"type": "text", "text": "an escape \x1b[2J"}]}],
+        [{"role": "user", "content": "fine"}, {"role": "user", "content": " "}],
+        [{"content": "no role"}],
+        [42],
+    ]
+    for messages in other_shapes:
+        status = await _refused(
+            bob.runs.wait(thread, GRAPH_ID, input={"messages": messages}, context=QUICK)
+        )
+        assert status == 422, str(messages)[:40]
     state = await bob.threads.get_state(thread)
     assert not (state["values"] or {}).get("messages")
 

@@ -374,3 +374,33 @@ async def test_cors_grants_private_network_access_to_allowed_origins_only(
         for headers in ({"Origin": "https://evil.example"}, {}):
             plain = await http.options("/threads", headers=headers)  # not a preflight
             assert "access-control-allow-private-network" not in plain.headers
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        "",
+        "x" * 4001,
+        {"role": "user", "content": "a NUL\x00byte"},
+        [["user", "an escape \x1b[2J"]],
+        [{"role": "user", "content": [{"type": "text", "text": "a NUL\x00byte"}]}],
+        [{"role": "user", "content": "fine"}, {"type": "human", "content": "  "}],
+        [{"content": "no role"}],
+        [None],
+    ],
+)
+async def test_a_run_input_with_a_bad_question_in_any_shape_is_422(messages: Any) -> None:
+    with pytest.raises(Auth.exceptions.HTTPException) as refused:
+        await server_auth.check_run_request({"input": {"messages": messages}})
+    assert refused.value.status_code == 422
+    assert str(refused.value.detail).startswith(("invalid question: ", "invalid input messages: "))
+
+
+async def test_a_run_input_with_good_questions_passes() -> None:
+    texts = server_auth.input_questions(
+        {"messages": [{"role": "user", "content": [{"type": "text", "text": "Why?"}]}, "How?"]}
+    )
+    assert texts == ["Why?", "How?"]
+    for run_input in (None, {}, {"messages": None}, {"other": 1}, "not a dict"):
+        assert server_auth.input_questions(run_input) == []
+    await server_auth.check_run_request({"input": {"messages": [["user", "What is a flow cell?"]]}})

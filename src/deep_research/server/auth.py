@@ -26,6 +26,7 @@ import asyncio
 import uuid
 from typing import Any, cast
 
+from langchain_core.messages import HumanMessage, convert_to_messages
 from langgraph_sdk import Auth
 
 from deep_research.context import validate_question
@@ -106,28 +107,39 @@ def _refuse(status: int, detail: str) -> Auth.exceptions.HTTPException:
 async def check_run_request(kwargs: dict[str, Any]) -> None:
     """Refuse, before anything is stored, a run whose question or corpus is not acceptable.
 
-    The last human message of the input must be a valid question (not empty, not too long,
-    no NUL or control characters): the graph would refuse it too, but only after the server
-    appended it to the thread. A local corpus must lie inside the operator's corpus roots.
+    Every human message of the input must be a valid question (not empty, not too long, no NUL
+    or control characters): the graph would refuse it too, but only after the server appended
+    it to the thread. A local corpus must lie inside the operator's corpus roots.
 
     Raises:
         HTTPException: 422 for a bad question, 403 for a corpus outside the roots.
     """
-    messages = (kwargs.get("input") or {}).get("messages") if kwargs else None
-    if isinstance(messages, list):
-        human = [
-            m
-            for m in messages
-            if isinstance(m, dict) and m.get("role", m.get("type")) in ("user", "human")
-        ]
-        if human:
-            content = human[-1].get("content")
-            text = content if isinstance(content, str) else str(content or "")
-            try:
-                validate_question(text)
-            except InvalidQuestionError as exc:
-                raise _refuse(422, f"invalid question: {exc}") from None
+    for text in input_questions(kwargs.get("input")):
+        try:
+            validate_question(text)
+        except InvalidQuestionError as exc:
+            raise _refuse(422, f"invalid question: {exc}") from None
     await check_context(kwargs.get("context"))
+
+
+def input_questions(run_input: Any) -> list[str]:
+    """The texts of the human messages a run's input adds to the thread.
+
+    The messages are read as the graph's ``add_messages`` reducer reads them (one message or a
+    list; dicts, ``[role, text]`` pairs or strings; text or content blocks).
+
+    Raises:
+        HTTPException: 422 when ``messages`` holds something that is not a message.
+    """
+    if not isinstance(run_input, dict) or run_input.get("messages") is None:
+        return []
+    messages = run_input["messages"]
+    try:
+        converted = convert_to_messages(messages if isinstance(messages, list) else [messages])
+    except (ValueError, NotImplementedError) as exc:
+        reason = str(exc).splitlines()[0]
+        raise _refuse(422, f"invalid input messages: {reason}") from None
+    return [message.text for message in converted if isinstance(message, HumanMessage)]
 
 
 async def check_context(context: Any) -> None:
