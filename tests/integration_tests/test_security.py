@@ -90,6 +90,9 @@ async def test_a_rejected_question_never_enters_the_thread(bob: LangGraphClient)
             bob.runs.wait(thread, GRAPH_ID, input={"messages": messages}, context=QUICK)
         )
         assert status == 422, str(messages)[:40]
+    command = {"update": {"messages": [{"role": "user", "content": "x" * 4001}]}}
+    status = await _refused(bob.runs.wait(thread, GRAPH_ID, command=command, context=QUICK))
+    assert status == 422
     state = await bob.threads.get_state(thread)
     assert not (state["values"] or {}).get("messages")
 

@@ -107,14 +107,17 @@ def _refuse(status: int, detail: str) -> Auth.exceptions.HTTPException:
 async def check_run_request(kwargs: dict[str, Any]) -> None:
     """Refuse, before anything is stored, a run whose question or corpus is not acceptable.
 
-    Every human message of the input must be a valid question (not empty, not too long, no NUL
-    or control characters): the graph would refuse it too, but only after the server appended
-    it to the thread. A local corpus must lie inside the operator's corpus roots.
+    Every human message of the input, or of a command's ``update``, must be a valid question
+    (not empty, not too long, no NUL or control characters): the graph would refuse it too,
+    but only after the server appended it to the thread. A local corpus must lie inside the
+    operator's corpus roots.
 
     Raises:
         HTTPException: 422 for a bad question, 403 for a corpus outside the roots.
     """
-    for text in input_questions(kwargs.get("input")):
+    command = kwargs.get("command")
+    update = command.get("update") if isinstance(command, dict) else None
+    for text in input_questions(kwargs.get("input")) + input_questions(update):
         try:
             validate_question(text)
         except InvalidQuestionError as exc:
