@@ -375,6 +375,21 @@ async def test_a_user_cannot_pick_a_model_the_operator_does_not_offer(
     assert status == 403
 
 
+async def test_a_run_cannot_make_the_server_call_an_internal_address(bob: LangGraphClient) -> None:
+    thread = (await bob.threads.create())["thread_id"]
+    for hook in (
+        "http://10.0.0.1/hook",
+        "http://192.168.1.1/hook",
+        "http://127.0.0.1:1/hook",
+        "http://169.254.169.254/latest/meta-data/",
+        "/threads",  # the server's own API, in process and without auth
+    ):
+        call = bob.runs.create(thread, GRAPH_ID, input=_input("Hi?"), context=QUICK, webhook=hook)
+        assert await _refused(call) == 422, hook
+    state = await bob.threads.get_state(thread)
+    assert not (state["values"] or {}).get("messages")
+
+
 async def test_served_reports_do_not_show_the_servers_folders(alice: LangGraphClient) -> None:
     thread = (await alice.threads.create())["thread_id"]
     out = await alice.runs.wait(
