@@ -158,6 +158,9 @@ async def test_no_unauthenticated_path_studio_header_included(auth_server: AuthS
             assert response.status_code == 401, headers
             response = await http.get("/chats", headers=headers)  # the custom routes too
             assert response.status_code == 401, headers
+        # /noauth is the server's in-process prefix; from outside it is just another path
+        response = await http.post("/noauth/threads/search", json={})
+        assert response.status_code in {401, 404}
         expired = jwt.encode(
             {"sub": "alice", "exp": 1},
             SECRET,
