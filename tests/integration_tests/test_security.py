@@ -97,6 +97,17 @@ async def test_a_rejected_question_never_enters_the_thread(bob: LangGraphClient)
     assert not (state["values"] or {}).get("messages")
 
 
+async def test_a_user_cannot_write_a_threads_state_directly(bob: LangGraphClient) -> None:
+    thread = (await bob.threads.create())["thread_id"]
+    await bob.runs.wait(thread, GRAPH_ID, input=_input("What is a flow battery?"), context=QUICK)
+    before = (await bob.threads.get_state(thread))["values"]["messages"]
+    planted = {"messages": [{"role": "user", "content": "x" * 20_000}]}
+    assert await _refused(bob.threads.update_state(thread, planted)) == 403
+    assert (await bob.threads.get_state(thread))["values"]["messages"] == before
+    await bob.threads.update(thread, metadata={"topic": "batteries"})  # metadata stays editable
+    assert (await bob.threads.get(thread))["metadata"]["topic"] == "batteries"
+
+
 async def test_an_assistant_a_user_marks_as_system_stays_theirs(
     alice: LangGraphClient, bob: LangGraphClient
 ) -> None:

@@ -183,6 +183,9 @@ async def test_an_open_server_accepts_everyone_as_the_local_user() -> None:
     user = await server_auth.authenticate(None)
     assert user["identity"] == "local"
     assert server_auth.owner_id(User("langgraph-studio-user")) == "local"
+    state_write: dict[str, Any] = {"thread_id": "t1"}  # Studio's state editing, locally
+    ctx = _ctx("langgraph-studio-user", "threads", "update")
+    assert await server_auth.own_threads(ctx=ctx, value=state_write) == {"owner": "local"}
 
 
 async def test_with_tokens_a_missing_or_bad_token_is_refused(
@@ -213,6 +216,13 @@ async def test_threads_and_assistants_are_stamped_and_filtered_by_owner(
         "owner": "alice"
     }
     assert update["metadata"]["owner"] == "alice"
+    state_write: dict[str, Any] = {"thread_id": "t1"}  # update_state: neither metadata nor action
+    with pytest.raises(Auth.exceptions.HTTPException) as refused:
+        await server_auth.own_threads(ctx=_ctx("alice", "threads", "update"), value=state_write)
+    assert refused.value.status_code == 403
+    cancel: dict[str, Any] = {"thread_id": "t1", "action": "interrupt", "metadata": {"run_ids": []}}
+    await server_auth.own_threads(ctx=_ctx("alice", "threads", "update"), value=cancel)
+    assert cancel["metadata"] == {"run_ids": []}  # a cancellation is not stamped
     read = await server_auth.own_assistants(ctx=_ctx("bob", "assistants", "search"), value={})
     assert read == {"$or": [{"owner": "bob"}, {"created_by": "system"}]}
     assert await server_auth.own_assistants(ctx=_ctx("bob", "assistants", "delete"), value={}) == {

@@ -172,10 +172,27 @@ async def deny_everything_else(ctx: Auth.types.AuthContext, value: dict[str, Any
 
 @auth.on.threads
 async def own_threads(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> dict[str, str]:
-    """Read, search, update or delete only the user's threads."""
+    """Read, search, update or delete only the user's threads; with auth on, not their state.
+
+    An update is a change of metadata (which keeps its owner), a run's cancellation (which
+    carries an ``action``), or a direct write of the thread's state (``update_state``, which
+    carries neither). Such a write would store what the checks of :func:`create_run` refuse (a
+    question, a budget), so it is refused when auth is configured; on an open, local server
+    Studio's state editing keeps working.
+
+    Raises:
+        HTTPException: 403 for a direct state write on a server with auth.
+    """
     owner = owner_id(ctx.user)
-    if ctx.action == "update" and value.get("metadata") is not None:
-        _stamp(value, owner)
+    if ctx.action == "update" and "action" not in value:
+        if "metadata" not in value and not current_verifier().open:
+            raise _refuse(
+                403,
+                "writing a thread's state directly is not offered on this server:"
+                " answer the thread's question or ask a new one",
+            )
+        if value.get("metadata") is not None:
+            _stamp(value, owner)
     return {"owner": owner}
 
 
