@@ -39,11 +39,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
+import httpx
+from mcp.shared.exceptions import McpError
+
 from deep_research.errors import ConfigurationError, SourceError
 from deep_research.state.models import Document, SearchResult
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds one tool call may take, session start included."""
+
+TRANSPORT_ERRORS = (OSError, httpx.HTTPError, McpError)
+"""How a server that is down, exits or breaks the protocol fails: a source error, not a crash.
+Anything else (a bug) propagates."""
 
 MAX_TEXT_CHARS = 2_000_000
 """Longest document text kept from one tool answer."""
@@ -175,6 +182,14 @@ class _Item:
     text: str | None
 
 
+def _first(group: BaseExceptionGroup[Exception]) -> Exception:
+    """The first failure a (nested) exception group holds."""
+    leaf: Exception | BaseExceptionGroup[Exception] = group
+    while isinstance(leaf, BaseExceptionGroup):
+        leaf = leaf.exceptions[0]
+    return leaf
+
+
 def _payload(result: Any) -> Any:
     """The data of a tool's answer: its structured content, else its text as JSON or text."""
     structured = getattr(result, "structuredContent", None)
@@ -288,14 +303,13 @@ class McpSource:
                 async with create_session(connection) as session:
                     await session.initialize()
                     result = await session.call_tool(role.tool, arguments)
-        except TimeoutError:
+        # anyio task groups wrap a transport's failure in (nested) exception groups
+        except* TimeoutError:
             raise SourceError(
                 f"{self.name}: {role.tool} timed out after {self.config.timeout:g} s"
             ) from None
-        except (OSError, RuntimeError, ValueError) as exc:
-            raise SourceError(f"{self.name}: {role.tool} failed: {exc}") from exc
-        except ExceptionGroup as group:  # anyio task groups wrap transport failures
-            raise SourceError(f"{self.name}: {role.tool} failed: {group.exceptions[0]}") from None
+        except* TRANSPORT_ERRORS as group:
+            raise SourceError(f"{self.name}: {role.tool} failed: {_first(group)}") from None
         if getattr(result, "isError", False):
             raise SourceError(
                 f"{self.name}: {role.tool} answered with an error: {_payload(result)}"
