@@ -94,14 +94,14 @@ def _import_lines(code: str, env: dict[str, str], cwd: Path) -> list[tuple[int, 
     return lines
 
 
-def _import_cost(module: str, env: dict[str, str], cwd: Path) -> dict[str, Any]:
+def _import_cost(module: str, env: dict[str, str], cwd: Path, startup: set[str]) -> dict[str, Any]:
     """Import time (ms) of ``import module`` in a fresh process, and what it loads.
 
     ``-X importtime`` writes a module's line when its import ends, after the lines of what it
     imported; the statement's imports are the lines after the interpreter's own start-up
-    (those of ``python -c pass``), and its time the sum of their outermost lines.
+    (``startup``: the outermost imports of ``python -c pass``), and its time the sum of their
+    outermost lines.
     """
-    startup = {name for _, outer, name in _import_lines("pass", env, cwd) if outer}
     lines = _import_lines(f"import {module}", env, cwd)
     last_startup = max(
         (i for i, (_, outer, name) in enumerate(lines) if outer and name in startup), default=-1
@@ -135,7 +135,8 @@ def run(options: Options) -> dict[str, Any]:
         firsts = [_first_line(ask, env, folder) for _ in range(repeats)]
         log(f"ask, first progress line: {statistics.median(firsts):.3f} s")
         modules = _modules() if not options.quick else ["deep_research.text"]
-        imports = {m: _import_cost(m, env, REPO_ROOT) for m in modules}
+        startup = {name for _, outer, name in _import_lines("pass", env, REPO_ROOT) if outer}
+        imports = {m: _import_cost(m, env, REPO_ROOT, startup) for m in modules}
     python = statistics.median(baseline)
     figures = {"help": helps, "chats": chats, "ask_first_line": firsts}
     return {

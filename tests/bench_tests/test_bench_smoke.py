@@ -132,7 +132,9 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert measured["sizes"][0]["agreement"]["queries_with_results"] == 5
     write_result("corpus", measured, results)
 
-    cost = startup._import_cost("deep_research.text", dict(os.environ), Path.cwd())
+    env = dict(os.environ)
+    baseline = {name for _, outer, name in startup._import_lines("pass", env, Path.cwd()) if outer}
+    cost = startup._import_cost("deep_research.text", env, Path.cwd(), baseline)
     assert cost["ms"] > 0 and not cost["langgraph"]
     second = {"n": 1, "median": 0.05, "min": 0.05, "max": 0.05}
     slow = {"n": 1, "median": 2.0, "min": 2.0, "max": 2.0}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from html.parser import HTMLParser
+from typing import Any
 
 from deep_research.context import Context, resolve_config
 from deep_research.report_html import render_html
@@ -27,39 +28,38 @@ def make_report(*, extra_text: str = "", claims_checked: bool = True) -> Report:
         "Pack prices fell to 139 USD per kWh in 2023 [1]. LFP cells are cheaper than NMC "
         f"cells [2].{extra_text}\n\n- Costs keep falling [1].\n\n## References\n\n1. A — x\n"
     )
-    first = "Pack prices fell to 139 USD per kWh in 2023"
-    second = "LFP cells are cheaper than NMC cells"
-    third = "Costs keep falling"
+
+    def claim(n: int, text: str, verdict: Verdict, key: str, **fields: Any) -> Claim:
+        start = body.index(text)
+        return Claim(
+            id=f"cl_{n}",
+            text=text,
+            position_start=start,
+            position_end=start + len(text),
+            verdict=verdict if claims_checked else None,
+            citation_keys=[key],
+            **fields,
+        )
+
     claims = [
-        Claim(
-            id="cl_1",
-            text=first,
-            position_start=body.index(first),
-            position_end=body.index(first) + len(first),
-            verdict=Verdict.SUPPORTED if claims_checked else None,
+        claim(
+            1,
+            "Pack prices fell to 139 USD per kWh in 2023",
+            Verdict.SUPPORTED,
+            "ev_1",
             confidence=0.9,
             reasoning="the evidence states the price",
             evidence_id="ev_1",
-            citation_keys=["ev_1"],
         ),
-        Claim(
-            id="cl_2",
-            text=second,
-            position_start=body.index(second),
-            position_end=body.index(second) + len(second),
-            verdict=Verdict.CONTRADICTED if claims_checked else None,
+        claim(
+            2,
+            "LFP cells are cheaper than NMC cells",
+            Verdict.CONTRADICTED,
+            "ev_2",
             confidence=0.8,
             reasoning=EVIL,
-            citation_keys=["ev_2"],
         ),
-        Claim(
-            id="cl_3",
-            text=third,
-            position_start=body.index(third),
-            position_end=body.index(third) + len(third),
-            verdict=Verdict.PARTIAL if claims_checked else None,
-            citation_keys=["ev_1"],
-        ),
+        claim(3, "Costs keep falling", Verdict.PARTIAL, "ev_1"),
     ]
     citations = [
         Citation(claim_id="cl_1", evidence_id="ev_1", reference_number=1, quote="139 USD/kWh."),

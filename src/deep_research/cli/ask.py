@@ -133,18 +133,15 @@ async def run_ask(args: argparse.Namespace) -> int:
     url = settings.resolved_database_url
     if args.command == "ask":
         question = validate_question(args.question)
-        preferences, latest = await _stored(url, settings.user_id)
-        context = _ask_context(args, preferences)
         if args.continue_chat and args.thread:
             raise DeepResearchError("give --thread ID or --continue, not both")
-        if args.continue_chat and latest is None:
-            raise DeepResearchError("there is no chat to continue; ask without --continue")
-        thread = (latest if args.continue_chat else args.thread) or uuid.uuid4().hex[:12]
+        preferences, thread = await _chat_of(args, url, settings.user_id)
+        context = _ask_context(args, preferences)
         first: Any = {"messages": [HumanMessage(question)]}
     else:
-        thread, context, first = args.thread, Context(), None
+        _, thread = await _chat_of(args, url, settings.user_id)
+        context, first = Context(), None
     config = run_config(thread)
-    await refuse_deleted_chat(url, settings.user_id, thread)
     async with (
         open_checkpointer(url) as checkpointer,
         open_store(url) as store,
@@ -181,29 +178,30 @@ async def run_ask(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _stored(url: str, user_id: str) -> tuple[Preferences, str | None]:
-    """The user's stored preferences and most recent chat's thread (none with ``memory``)."""
-    if url == "memory":
-        return Preferences(), None
-    async with open_database(url) as database, database.session_scope() as session:
-        preferences = await get_user_preferences(session, user_id=user_id)
-        latest = await queries.list_chats(session, user_id=user_id, limit=1)
-    return preferences, latest[0].thread_id if latest else None
+async def _chat_of(args: argparse.Namespace, url: str, user_id: str) -> tuple[Preferences, str]:
+    """The user's stored preferences and the chat the command goes on, in one read.
 
-
-async def refuse_deleted_chat(url: str, user_id: str, thread: str) -> None:
-    """Refuse to add to, or resume, a chat the user deleted (until it is restored).
+    The chat is ``--thread``, the most recent one for ``--continue``, else a new one. A chat
+    the user deleted takes no new question and no resume until it is restored.
 
     Raises:
-        DeepResearchError: the chat is deleted.
+        DeepResearchError: there is no chat to continue, or the chat is deleted.
     """
+    thread: str | None = args.thread
     if url == "memory":
-        return
+        return Preferences(), thread or uuid.uuid4().hex[:12]
     async with open_database(url) as database, database.session_scope() as session:
-        if await queries.is_deleted_chat(session, user_id=user_id, thread_id=thread):
+        preferences = await get_user_preferences(session, user_id=user_id)
+        if getattr(args, "continue_chat", False):
+            latest = await queries.list_chats(session, user_id=user_id, limit=1)
+            if not latest:
+                raise DeepResearchError("there is no chat to continue; ask without --continue")
+            thread = latest[0].thread_id
+        if thread and await queries.is_deleted_chat(session, user_id=user_id, thread_id=thread):
             raise DeepResearchError(
                 f"chat {thread} is deleted; restore it first with: deep-research restore {thread}"
             )
+    return preferences, thread or uuid.uuid4().hex[:12]
 
 
 def _stop_on_sigterm() -> None:

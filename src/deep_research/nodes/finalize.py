@@ -6,6 +6,7 @@ announces the result and records it.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -50,7 +51,8 @@ async def finalize(
     state: State, runtime: Runtime[Context], *, services: Services = DEFAULT_SERVICES
 ) -> dict[str, Any]:
     """Render the final Markdown with numbered references and build the report."""
-    roots = corpus_roots(get_settings()) if services.served else []
+    # resolving the roots touches the disk: off the event loop
+    roots = await asyncio.to_thread(corpus_roots, get_settings()) if services.served else []
     numbering = number_references(state.draft, state.evidence, state.sources, roots)
     rendered = render_markdown(
         state.question, state.draft, state.claims, numbering, state.verification
