@@ -3,6 +3,7 @@
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+COMPILED := $(VENV)/.compiled
 PYTHON ?= python3
 
 QUESTION ?= How do LFP and NMC batteries compare for grid storage, and what did Hornsdale Power Reserve cost?
@@ -15,7 +16,7 @@ PEER_VENV := bench/.venv-peer
 PEER_PACKAGE := open-deep-research==0.0.16
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint format typecheck check migrate dev clean bench
+.PHONY: help install run test lint format typecheck check migrate dev clean bench bytecode
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*?## "} /^[a-zA-Z_-]+:.*?## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -26,9 +27,19 @@ $(STAMP): pyproject.toml
 	$(BIN)/uv pip install --python $(BIN)/python -e ".[dev]"
 	touch $@
 
-install: $(STAMP) ## Create .venv and install the package with its dev tools (uv)
+install: $(STAMP) $(COMPILED) ## Create .venv and install the package with its dev tools (uv)
 
-run: $(STAMP) ## Research QUESTION offline or with the configured model (extra flags: ARGS=...)
+# Bytecode: uv installs without compiling, and where PYTHONDONTWRITEBYTECODE is set (containers,
+# some CI) Python then compiles every imported module from source on every run, seconds of
+# start-up. The dependencies are compiled once per install, the package before each run.
+$(COMPILED): $(STAMP)
+	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null || true  # a file that fails costs speed only
+	touch $@
+
+bytecode: $(COMPILED) ## Compile the dependencies (once) and the package (when changed) to bytecode
+	@$(BIN)/python -m compileall -q src > /dev/null
+
+run: bytecode ## Research QUESTION offline or with the configured model (extra flags: ARGS=...)
 	$(BIN)/deep-research ask "$(QUESTION)" $(ARGS)
 
 test: $(STAMP) ## Run the test suite (options: PYTEST_ARGS=...)
@@ -50,7 +61,7 @@ check: lint typecheck test ## lint, typecheck and test
 migrate: $(STAMP) ## Apply the database migrations to DEEP_RESEARCH_DATABASE_URL (default: the SQLite file)
 	$(BIN)/deep-research db upgrade
 
-dev: $(STAMP) ## Serve the graph with `langgraph dev` on 127.0.0.1 (port DEV_PORT=2025; 2024 is often taken)
+dev: bytecode ## Serve the graph with `langgraph dev` on 127.0.0.1 (port DEV_PORT=2025; 2024 is often taken)
 	LANGGRAPH_CLI_NO_ANALYTICS=1 $(BIN)/langgraph dev --no-browser --port $(DEV_PORT) --n-jobs-per-worker 10
 
 $(PEER_VENV)/.installed: | $(STAMP)
@@ -59,7 +70,7 @@ $(PEER_VENV)/.installed: | $(STAMP)
 	  && touch $@ \
 	  || echo "could not install $(PEER_PACKAGE): the tokens section will measure our agent only"
 
-bench: $(STAMP) $(PEER_VENV)/.installed ## Run the benchmarks (sections: BENCH=orchestration,tokens,...), write bench/results and BENCHMARKS.md
+bench: bytecode $(PEER_VENV)/.installed ## Run the benchmarks (sections: BENCH=orchestration,tokens,...), write bench/results and BENCHMARKS.md
 	$(BIN)/python -m bench --sections "$(BENCH)" --repeats $(BENCH_REPEATS)
 
 clean: ## Remove caches, build output and the dev server's state (keeps .venv and .data)

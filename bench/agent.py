@@ -15,6 +15,7 @@ from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
 
 from bench.sim.text import QUESTION
 from deep_research.context import Context
@@ -63,10 +64,12 @@ def graph_for(
     sources: Sequence[SourceProvider],
     checkpointer: BaseCheckpointSaver[str] | None,
     name: str = "simulated",
+    *,
+    store: BaseStore | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """Our graph on the LLM engine over ``model``."""
+    """Our graph on the LLM engine over ``model`` (with ``store`` as its content store)."""
     engine = LLMEngine(model, name=name, today=TODAY)
-    return build_graph(engine=engine, sources=sources, checkpointer=checkpointer)
+    return build_graph(engine=engine, sources=sources, checkpointer=checkpointer, store=store)
 
 
 def question_input(question: str = QUESTION) -> dict[str, Any]:

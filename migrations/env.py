@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from logging.config import fileConfig
 
 from alembic import context
@@ -42,9 +43,17 @@ def run_migrations_offline() -> None:
         context.run_migrations()
 
 
+def _connect_timeout() -> int:
+    """Seconds to wait for a PostgreSQL connection (``DEEP_RESEARCH_DATABASE_CONNECT_TIMEOUT``)."""
+    return max(2, math.ceil(get_settings().database_connect_timeout))
+
+
 def run_migrations_online() -> None:
     """Run the migrations against the database, in one transaction."""
-    engine = create_engine(_url(), poolclass=pool.NullPool)
+    url = _url()
+    # Only a connect timeout: a migration may wait for another process's migration lock.
+    waits = {} if url.startswith("sqlite") else {"connect_timeout": _connect_timeout()}
+    engine = create_engine(url, poolclass=pool.NullPool, connect_args=waits)
     prepare_engine(engine)
     with engine.connect() as connection:
         _configure(connection=connection)

@@ -18,13 +18,14 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from deep_research import engines, sources
+from deep_research.persistence.timeouts import forget_breakers
 from deep_research.settings import get_settings
 
 TEST_POSTGRES_URL_VAR = "DEEP_RESEARCH_TEST_POSTGRES_URL"
 DEFAULT_TEST_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 """Administrative connection used to create and drop the throwaway database."""
 
-ISOLATED_PREFIXES = ("DEEP_RESEARCH_", "OPENAI_", "TAVILY_", "LANGSMITH_", "LANGCHAIN_")
+ISOLATED_PREFIXES = ("DEEP_RESEARCH_", "OPENAI_", "TAVILY_", "NCBI_", "LANGSMITH_", "LANGCHAIN_")
 KEPT_VARIABLES = frozenset({TEST_POSTGRES_URL_VAR})
 """Variables of the developer's shell that would change what the code under test does: every
 one with these prefixes is removed for each test, except the test database's URL."""
@@ -42,6 +43,7 @@ def _clear_caches() -> None:
     get_settings.cache_clear()
     engines.load_engine.cache_clear()
     sources._local.cache_clear()
+    forget_breakers()
 
 
 @pytest.fixture(autouse=True)

@@ -8,21 +8,37 @@ wraps a provider the same way for searches.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+
+from deep_research.context import Context
 from deep_research.engines import ClaimCheck, OfflineEngine, Reply, Turn
-from deep_research.engines.base import ProgressCallback
+from deep_research.engines.base import ProgressCallback, WritingInputs
 from deep_research.engines.schemas import (
     ClaimVerdict,
     ClarifyDecision,
+    PickedQuote,
     Reflection,
     ResearchPlan,
     Rewrite,
     StepNotes,
 )
+from deep_research.graph import build_graph
+from deep_research.persistence.checkpointer import make_serde
 from deep_research.sources import SourceProvider
-from deep_research.state import Document, EvidenceSpan, Finding, PlanStep, SearchResult
+from deep_research.state import (
+    Document,
+    EvidenceSpan,
+    Finding,
+    Passage,
+    PlanStep,
+    Report,
+    SearchResult,
+)
 
 Hook = Callable[[str, tuple[Any, ...]], Awaitable[None]]
 """Called with the method's name and its positional arguments."""
@@ -74,10 +90,26 @@ class CountingEngine(OfflineEngine):
         )
 
     async def queries(
-        self, question: str, step: PlanStep, previous: Sequence[str], n: int
+        self,
+        question: str,
+        step: PlanStep,
+        previous: Sequence[str],
+        n: int,
+        *,
+        finding: Finding | None = None,
     ) -> Reply[list[str]]:
         args = (question, step, previous, n)
         return await self._call("queries", args, super().queries)
+
+    async def pick_evidence(
+        self,
+        question: str,
+        step: PlanStep,
+        queries: Sequence[str],
+        passages: Sequence[Passage],
+    ) -> Reply[list[PickedQuote]]:
+        args = (question, step, queries, passages)
+        return await self._call("pick_evidence", args, super().pick_evidence)
 
     async def notes(
         self, question: str, step: PlanStep, evidence: Sequence[EvidenceSpan]
@@ -86,7 +118,13 @@ class CountingEngine(OfflineEngine):
         return await self._call("notes", args, super().notes)
 
     async def reflect(
-        self, question: str, plan: Sequence[PlanStep], findings: Sequence[Finding], room: int
+        self,
+        question: str,
+        plan: Sequence[PlanStep],
+        findings: Sequence[Finding],
+        room: int,
+        *,
+        brief: str = "",
     ) -> Reply[Reflection]:
         args = (question, plan, findings, room)
         return await self._call("reflect", args, super().reflect)
@@ -99,6 +137,7 @@ class CountingEngine(OfflineEngine):
         evidence: Sequence[EvidenceSpan],
         *,
         on_progress: ProgressCallback | None = None,
+        inputs: WritingInputs | None = None,
     ) -> Reply[str]:
         args = (question, brief, plan, evidence)
         return await self._call("write_report", args, super().write_report)
@@ -137,3 +176,17 @@ class CountingSource:
 
     async def read(self, url: str) -> Document:
         return await self._provider.read(url)
+
+
+async def offline_report(corpus: SourceProvider, question: str, **context: Any) -> Report:
+    """The report of a whole offline run on ``corpus`` (no clarification; in memory)."""
+    graph = build_graph(
+        engine=OfflineEngine(), sources=[corpus], checkpointer=InMemorySaver(serde=make_serde())
+    )
+    out = await graph.ainvoke(
+        {"messages": [HumanMessage(question)]},
+        {"configurable": {"thread_id": uuid.uuid4().hex}},
+        context=Context(allow_clarification=False, **context),
+    )
+    report: Report = out["report"]
+    return report

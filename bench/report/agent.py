@@ -11,10 +11,27 @@ from typing import Any
 from bench.report.markdown import calls, iqr, num, spread, steps, table
 
 HOT_SPOT_NOTES = {
-    "verifier.rank_alternates": (
+    "verification.verifier.rank_alternates": (
         "`rank_alternates` runs the offline claim check (alignment, quantities) for each "
         "claim its citations do not support, against a shortlist of the spans sharing most "
-        "words with it, in `verify` and again in `revise`, on the event loop"
+        "words with it (looked up in a word index of the evidence that the graph's memo builds "
+        "once per evidence list); `verify` ranks them in a worker thread while the model "
+        "judges, and the memo keeps the ranks for `revise`, but the threads share the GIL with "
+        "the event loop"
+    ),
+    "verification.verifier._alternates_of": (
+        "`_alternates_of` is that ranking done in a worker thread while the model judges; with "
+        "latency it stops when the verdicts arrive, but in this profile (worker threads run in "
+        "place) it ranks every claim"
+    ),
+    "sources.passages.rank_passages": (
+        "`rank_passages` cuts every page read into passages and ranks them for the step "
+        "(tokenizing, BM25) in a worker thread, but the researchers' threads share the GIL, so "
+        "parallel researchers take turns on one core"
+    ),
+    "text.content_tokens": (
+        "`content_tokens`, the tokenizer under every ranking and check (one regular expression "
+        "over the text, then a stopword test and a stemmer per word), runs in pure Python"
     ),
     "sources.evidence.select_evidence": (
         "evidence selection (sentence splitting, tokenizing and BM25 over every page read) "
@@ -45,7 +62,8 @@ def orchestration(r: dict[str, Any]) -> tuple[str, list[str]]:
         if not s["meets_target"]:
             behind.append(
                 f"**Orchestration, {steps(s['plan_steps'])}: wall/bound "
-                f"{s['ratio']['median']:.2f}** (target {r['target']:.2f}); time beyond the "
+                f"{s['ratio']['median']:.2f}** (target {s.get('target', r['target']):.2f}); "
+                "time beyond the "
                 f"bound by node: {top}."
             )
     largest = r["sizes"][-1]
@@ -61,7 +79,10 @@ def orchestration(r: dict[str, Any]) -> tuple[str, list[str]]:
     text = (
         f"Latency per call: model {lat['model']} s, search {lat['search']} s, page read "
         f"{lat['read']} s; {r['repeats']} repetitions, sizes interleaved. Target: wall/bound "
-        f"≤ {r['target']:.2f}. *Compute only*: the same run with no latency at all.\n\n"
+        f"≤ {r['target']:.2f} up to 4 steps, ≤ 1.15 beyond. *Compute only*: the same run with "
+        "no latency at all."
+        + _load_note(r)
+        + "\n\n"
         + table(
             [
                 "plan steps",
@@ -101,8 +122,25 @@ def orchestration(r: dict[str, Any]) -> tuple[str, list[str]]:
                 f"{largest['plan_steps']}-step run, and Python runs it on one core at a time"
                 + (f": {'; '.join(notes)}" if notes else "")
             )
+        load = max(r.get("load_average") or [0.0])
+        if load > 2:
+            causes.append(
+                f"other processes shared the machine's 2 cores (load average up to {load:.1f}), "
+                "which stretches every computing step of the agent and of the simulation"
+            )
         behind.append("**Causes of the orchestration gap**: " + "; ".join(causes) + ".")
     return text, behind
+
+
+def _load_note(r: dict[str, Any]) -> str:
+    """The machine's load average during the section, when it was recorded."""
+    load = r.get("load_average")
+    if not load:
+        return ""
+    return (
+        f" Load average of the 2-core machine at the start and the end: {load[0]:.1f}, "
+        f"{load[1]:.1f} (above 2, other processes shared its cores)."
+    )
 
 
 def _repeats(row: Mapping[str, Any] | None) -> str:
@@ -286,4 +324,42 @@ def tokens(r: dict[str, Any]) -> tuple[str, list[str]]:
     )
     if r.get("simulation_errors"):
         text += f"\n\nRequests the simulation could not answer: {r['simulation_errors'][:3]}"
+    return text, behind
+
+
+def robustness(r: dict[str, Any]) -> tuple[str, list[str]]:
+    rows = [
+        [
+            rate,
+            f"{row['succeeded']}/{row['runs']} ({row['success_rate']:.0%})",
+            row["faults_sent"],
+            num(row["median_model_calls"], 0),
+            row["fallback_claims"],
+            row["removed_claims"],
+        ]
+        for rate, row in r["rates"].items()
+    ]
+    text = (
+        f"Whole runs ({r['steps']} plan steps) of our graph on the simulated model with that "
+        "share of its structured replies malformed, drawn per run from: "
+        f"{', '.join(r['faults'])}. A run succeeds when it ends with a non-empty report whose "
+        "every claim is judged (by the model, or by the offline checker, labelled as such).\n\n"
+        + table(
+            [
+                "malformed replies",
+                "runs with a judged report",
+                "faults sent",
+                "model calls (median)",
+                "claims judged offline",
+                "claims removed",
+            ],
+            rows,
+        )
+    )
+    behind = [
+        f"**Robustness at {rate} malformed replies**: {row['succeeded']}/{row['runs']} runs "
+        "ended with a judged, non-empty report"
+        for rate, row in r["rates"].items()
+        if row["succeeded"] < row["runs"]
+    ]
     return text, behind

@@ -53,7 +53,9 @@ SECTIONS: tuple[tuple[str, str, Callable[[dict[str, Any]], tuple[str, list[str]]
         "Documentation questions: evidence recall on a corpus nobody here wrote",
         systems.docqa,
     ),
+    ("drb", "Deep Research Bench: evidence, analysis and punctuation by language", systems.drb),
     ("verifier", "Verifier accuracy (bench/verifier)", systems.verifier),
+    ("robustness", "Robustness: runs on a model whose replies are malformed", agent.robustness),
 )
 
 

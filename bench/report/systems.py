@@ -44,33 +44,76 @@ def checkpoints(r: dict[str, Any]) -> tuple[str, list[str]]:
                     num(run["checkpoints"]),
                     num(run["pending_write_batches"]),
                     num(run["stored_bytes"] / 1e6, 2),
+                    num(run["bytes_per_source"]) if "bytes_per_source" in run else "",
                     num(run["bytes_per_checkpoint"]),
                     median_max(run["put_ms"]),
                     median_max(run["put_writes_ms"]),
                     num(run["wall_seconds"]),
                 ]
             )
-    sqlite = r["backends"].get("sqlite", {}).get("growth", [])
-    postgres = r["backends"].get("postgres", {}).get("growth", [])
-    if sqlite and postgres and "bytes" in sqlite[-1]:
-        a, b = sqlite[-1]["bytes"]["small_step"], postgres[-1]["bytes"]["small_step"]
-        if a > 10 * b:
+    targets = r.get("targets", {"small_step_bytes": 4096, "bytes_per_extra_source": 400})
+    for backend, data in r["backends"].items():
+        growth = data.get("growth", [])
+        if not growth or "bytes" not in growth[-1]:
+            continue
+        small, largest = growth[-1]["bytes"]["small_step"], growth[-1]["sources"]
+        slope = data.get("small_step_bytes_per_extra_source")
+        if small > targets["small_step_bytes"] or (
+            slope is not None and slope > targets["bytes_per_extra_source"]
+        ):
             behind.append(
-                f"**SQLite checkpoints still copy the unchanged channels**: with "
-                f"{sqlite[-1]['sources']:,} sources a step that changes one small field stores "
-                f"{a:,} bytes on SQLite (the CLI's default) against {b:,} on PostgreSQL. Cause: "
-                "`AsyncSqliteSaver` serializes every channel into one blob per checkpoint, "
-                "where the in-memory and PostgreSQL savers store only the channels that changed; "
-                "the growing lists (sources, evidence, findings) are `DeltaChannel`s and stay "
-                "out of it, but the plan, messages and report do not."
+                f"**{backend} checkpoints copy unchanged channels**: with {largest:,} sources "
+                f"a step that changes one small field stores {small:,} bytes (target "
+                f"{targets['small_step_bytes']:,}), {num(slope or 0, 1)} per extra source "
+                f"(target {targets['bytes_per_extra_source']}). Cause: the saver serializes "
+                "channels the step did not change into its checkpoint."
             )
+    real_slopes = {
+        backend: data["real_run_bytes_per_extra_source"]
+        for backend, data in r["backends"].items()
+        if data.get("real_run_bytes_per_extra_source") is not None
+    }
+    over = {b: v for b, v in real_slopes.items() if v > targets["bytes_per_extra_source"]}
+    if over:
+        behind.append(
+            "**A real run stores more than "
+            f"{targets['bytes_per_extra_source']} bytes per extra source**: "
+            + ", ".join(f"{b} {num(v, 0)}" for b, v in over.items())
+            + ". Cause: each plan step (ten sources) stores the researcher subgraph's "
+            "checkpoints (six a step) and its input four times (the `Send`, the subgraph's "
+            "start value, each input channel's write and value); the records a researcher "
+            "returns (its sources, findings and evidence references) are stored twice, as "
+            "its own writes, which its resume needs, and as its write to the main graph; "
+            "the claims of each verification pass, the draft, citations and report grow "
+            "with the sources too (the report is stored as its write and again in a "
+            "checkpoint)."
+        )
     channels = r.get("bytes_per_record")
     extra = ""
     if channels:
         extra = (
             f"\n\nOne source record costs {channels['source']:,} bytes in a checkpoint, one "
-            f"evidence span {channels['evidence_span']:,} bytes, one finding "
-            f"{channels['finding']:,} bytes (serialized as the checkpointer stores them)."
+            f"evidence span {channels['evidence_span']:,} bytes"
+            + (
+                f" (a reference to its page; {channels['evidence_span_with_quote']:,} with "
+                "its quote, as a graph without a content store keeps it)"
+                if "evidence_span_with_quote" in channels
+                else ""
+            )
+            + f", one finding {channels['finding']:,} bytes (in a list of 100, serialized and "
+            "compressed as the checkpointer stores them; the generated records compress well)."
+        )
+    slopes = [
+        f"{backend} {num(data['small_step_bytes_per_extra_source'], 1)}"
+        for backend, data in r["backends"].items()
+        if "small_step_bytes_per_extra_source" in data
+    ]
+    if slopes:
+        extra += (
+            " Bytes a small step adds per extra source the state holds (what its checkpoint "
+            f"copies of unchanged channels; target {targets['bytes_per_extra_source']}): "
+            + ", ".join(slopes)
+            + "."
         )
     text = (
         "Writes of a thread holding N sources (two evidence spans each, a finding per ten), "
@@ -101,6 +144,7 @@ def checkpoints(r: dict[str, Any]) -> tuple[str, list[str]]:
                 "checkpoints",
                 "pending-write batches",
                 "stored MB",
+                "bytes per source",
                 "bytes per checkpoint",
                 "checkpoint write ms, median (max)",
                 "pending-write batch ms, median (max)",
@@ -108,9 +152,22 @@ def checkpoints(r: dict[str, Any]) -> tuple[str, list[str]]:
             ],
             runs,
         )
+        + _real_slopes_text(r, real_slopes, targets["bytes_per_extra_source"])
         + ("\n\n" + "; ".join(skipped) if skipped else "")
     )
     return text, behind
+
+
+def _real_slopes_text(r: dict[str, Any], slopes: dict[str, float], target: int) -> str:
+    if not slopes:
+        return ""
+    half = next((d["real_run_half"] for d in r["backends"].values() if "real_run_half" in d), None)
+    sizes = f" ({half['plan_steps']} steps to the run above)" if half else ""
+    return (
+        f"\n\nBytes a real run stores per extra source{sizes}, target {target}: "
+        + ", ".join(f"{b} {num(v, 0)}" for b, v in slopes.items())
+        + "."
+    )
 
 
 def corpus(r: dict[str, Any]) -> tuple[str, list[str]]:
@@ -273,7 +330,7 @@ _COMMANDS = {
 
 def startup(r: dict[str, Any]) -> tuple[str, list[str]]:
     python = r["python_seconds"]
-    rows = [["`python -c pass`", spread(python), "1.0", "—", "—"]]
+    rows = [["`python -c pass`", spread(python), "1.0", "—", "—", "—"]]
     behind = []
     for name, data in r["commands"].items():
         met = "yes" if data["met"] else "**no**"
@@ -282,14 +339,22 @@ def startup(r: dict[str, Any]) -> tuple[str, list[str]]:
                 _COMMANDS.get(name, name),
                 spread(data["seconds"]),
                 num(data["ratio_to_python"], 1),
+                spread(data["cpu_seconds"]) if "cpu_seconds" in data else "—",
                 num(data["goal_seconds"], 1),
                 met,
             ]
         )
         if not data["met"]:
+            cpu = data.get("cpu_seconds")
+            used = f", {num(cpu['median'], 2)} s of CPU" if cpu else ""
+            load = r.get("load_average")
+            under = (
+                f", with the machine's load average at {num(load, 1)} on 2 cores" if load else ""
+            )
             behind.append(
                 f"**Start-up**: {_COMMANDS.get(name, name)} takes "
-                f"{num(data['seconds']['median'], 2)} s (goal {data['goal_seconds']} s)"
+                f"{num(data['seconds']['median'], 2)} s (goal {data['goal_seconds']} s){used}"
+                f"{under}"
             )
     imports = sorted(r["imports"].items(), key=lambda item: -item[1]["ms"])
     import_rows = [
@@ -303,8 +368,10 @@ def startup(r: dict[str, Any]) -> tuple[str, list[str]]:
         for module, data in imports
     ]
     text = (
-        "Wall seconds of a fresh process, median (min–max), and its ratio to `python -c pass`.\n\n"
-        + table(["command", "wall s", "× python", "goal s", "met"], rows)
+        "Wall seconds of a fresh process, median (min–max), its ratio to `python -c pass`, and "
+        "the CPU seconds it used (user and system; other load on the machine inflates them far "
+        f"less than the wall time; load average at the start: {r.get('load_average', '—')}).\n\n"
+        + table(["command", "wall s", "× python", "CPU s", "goal s", "met"], rows)
         + "\n\nImport cost of each top-level module, alone in a fresh process "
         "(`python -X importtime`, cumulative), and whether it loads LangGraph, LangChain or "
         "SQLAlchemy:\n\n"
@@ -316,24 +383,105 @@ def startup(r: dict[str, Any]) -> tuple[str, list[str]]:
 def docqa(r: dict[str, Any]) -> tuple[str, list[str]]:
     if "skipped" in r:
         return f"Skipped: {r['skipped']}.", []
-    recall = r["fact_recall"]
+    runs = r.get("evidence_recall") or {"offline": r}
+    pickers = [p for p in ("offline", "sim") if p in runs]
+    names = {"offline": "offline engine", "sim": "simulated model picks"}
     rows = [
-        ["answering page read (page recall)", num(r["page_recall"], 2)],
-        ["key facts in the pages read", num(recall["pages"], 2)],
-        ["key facts in the evidence handed to the writer", num(recall["evidence"], 2)],
-        ["key facts in the report", num(recall["report"], 2)],
-        ["supported share of checked claims", num(r.get("supported_share"), 2)],
+        [label, *(num(_measure(runs[p], key), 2) for p in pickers)] for label, key in _DOCQA_ROWS
     ]
-    text = (
-        f"{r['questions']} questions over {r['corpus']} Offline engine, default depth; "
-        "a key fact counts when its words appear in order in the text.\n\n"
-        + table(["measure", "value"], rows)
+    rows.append(
+        [
+            "passage tokens shown per question",
+            *(num(runs[p].get("passage_tokens_per_question")) for p in pickers),
+        ]
     )
+    rows.append(
+        [
+            "quotes picked / dropped (not in their passage)",
+            *(
+                f"{num(runs[p].get('quotes'))} / {num(runs[p].get('quotes_dropped'))}"
+                for p in pickers
+            ),
+        ]
+    )
+    text = (
+        f"{r['questions']} questions over {r['corpus']} Default depth; the researchers read "
+        "the passages ranked for each step within the depth's token budget. With the offline "
+        "engine the evidence is sentence windows of those passages; with the simulated model "
+        "(bench/sim) the LLM engine's `pick_evidence` is asked for quotes, each located "
+        "verbatim in its page, and the rest of the run is offline. A key fact counts when its "
+        "words appear in order in the text.\n\n"
+        + table(["measure", *(names[p] for p in pickers)], rows)
+    )
+    return text, _docqa_behind(runs, pickers, names)
+
+
+_DOCQA_ROWS = (
+    ("answering page read (page recall)", "page_recall"),
+    ("key facts in the pages read", "pages"),
+    ("key facts in the passages shown", "passages"),
+    ("key facts in the evidence handed to the writer", "evidence"),
+    ("key facts in the report", "report"),
+    ("supported share of checked claims", "supported_share"),
+)
+
+
+def _measure(run: dict[str, Any], key: str) -> Any:
+    return (
+        run.get(key) if key in ("page_recall", "supported_share") else run["fact_recall"].get(key)
+    )
+
+
+def _docqa_behind(runs: dict[str, Any], pickers: list[str], names: dict[str, str]) -> list[str]:
     behind = []
-    if recall["evidence"] < 0.6:
+    offline = runs["offline"]["fact_recall"]
+    if offline["evidence"] < 0.6:
         behind.append(
             f"**Evidence recall**: the evidence handed to the writer holds "
-            f"{recall['evidence']:.0%} of the key facts that the pages read hold "
-            f"({recall['pages']:.0%}); goal 60 % offline"
+            f"{offline['evidence']:.0%} of the key facts that the pages read hold "
+            f"({offline['pages']:.0%}); goal 60 % offline"
         )
+    for p in pickers:
+        recall = runs[p]["fact_recall"]
+        if recall.get("passages") is not None and recall["passages"] < 0.9 * recall["pages"]:
+            behind.append(
+                f"**Passages shown ({names[p]})** hold {recall['passages']:.0%} of the key "
+                f"facts, the pages read {recall['pages']:.0%}; goal 90 % of the pages'"
+            )
+    return behind
+
+
+def drb(r: dict[str, Any]) -> tuple[str, list[str]]:
+    if "skipped" in r:
+        return f"Skipped: {r['skipped']}.", []
+    languages = r["by_language"]
+    measures = [
+        ("tasks", "tasks"),
+        ("evidence found (share of tasks; goal 1.0)", "evidence_found_share"),
+        ("references per report (median)", "references_median"),
+        ("claims checked or kept", "claims"),
+        ("claims removed by revision", "removed_by_revision"),
+        ("uncited sentences kept (analysis)", "uncited_kept"),
+        ("malformed punctuation (goal 0)", "malformed_punctuation"),
+    ]
+    rows = [[label, *(str(languages[lang][key]) for lang in languages)] for label, key in measures]
+    lengths = [[key, str(value)] for key, value in r["length_by_depth"].items()]
+    text = (
+        f"{r['tasks']} DRB tasks on the simulated model and a simulated web made of each task's "
+        "rubric text (in its language); depth light.\n\n"
+        + table(["measure", *languages], rows)
+        + "\n\nReport length (words; two CJK characters count one), median, by depth and "
+        "language:\n\n" + table(["depth/language", "words"], lengths)
+    )
+    behind = []
+    for lang, data in languages.items():
+        if data["evidence_found_share"] < 1.0:
+            behind.append(
+                f"**DRB evidence ({lang})**: {data['evidence_found_share']:.0%} of tasks found "
+                "evidence; goal 100 %"
+            )
+        if data["malformed_punctuation"]:
+            behind.append(
+                f"**DRB punctuation ({lang})**: {data['malformed_punctuation']} malformed marks"
+            )
     return text, behind

@@ -29,5 +29,7 @@ ORDER = (
     "offline",
     "startup",
     "docqa",
+    "robustness",
+    "drb",
 )
 """Every section, in the order they run."""

@@ -4,16 +4,25 @@ Two measurements per backend (in-memory, SQLite file, PostgreSQL), all through t
 ``open_checkpointer``:
 
 * growth: a thread whose state holds N sources (10, 100, 1000) with two evidence spans each
-  and one finding per ten sources, written as LangGraph writes them: the step's writes
+  (references to their pages, as the graph keeps them with a content store) and one finding
+  per ten sources, written as LangGraph writes them: the step's writes
   (``aput_writes``; a research round writes :data:`ROUND` sources, their spans, a finding and
   usage) and then ``aput`` of its checkpoint, after a research round and after a later step
   that changed one small field. A checkpoint stores each channel's value, except the
   channels the graph declares as ``DeltaChannel``, which LangGraph rebuilds from the stored
   writes (the first checkpoint holds their snapshot). Time per ``aput``, the bytes the step
   added to the store (writes and checkpoint), and the time to read the thread's state back
-  (``graph.aget_state``, which replays those writes).
-* a real run: the graph on the simulation (no latency) with a 16-step plan; every checkpoint
-  and pending write it stored, timed by wrapping the saver's ``aput``/``aput_writes``.
+  (``graph.aget_state``, which replays those writes). The small step's bytes per extra
+  source (its growth from the smallest to the largest state, over the sources added) measure
+  what a checkpoint copies of the state it does not change.
+* a real run: the graph on the simulation (no latency) with a 16-step plan and a content
+  store beside the checkpointer on the same backend, as the command line opens them (page
+  text, from which the nodes cut the evidence quotes, is stored there and not counted here);
+  every checkpoint and pending write it stored, timed by wrapping the saver's ``aput`` and
+  ``aput_writes``. A run of half the steps beside it gives the bytes a real run stores per
+  extra source: the growth from the smaller run to the larger over the sources added (every
+  record a researcher returns is stored at least once, so this is what the copies of a
+  source cost).
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver, ChannelVersions, empt
 from langgraph.checkpoint.base.id import uuid6
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from langgraph.graph import StateGraph
+from langgraph.store.base import BaseStore
 
 from bench import agent
 from bench.common import log, summary
@@ -49,8 +59,10 @@ from bench.sim.requests import Scenario, step_title
 from bench.sim.search import SimulatedSearch
 from bench.sim.trace import Trace
 from deep_research.graph import build_graph
+from deep_research.persistence.content import open_store
 from deep_research.state import State
 from deep_research.state.models import (
+    EvidenceRef,
     EvidenceSpan,
     Finding,
     PlanStep,
@@ -66,15 +78,23 @@ GROWING = ("sources", "evidence", "findings", "usage")
 ROUND = 10
 """Sources one research round writes (with their evidence spans and one finding)."""
 READS = 5
+SMALL_STEP_TARGET = 4096
+"""Bytes a step that changes one small field may store with the largest state (1,000 sources)."""
+PER_SOURCE_TARGET = 400
+"""Bytes such a step may add per source the state holds (it should copy none of them)."""
 
 
-def state_values(n_sources: int) -> dict[str, Any]:
-    """Channel values of a state holding ``n_sources`` sources (as the graph stores them)."""
+def state_values(n_sources: int, *, quotes: bool = False) -> dict[str, Any]:
+    """Channel values of a state holding ``n_sources`` sources (as the graph stores them).
+
+    The evidence is :class:`EvidenceRef`s, as the graph keeps it when it has a content
+    store, or with ``quotes`` the spans with their quotes (as it keeps them without one).
+    """
     steps = [
         PlanStep(id=f"s{i + 1:02d}", title=step_title(i)) for i in range(max(1, n_sources // 10))
     ]
     sources: list[Source] = []
-    evidence: list[EvidenceSpan] = []
+    spans: list[EvidenceSpan] = []
     for i in range(n_sources):
         step = steps[i % len(steps)]
         url = text.result_urls(f"{step.title} {i // 5}", 5)[i % 5]
@@ -84,7 +104,7 @@ def state_values(n_sources: int) -> dict[str, Any]:
         for sentence in page.text.split(". ")[3:5]:
             quote = sentence.strip() + "."
             start = page.text.find(sentence.strip())
-            evidence.append(
+            spans.append(
                 EvidenceSpan(
                     id=stable_id("ev", step.id, url, start),
                     url=url,
@@ -98,6 +118,9 @@ def state_values(n_sources: int) -> dict[str, Any]:
                     has_numbers=True,
                 )
             )
+    # with a content store (as the command line and the server run) the state keeps each
+    # span's offsets into its stored page, not its quote
+    evidence: list[EvidenceSpan | EvidenceRef] = [s if quotes else s.ref() for s in spans]
     findings = [
         Finding(
             step_id=step.id,
@@ -222,14 +245,16 @@ def _timed(
     return wrapper
 
 
-async def _real_run(saver: BaseCheckpointSaver[str], steps: int) -> dict[str, Any]:
+async def _real_run(
+    saver: BaseCheckpointSaver[str], store: BaseStore, steps: int
+) -> dict[str, Any]:
     puts: list[float] = []
     writes: list[float] = []
     saver.aput = _timed(saver.aput, puts)  # type: ignore[method-assign,assignment]
     saver.aput_writes = _timed(saver.aput_writes, writes)  # type: ignore[method-assign,assignment]
     trace = Trace()
     model = SimulatedChatModel(scenario=Scenario(plan_steps=steps), trace=trace)
-    graph = agent.graph_for(model, [SimulatedSearch(trace=trace)], saver)
+    graph = agent.graph_for(model, [SimulatedSearch(trace=trace)], saver, store=store)
     config = agent.thread_config()
     state, wall = await agent.run(graph, steps, config=config)
     total, checkpoints = await stored_bytes(saver, config["configurable"]["thread_id"])
@@ -242,9 +267,18 @@ async def _real_run(saver: BaseCheckpointSaver[str], steps: int) -> dict[str, An
         "put_ms": summary(puts),
         "put_writes_ms": summary(writes),
         "stored_bytes": total,
+        "bytes_per_source": round(total / max(1, len(state["sources"])), 1),
         "bytes_per_checkpoint": int(total / max(1, len(puts))),
         "wall_seconds": round(wall, 3),
     }
+
+
+def _per_extra_source(smaller: dict[str, Any], larger: dict[str, Any]) -> float | None:
+    """Bytes the larger run stored beyond the smaller one, per source it read beyond it."""
+    extra = larger["sources"] - smaller["sources"]
+    if extra <= 0:
+        return None
+    return round((larger["stored_bytes"] - smaller["stored_bytes"]) / extra, 1)
 
 
 async def _backend(
@@ -253,12 +287,29 @@ async def _backend(
     writes = 2 if options.quick else options.repeats * 4
     sizes = SIZES[:1] if options.quick else SIZES
     out: dict[str, Any] = {"growth": []}
-    async with checkpointer(backend, workdir, url) as saver:
+    # the content store beside the checkpointer, as the command line opens them: page text
+    # (and so the evidence quotes) is stored there, not counted as checkpoint bytes
+    store_url = {"memory": "memory", "sqlite": f"sqlite:///{workdir / f'store-{backend}.sqlite'}"}
+    async with (
+        checkpointer(backend, workdir, url) as saver,
+        open_store(store_url.get(backend) or url or "") as store,
+    ):
         for n in sizes:
             log(f"checkpoints: {backend}, {n} sources")
             out["growth"].append(await _growth(saver, n, writes))
+        first, last = out["growth"][0], out["growth"][-1]
+        if last["sources"] > first["sources"]:
+            extra = last["bytes"]["small_step"] - first["bytes"]["small_step"]
+            out["small_step_bytes_per_extra_source"] = round(
+                extra / (last["sources"] - first["sources"]), 1
+            )
         log(f"checkpoints: {backend}, a real {RUN_STEPS}-step run")
-        out["real_run"] = await _real_run(saver, 1 if options.quick else RUN_STEPS)
+        out["real_run"] = await _real_run(saver, store, 1 if options.quick else RUN_STEPS)
+        if not options.quick:
+            log(f"checkpoints: {backend}, a real {RUN_STEPS // 2}-step run")
+            half = await _real_run(saver, store, RUN_STEPS // 2)
+            out["real_run_half"] = {k: half[k] for k in ("plan_steps", "sources", "stored_bytes")}
+            out["real_run_bytes_per_extra_source"] = _per_extra_source(half, out["real_run"])
     return out
 
 
@@ -273,15 +324,24 @@ def bytes_per_record() -> dict[str, int]:
         items = values[channel]
         return round(len(serde.dumps_typed(items)[1]) / len(items))
 
+    quoted = state_values(100, quotes=True)["evidence"]
     return {
         "source": each("sources"),
         "evidence_span": each("evidence"),
+        "evidence_span_with_quote": round(len(serde.dumps_typed(quoted)[1]) / len(quoted)),
         "finding": each("findings"),
     }
 
 
 async def _main(options: Options) -> dict[str, Any]:
-    results: dict[str, Any] = {"backends": {}, "bytes_per_record": bytes_per_record()}
+    results: dict[str, Any] = {
+        "backends": {},
+        "bytes_per_record": bytes_per_record(),
+        "targets": {
+            "small_step_bytes": SMALL_STEP_TARGET,
+            "bytes_per_extra_source": PER_SOURCE_TARGET,
+        },
+    }
     problem = postgres_problem()
     with tempfile.TemporaryDirectory(prefix="bench-checkpoints-") as tmp:
         for backend in BACKENDS:

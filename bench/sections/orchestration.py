@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import cProfile
+import os
 import pstats
 from collections import defaultdict
+from collections.abc import Callable
 from statistics import median
 from typing import Any
+from unittest.mock import patch
 
 from langgraph.checkpoint.memory import InMemorySaver
 
@@ -35,6 +38,15 @@ LATENCY = {"model": 0.3, "search": 0.15, "read": 0.1}
 """Seconds per call: real calls scaled down tenfold (a model call of 3 s, a search of 1.5 s, a
 page read of 1 s)."""
 TARGET = 1.10
+"""Wall time over the bound that a plan of up to :data:`SMALL_PLAN` steps may take."""
+SMALL_PLAN = 4
+LARGE_TARGET = 1.15
+"""The same for larger plans, whose parallel researchers share the machine's cores."""
+
+
+def target_for(steps: int) -> float:
+    """The wall/bound target of a plan of ``steps`` steps (issue #16's goals)."""
+    return TARGET if steps <= SMALL_PLAN else LARGE_TARGET
 
 
 def _node(ns: str) -> str:
@@ -80,20 +92,27 @@ async def hot_spots(steps: int, limit: int = 8) -> list[dict[str, Any]]:
     """The agent's own functions that took the most time in a run without latency (cProfile).
 
     Node functions and the graph's wiring are left out (they contain everything); what is
-    left names where the computing happens.
+    left names where the computing happens. cProfile sees one thread only, so for this run
+    ``asyncio.to_thread`` runs its function in place: the computing the agent sends to worker
+    threads (evidence selection) is counted too.
     """
     profile = cProfile.Profile()
-    profile.enable()
-    await one_run(steps, dict.fromkeys(LATENCY, 0.0))
-    profile.disable()
+
+    async def in_place(function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        return function(*args, **kwargs)
+
+    with patch.object(asyncio, "to_thread", in_place):
+        profile.enable()
+        await one_run(steps, dict.fromkeys(LATENCY, 0.0))
+        profile.disable()
     stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
     rows = []
     for (filename, line, function), (_, calls, _, cumulative, _) in stats.items():
         if "/deep_research/" not in filename or function.startswith("<"):
             continue
         module = filename.split("/deep_research/", 1)[1]
-        if module.startswith(("nodes/", "graph/")):
-            continue
+        if module.startswith(("nodes/", "graph/")) or (module, function) == ("services.py", "run"):
+            continue  # a node, or the wrapper that runs one
         rows.append(
             {
                 "function": f"{module.removesuffix('.py').replace('/', '.')}.{function}",
@@ -159,6 +178,7 @@ async def _main(options: Options) -> dict[str, Any]:
     runs: dict[int, list[dict[str, Any]]] = defaultdict(list)
     idle: dict[int, list[float]] = defaultdict(list)
     zero = dict.fromkeys(LATENCY, 0.0)
+    load_before = os.getloadavg()[0]
     for steps in sizes:  # warm-up: imports, caches, fixture pages
         await one_run(steps, zero)
     for repeat in range(repeats):
@@ -185,10 +205,12 @@ async def _main(options: Options) -> dict[str, Any]:
                 "calls": done[0]["calls"],
                 "serial_calls": done[0]["serial"],
                 "sources": done[0]["sources"],
-                "meets_target": median(r["ratio"] for r in done) <= TARGET,
+                "target": target_for(steps),
+                "meets_target": median(r["ratio"] for r in done) <= target_for(steps),
             }
         )
     return {
+        "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)],
         "latency_seconds": latency,
         "target": TARGET,
         "repeats": repeats,

@@ -16,6 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
+from langgraph_sdk.errors import LangGraphError
+
 from bench.common import BENCH_DIR, REPO_ROOT, log, percentile, summary
 from bench.sections import Options
 from deep_research.server.devserver import DevServerError, dev_server, langgraph_executable
@@ -43,7 +46,7 @@ async def _one(client: Any) -> tuple[float, str | None]:
         output = await asyncio.wait_for(
             client.runs.wait(thread, GRAPH_ID, input=INPUT, context=CONTEXT), RUN_TIMEOUT
         )
-    except Exception as exc:
+    except (httpx.HTTPError, LangGraphError, TimeoutError) as exc:  # a failed run, counted
         return time.perf_counter() - start, f"{type(exc).__name__}: {exc}"[:300]
     elapsed = time.perf_counter() - start
     if not isinstance(output, dict) or "__error__" in output:

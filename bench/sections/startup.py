@@ -1,7 +1,9 @@
 """Start-up: how long the command line makes people wait before it does anything.
 
 Each figure is the wall time of a fresh child process (the median of the repeats), beside
-the same machine's ``python -c pass`` so that the ratio travels between machines:
+the same machine's ``python -c pass`` so that the ratio travels between machines, and the CPU
+seconds the process used (user and system), which other load on a shared machine inflates
+far less than the wall time; the load average at the start is recorded with them:
 
 * ``deep-research --help`` (goal: under 0.3 s here);
 * ``deep-research chats`` on an empty SQLite data directory (goal: under 1 s);
@@ -15,6 +17,7 @@ from __future__ import annotations
 import os
 import pkgutil
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -40,17 +43,30 @@ def _env(data_dir: Path) -> dict[str, str]:
     return env
 
 
-def _wall(argv: list[str], env: dict[str, str], cwd: Path) -> float:
-    start = time.perf_counter()
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _wall(argv: list[str], env: dict[str, str], cwd: Path, cpu: list[float] | None = None) -> float:
+    """Wall seconds of the command; its CPU seconds are appended to ``cpu``."""
+    start, used = time.perf_counter(), _children_cpu()
     subprocess.run(
         argv, env=env, cwd=cwd, check=True, timeout=TIMEOUT, capture_output=True, text=True
     )
+    if cpu is not None:
+        cpu.append(_children_cpu() - used)
     return time.perf_counter() - start
 
 
-def _first_line(argv: list[str], env: dict[str, str], cwd: Path) -> float:
-    """Seconds until the process writes its first line to stderr; the process is then ended."""
-    start = time.perf_counter()
+def _first_line(
+    argv: list[str], env: dict[str, str], cwd: Path, cpu: list[float] | None = None
+) -> float:
+    """Seconds until the process writes its first line to stderr; the process is then ended.
+
+    The CPU seconds it used until it was ended are appended to ``cpu``.
+    """
+    start, used = time.perf_counter(), _children_cpu()
     process = subprocess.Popen(
         argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -65,6 +81,8 @@ def _first_line(argv: list[str], env: dict[str, str], cwd: Path) -> float:
     finally:
         process.kill()
         process.wait(timeout=TIMEOUT)
+        if cpu is not None:
+            cpu.append(_children_cpu() - used)
 
 
 def _modules() -> list[str]:
@@ -123,16 +141,19 @@ def run(options: Options) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
         folder = Path(tmp)
         env = _env(folder / "data")
+        load = os.getloadavg()[0]
+        cpu: dict[str, list[float]] = {"help": [], "chats": []}
         baseline = [_wall([sys.executable, "-c", "pass"], env, folder) for _ in range(repeats)]
-        log(f"python -c pass: {statistics.median(baseline):.3f} s")
-        helps = [_wall([executable, "--help"], env, folder) for _ in range(repeats)]
+        log(f"python -c pass: {statistics.median(baseline):.3f} s (load average {load:.1f})")
+        helps = [_wall([executable, "--help"], env, folder, cpu["help"]) for _ in range(repeats)]
         log(f"--help: {statistics.median(helps):.3f} s")
-        chats = [_wall([executable, "chats"], env, folder) for _ in range(repeats)]
-        log(f"chats: {statistics.median(chats):.3f} s")
+        chats = [_wall([executable, "chats"], env, folder, cpu["chats"]) for _ in range(repeats)]
+        log(f"chats: {statistics.median(chats):.3f} s, CPU {statistics.median(cpu['chats']):.3f} s")
         question = makefile_question()
         ask = [executable, "ask", question, "--out", str(folder / "out")]
         _first_line(ask, env, folder)  # builds the corpus index once, as a warm `make run` has
-        firsts = [_first_line(ask, env, folder) for _ in range(repeats)]
+        cpu["ask_first_line"] = []
+        firsts = [_first_line(ask, env, folder, cpu["ask_first_line"]) for _ in range(repeats)]
         log(f"ask, first progress line: {statistics.median(firsts):.3f} s")
         modules = _modules() if not options.quick else ["deep_research.text"]
         startup = {name for _, outer, name in _import_lines("pass", env, REPO_ROOT) if outer}
@@ -140,6 +161,7 @@ def run(options: Options) -> dict[str, Any]:
     python = statistics.median(baseline)
     figures = {"help": helps, "chats": chats, "ask_first_line": firsts}
     return {
+        "load_average": round(load, 1),
         "python_seconds": summary(baseline),
         "commands": {
             name: {
@@ -147,6 +169,7 @@ def run(options: Options) -> dict[str, Any]:
                 "ratio_to_python": round(statistics.median(values) / python, 1),
                 "goal_seconds": GOALS[name],
                 "met": statistics.median(values) <= GOALS[name],
+                **({"cpu_seconds": summary(cpu[name])} if cpu.get(name) else {}),
             }
             for name, values in figures.items()
         },

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.memory import InMemorySaver
 
 from deep_research.persistence import open_checkpointer
 
@@ -83,9 +84,9 @@ async def stored_bytes(saver: BaseCheckpointSaver[str], thread_id: str) -> tuple
     Bytes are the stored payloads: serialized values and metadata, not indexes or row headers.
     """
     kind = type(saver).__name__
-    if kind == "InMemorySaver":
+    if isinstance(saver, InMemorySaver):
         return _memory_bytes(saver, thread_id)
-    if kind == "AsyncSqliteSaver":
+    if kind in ("AsyncSqliteSaver", "BlobSqliteSaver"):
         conn: Any = saver.conn  # type: ignore[attr-defined]
         async with conn.execute(
             "SELECT coalesce(sum(length(checkpoint) + length(metadata)), 0), count(*)"
@@ -99,7 +100,14 @@ async def stored_bytes(saver: BaseCheckpointSaver[str], thread_id: str) -> tuple
             (thread_id,),
         ) as cursor:
             writes = (await cursor.fetchone())[0]
-        return int(checkpoint_bytes + writes), int(count)
+        blobs = 0
+        if kind == "BlobSqliteSaver":
+            async with conn.execute(
+                "SELECT coalesce(sum(length(blob)), 0) FROM checkpoint_blobs WHERE thread_id = ?",
+                (thread_id,),
+            ) as cursor:
+                blobs = (await cursor.fetchone())[0]
+        return int(checkpoint_bytes + writes + blobs), int(count)
     pool: Any = saver.conn  # type: ignore[attr-defined]
     async with pool.connection() as conn:
         cursor = await conn.execute(

@@ -4,6 +4,11 @@ Every call waits a fixed latency (``asyncio.sleep``, so calls of parallel branch
 they would against a real endpoint), counts prompt and completion tokens on the OpenAI form of
 the request, reports them as ``usage_metadata`` (which our engine adds up), and records the
 call in a :class:`~bench.sim.trace.Trace`.
+
+A real endpoint counts tokens on its own servers, so the asynchronous path counts them in a
+worker thread while the latency elapses (tiktoken releases the GIL): the simulation's
+bookkeeping is not charged to the agent's event loop. The threads are the simulation's own,
+so they take no place in the pool that the agent's ``asyncio.to_thread`` calls share.
 """
 
 from __future__ import annotations
@@ -11,8 +16,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -25,6 +32,23 @@ from bench.sim import tokens
 from bench.sim.responder import Reply, Request, Scenario, respond
 from bench.sim.trace import CallRecord, Trace, current_ns
 from deep_research.testing import FakeToolChatModel, message_chunks
+
+
+def _counting_pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=4, thread_name_prefix="sim-tokens")
+
+
+_COUNTING = _counting_pool()
+"""Threads that count the tokens of asynchronous calls."""
+
+
+def _fresh_pool_after_fork() -> None:
+    """A forked child (the resume section's) has none of its parent's threads: start anew."""
+    global _COUNTING
+    _COUNTING = _counting_pool()
+
+
+os.register_at_fork(after_in_child=_fresh_pool_after_fork)
 
 _ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
 
@@ -88,9 +112,11 @@ class SimulatedChatModel(FakeToolChatModel):
     def _llm_type(self) -> str:
         return "simulated"
 
-    def _answer(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    def _start(
+        self, messages: list[BaseMessage], kwargs: dict[str, Any]
+    ) -> tuple[Request, Reply, CallRecord]:
         request = Request(messages=openai_messages(messages), tools=kwargs.get("tools"))
-        reply = respond(request, self.scenario)
+        reply = self._respond(request)
         record = self.trace.start(
             CallRecord(
                 kind="model",
@@ -102,10 +128,18 @@ class SimulatedChatModel(FakeToolChatModel):
                 items=reply.items,
             )
         )
+        return request, reply, record
+
+    def _respond(self, request: Request) -> Reply:
+        """The simulated answer to ``request`` (subclasses answer other scenarios)."""
+        return respond(request, self.scenario)
+
+    @staticmethod
+    def _count(request: Request, reply: Reply) -> tuple[int, int]:
+        """Prompt and completion tokens of one call."""
         prompt = tokens.prompt_tokens(request.messages, request.tools)
         calls = [{"function": c} for c in reply.tool_calls]
-        completion = tokens.completion_tokens(reply.content, calls)
-        return reply, record, prompt, completion
+        return prompt, tokens.completion_tokens(reply.content, calls)
 
     def _generate(
         self,
@@ -114,7 +148,8 @@ class SimulatedChatModel(FakeToolChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        reply, record, prompt, completion = self._answer(messages, kwargs)
+        request, reply, record = self._start(messages, kwargs)
+        prompt, completion = self._count(request, reply)
         time.sleep(self.latency)
         self.trace.end(record, prompt_tokens=prompt, completion_tokens=completion)
         return ChatResult(generations=[ChatGeneration(message=_message(reply, prompt, completion))])
@@ -126,8 +161,11 @@ class SimulatedChatModel(FakeToolChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        reply, record, prompt, completion = self._answer(messages, kwargs)
-        await asyncio.sleep(self.latency)
+        request, reply, record = self._start(messages, kwargs)
+        (prompt, completion), _ = await asyncio.gather(
+            asyncio.get_running_loop().run_in_executor(_COUNTING, self._count, request, reply),
+            asyncio.sleep(self.latency),
+        )
         self.trace.end(record, prompt_tokens=prompt, completion_tokens=completion)
         return ChatResult(generations=[ChatGeneration(message=_message(reply, prompt, completion))])
 

@@ -15,6 +15,8 @@ from bench.sim.requests import (
     tool,
     words,
 )
+from deep_research.text import content_tokens
+from deep_research.text import sentences as split_sentences
 
 
 def _ours_plan(request: Request, scenario: Scenario) -> Reply:
@@ -40,8 +42,70 @@ def _ours_queries(request: Request, scenario: Scenario) -> Reply:
     return tool("research", "SearchQueries", {"queries": found})
 
 
+MISQUOTE_EVERY = 8
+"""Every n-th quote the simulated model picks is misquoted (a word left out), as models
+sometimes do; the researcher must drop it."""
+
+PICK_OVERLAP = 2
+"""Step terms a sentence must share for the simulated model to quote it."""
+
+PICK_RUN = 2
+"""Most consecutive sentences in one simulated quote."""
+
+PICK_PER_PASSAGE = 2
+"""Most quotes the simulated model takes from one passage (the prompt asks for short quotes,
+one per fact; a model does not copy the whole passage back)."""
+
+
+def _passages(prompt: str) -> list[tuple[str, str]]:
+    """The passages shown (key, text), their ``> `` quoting undone."""
+    found = []
+    for key, body in re.findall(r"^\[(P\d+)\] \(section[^\n]*\n((?:> ?.*(?:\n|$))+)", prompt, re.M):
+        lines = [line[2:] if line.startswith("> ") else line[1:] for line in body.splitlines()]
+        found.append((key, "\n".join(lines)))
+    return found
+
+
+def _ours_pick(request: Request, scenario: Scenario) -> Reply:
+    """Quote each passage's best runs of prose sentences on the step, spaces collapsed.
+
+    A run is up to :data:`PICK_RUN` consecutive sentences sharing :data:`PICK_OVERLAP` of the
+    step's terms; a passage gives its :data:`PICK_PER_PASSAGE` runs sharing most, in order.
+    """
+    prompt = request.content()
+    step = prompt.split("Research step:", 1)[-1].split("Untrusted data", 1)[0]
+    wanted = set(content_tokens(step))
+    quotes: list[dict[str, object]] = []
+    for key, body in _passages(prompt):
+        for quote, shared in _runs(body, wanted):
+            if (len(quotes) + 1) % MISQUOTE_EVERY == 0:
+                quote = " ".join(w for i, w in enumerate(quote.split()) if i != 2)
+            relevance = round(min(1.0, shared / max(1, len(wanted))), 2)
+            quotes.append({"passage": key, "quote": quote, "relevance": relevance})
+    return tool("reading", "EvidencePicks", {"quotes": quotes})
+
+
+def _runs(body: str, wanted: set[str]) -> list[tuple[str, int]]:
+    """A passage's best runs of on-step prose sentences (text, terms shared), in order."""
+    runs: list[tuple[int, str, int]] = []
+    run: list[str] = []
+    shared = 0
+    for s in [*split_sentences(body), None]:
+        overlap = len(wanted.intersection(content_tokens(s.text))) if s else 0
+        prose = s is not None and len(s.text.split()) >= 5 and s.text.endswith((".", "!", "?"))
+        if s is not None and prose and overlap >= PICK_OVERLAP and len(run) < PICK_RUN:
+            run.append(s.text)
+            shared = max(shared, overlap)
+            continue
+        if run:
+            runs.append((len(runs), " ".join(" ".join(run).split()), shared))
+            run, shared = [], 0
+    best = sorted(runs, key=lambda r: (-r[2], r[0]))[:PICK_PER_PASSAGE]
+    return [(text, shared) for _, text, shared in sorted(best)]
+
+
 def _keys(prompt: str) -> list[str]:
-    return sorted(set(re.findall(r"^\[(E\d+)\] \(section", prompt, re.M)), key=lambda k: int(k[1:]))
+    return sorted(set(re.findall(r"^\[(E\d+)\] \(", prompt, re.M)), key=lambda k: int(k[1:]))
 
 
 def _cited(sentence: str, key: str) -> str:
@@ -130,6 +194,7 @@ OURS: dict[str, Callable[[Request, Scenario], Reply]] = {
     ),
     "ResearchPlan": _ours_plan,
     "SearchQueries": _ours_queries,
+    "EvidencePicks": _ours_pick,
     "StepNotes": _ours_notes,
     "Reflection": lambda req, sc: tool(
         "reflect",
@@ -138,4 +203,9 @@ OURS: dict[str, Callable[[Request, Scenario], Reply]] = {
     ),
     "VerdictBatch": _ours_judge,
     "Rewrite": _ours_rewrite,
+    "ReportAssessment": lambda req, sc: tool(
+        "report",
+        "ReportAssessment",
+        {"summary": text.sentence(text.rng("assess"), "the report") + " [E1].", "limitations": []},
+    ),
 }

@@ -18,9 +18,73 @@ from deep_research.state.models import DEPTH_BUDGETS, Config, concrete_depth
 
 Mode = Literal["simple", "web_search", "deep_research"]
 Depth = Literal["auto", "light", "medium", "extended"]
-SourceName = Literal[
-    "auto", "local", "tavily", "local+tavily", "searxng", "local+searxng", "mcp", "local+mcp"
+
+PROVIDERS = (
+    "local",
+    "tavily",
+    "searxng",
+    "mcp",
+    "pubmed",
+    "europepmc",
+    "openalex",
+    "clinicaltrials",
+)
+"""Source providers a run can name in ``sources``, joined with ``+``."""
+
+GROUPS = {"academic": ("pubmed", "europepmc", "openalex", "clinicaltrials")}
+"""Names that stand for several providers."""
+
+SOURCE_EXAMPLES = [
+    "auto",
+    "local",
+    "tavily",
+    "searxng",
+    "mcp",
+    "academic",
+    "pubmed",
+    "europepmc",
+    "openalex",
+    "clinicaltrials",
+    "local+tavily",
+    "local+academic",
+    "tavily+academic",
+    "pubmed+clinicaltrials",
 ]
+"""Choices Studio offers for ``sources`` (any ``+`` combination of the names is accepted)."""
+
+
+def source_names(sources: str) -> list[str]:
+    """The providers a ``sources`` value names, groups expanded, in order, once each.
+
+    ``auto`` stands alone and is returned as it is (the providers resolve it).
+
+    Raises:
+        ValueError: a name is unknown, a part is empty, or ``auto`` is combined.
+    """
+    parts = [part.strip().lower() for part in sources.split("+")]
+    if parts == ["auto"]:
+        return ["auto"]
+    known = (*PROVIDERS, *GROUPS)
+    unknown = [part for part in parts if part not in known]
+    if unknown or not all(parts):
+        named = ", ".join(repr(p) for p in unknown) if any(unknown) else "an empty name"
+        raise ValueError(
+            f"unknown source {named} in {sources!r}: use 'auto', or names joined with '+'"
+            f" from {', '.join(known)} (academic = all four scholarly sources)"
+        )
+    expanded = [name for part in parts for name in GROUPS.get(part, (part,))]
+    return list(dict.fromkeys(expanded))
+
+
+def _valid_sources(sources: str) -> str:
+    source_names(sources)
+    return sources.strip().lower()
+
+
+SourceChoice = Annotated[
+    str, AfterValidator(_valid_sources), Field(examples=SOURCE_EXAMPLES, max_length=200)
+]
+"""``auto``, or provider names joined with ``+`` (see :func:`source_names`)."""
 
 MAX_QUESTION_CHARS = 4000
 """Longest accepted question, in characters."""
@@ -78,14 +142,24 @@ class Context:
     """Run-level knobs of one research run."""
 
     model: str | None = None
-    """Model name for this run; unset uses the process setting (``DEEP_RESEARCH_MODEL``)."""
+    """Model for this run: ``provider:model`` (``anthropic:claude-sonnet-4-5``,
+    ``ollama:qwen3:8b``) or a model of the OpenAI-compatible endpoint; unset uses the process
+    setting (``DEEP_RESEARCH_MODEL``)."""
+
+    judge_model: str | None = None
+    """Model that judges claims; unset uses ``DEEP_RESEARCH_JUDGE_MODEL``, then ``model``."""
+
+    notes_model: str | None = None
+    """Model that proposes queries, takes notes and titles chats; unset uses
+    ``DEEP_RESEARCH_NOTES_MODEL``, then ``model``."""
 
     mode: Mode = "deep_research"
     """``simple`` answers directly, ``web_search`` runs one researcher for one round,
     ``deep_research`` runs the whole graph."""
 
     depth: Depth = "auto"
-    """Named research budget; ``auto`` picks ``light`` or ``medium`` from the plan."""
+    """Named research budget; ``auto`` picks ``light``, ``medium`` or ``extended`` (complex
+    questions) from the plan."""
 
     allow_clarification: bool = True
     """Ask one clarifying question (an interrupt) when the request is ambiguous."""
@@ -98,8 +172,11 @@ class Context:
     planning, searching and writing; verification never follows them. The offline engine,
     which writes no prose of its own, ignores them."""
 
-    sources: SourceName = "auto"
-    """Where to search: ``auto`` uses Tavily when its key is set, the local corpus otherwise."""
+    sources: SourceChoice = "auto"
+    """Where to search: ``auto`` uses Tavily when its key is set, SearXNG when its URL is, the
+    local corpus otherwise; or names joined with ``+`` from ``local``, ``tavily``,
+    ``searxng``, ``mcp``, ``pubmed``, ``europepmc``, ``openalex``, ``clinicaltrials`` and
+    ``academic`` (the four scholarly sources), such as ``local+academic``."""
 
     corpus_dir: str | None = None
     """Folder of Markdown, text and HTML files; unset uses the bundled sample corpus."""
@@ -121,6 +198,14 @@ class Context:
 
     max_revisions: Annotated[int, Field(ge=0, le=5)] | None = None
     """Verify → revise passes before finalizing; unset takes the depth's value."""
+
+    max_tokens: Annotated[int, Field(ge=1)] | None = None
+    """Model tokens (prompt and completion) the run may spend: once spent, research stops and
+    the report is written from what was found, saying so; unset: no limit."""
+
+    max_cost_usd: Annotated[float, Field(gt=0)] | None = None
+    """Estimated USD the run may spend, at the prices of the models that run (see
+    ``DEEP_RESEARCH_PRICES``): once spent, research stops as for ``max_tokens``."""
 
 
 def make_context(**values: Any) -> Context:
@@ -159,6 +244,8 @@ def resolve_config(
             ("results_per_query", context.results_per_query),
             ("max_parallel_researchers", context.max_parallel_researchers),
             ("max_revisions", context.max_revisions),
+            ("max_tokens", context.max_tokens),
+            ("max_cost_usd", context.max_cost_usd),
         )
         if value is not None
     }

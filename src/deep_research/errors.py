@@ -15,8 +15,10 @@ subclasses the builtin it resembles, so callers that catch ``ValueError`` keep w
     │   ├── FetchBlockedError               the SSRF guard refused a URL
     │   └── FetchSkippedError               a page's type or size is not accepted
     ├── EngineError (RuntimeError)          a reasoning engine failed
-    │   └── StructuredOutputError           the model kept returning malformed output
+    │   ├── StructuredOutputError           the model kept returning malformed output
+    │   └── ContextOverflowError            a prompt did not fit the model's context window
     └── StoreError (RuntimeError)           the domain store refused a read or a write
+        ├── DatabaseUnavailableError (ConnectionError)  the database did not answer in time
         ├── NotFoundError (LookupError)     no such chat or session for this user
         └── LimitExceededError              a per-user limit (chats, messages) is reached
 
@@ -78,8 +80,16 @@ class StructuredOutputError(EngineError):
     """The model did not return valid structured output within its attempts."""
 
 
+class ContextOverflowError(EngineError):
+    """The endpoint refused a prompt longer than the model's context window."""
+
+
 class StoreError(DeepResearchError, RuntimeError):
     """The domain store refused a read or a write."""
+
+
+class DatabaseUnavailableError(StoreError, ConnectionError):
+    """The database could not be reached, or did not answer within its timeout."""
 
 
 class NotFoundError(StoreError, LookupError):

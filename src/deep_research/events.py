@@ -7,10 +7,17 @@ and writes them as ResearchEvent rows keyed by (task id, number): LangGraph give
 a task (a retry, or a resume after a crash) the same task id, so re-emitted events overwrite
 their first copies instead of adding rows. The copies live in a context variable, which every
 LangGraph task gets a private copy of.
+
+Every event of a question, from ``research_started`` on, also names the research session and
+the question's message in the domain store (``session_id``, ``message_id``: the ids of
+``/sessions/{id}`` and ``/messages/{id}``), so a client can join the live stream with what the
+routes return. The recorder remembers them per thread (:func:`remember_run_ids`) when it
+writes a question's rows; a run without a domain store streams them as ``null``.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +40,36 @@ def namespace_path(checkpoint_ns: str) -> list[tuple[str, str]]:
         node, _, task = part.partition(":")
         pairs.append((node, task))
     return pairs
+
+
+@dataclass(frozen=True)
+class RunIds:
+    """The domain store's ids of a thread's current question."""
+
+    question_nr: int
+    session_id: int
+    """The research session (``/sessions/{session_id}``)."""
+    message_id: int | None
+    """The question's message (``/messages/{message_id}``)."""
+
+
+MAX_REMEMBERED_THREADS = 10_000
+"""Threads whose ids are kept in this process (least recently used are forgotten first)."""
+
+_run_ids: OrderedDict[str, RunIds] = OrderedDict()
+
+
+def remember_run_ids(thread_id: str, ids: RunIds) -> None:
+    """Stamp this thread's events with ``ids`` from now on (the recorder calls it)."""
+    _run_ids[thread_id] = ids
+    _run_ids.move_to_end(thread_id)
+    while len(_run_ids) > MAX_REMEMBERED_THREADS:
+        _run_ids.popitem(last=False)
+
+
+def run_ids(thread_id: str) -> RunIds | None:
+    """The ids this thread's events carry, when the recorder wrote or read them."""
+    return _run_ids.get(thread_id)
 
 
 @dataclass(frozen=True)
@@ -78,7 +115,15 @@ def _events_of(runtime: Runtime[Any]) -> _TaskEvents | None:
 
 def emit(runtime: Runtime[Any], type: EventType, **data: Any) -> None:
     """Write one event to the run's custom stream (a no-op when nobody listens)."""
-    payload = TraceEvent(type=type, data=data).model_dump(mode="json")
+    info = runtime.execution_info
+    ids = run_ids(info.thread_id) if info is not None and info.thread_id else None
+    event = TraceEvent(
+        type=type,
+        data=data,
+        session_id=ids.session_id if ids else None,
+        message_id=ids.message_id if ids else None,
+    )
+    payload = event.model_dump(mode="json")
     runtime.stream_writer(payload)
     events = _events_of(runtime)
     if events is not None:

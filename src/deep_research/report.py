@@ -1,8 +1,11 @@
 """The final report, from the verified draft: pure functions that finalize calls in order.
 
-1. :func:`number_references`: references numbered by first citation in the draft, one per URL;
+1. :func:`number_references`: references numbered by first citation in the draft, one per URL,
+   each with its bibliographic record and Vancouver citation (:mod:`deep_research.bibliography`);
 2. :func:`render_markdown`: the title, the numbered body (claims' offsets moved into it
-   exactly), the verification note and the reference list;
+   exactly, claims not fully supported marked by :mod:`deep_research.report_flags`), the
+   reference list, the markers' footnotes and a one-line verification note, in the report's
+   language;
 3. :func:`compute_metrics`: duration, tokens, cost estimate, sources, domains, cache use;
 4. :func:`build_report`: the v1 :class:`~deep_research.state.Report`.
 
@@ -16,27 +19,36 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
+from deep_research.bibliography import vancouver
+from deep_research.language import LABELS, label
+from deep_research.report_flags import flag_claims, footnotes
 from deep_research.state import (
+    Budget,
     Citation,
     Claim,
     Config,
     EvidenceSpan,
     Finding,
+    Limitation,
     Metrics,
     Reference,
     Report,
+    ReportConfidence,
     ReportSection,
     Source,
     TokenUsage,
     VerificationSummary,
 )
+from deep_research.state.models import BudgetLimit
 from deep_research.urls import domain_of
 from deep_research.verification.citations import cited_ids_in_order, render_with_offsets
 
-PRICE_PER_MILLION = (0.40, 1.60)
-"""USD per million prompt and completion tokens used for the cost estimate (gpt-4.1-mini)."""
-
-APPENDICES = ("References", "Verification")
+APPENDICES = (
+    "Limitations",
+    "References",
+    "Verification",
+    *(labels[name] for labels in LABELS.values() for name in ("references", "limitations")),
+)
 """Sections the report adds after the body; they are not part of its outline."""
 
 
@@ -63,6 +75,8 @@ def location(url: str, roots: Sequence[Path] = ()) -> str:
     With ``roots`` (a served run's corpus roots), a local document's path is relative to the
     root that holds it, so a report does not show the server's folders.
     """
+    if url.startswith("corpus:///"):  # a served corpus's document: already relative
+        return unquote(url.removeprefix("corpus:///"))
     if not url.startswith("file://"):
         return url
     path = Path(unquote(url.removeprefix("file://")))
@@ -77,20 +91,44 @@ def number_references(
     evidence: Sequence[EvidenceSpan],
     sources: Sequence[Source],
     roots: Sequence[Path] = (),
+    language: str = "en",
 ) -> Numbering:
-    """Number the cited URLs by first citation in ``draft`` (``roots``: see :func:`location`)."""
+    """Number the cited URLs by first citation in ``draft`` (``roots``: see :func:`location`).
+
+    The references' fixed words (``Available from:``) are in ``language``.
+    """
     by_id = {e.id: e for e in evidence}
-    titles = {s.url: s.title for s in sources}
+    by_url = {s.url: s for s in sources}
     number_of_url: dict[str, int] = {}
     for evidence_id in cited_ids_in_order(draft):
         if evidence_id in by_id:
             number_of_url.setdefault(by_id[evidence_id].url, len(number_of_url) + 1)
     references = [
-        Reference(number=n, url=url, title=titles.get(url, url), location=location(url, roots))
+        reference(n, url, by_url.get(url), location(url, roots), language)
         for url, n in number_of_url.items()
     ]
     number_of = {i: number_of_url[e.url] for i, e in by_id.items() if e.url in number_of_url}
     return Numbering(references=references, number_of=number_of)
+
+
+def reference(
+    number: int, url: str, source: Source | None, where: str, language: str = "en"
+) -> Reference:
+    """Reference ``number`` to ``url``, with its bibliographic record and Vancouver citation.
+
+    The citation's fixed words are in ``language`` (see
+    :func:`~deep_research.bibliography.vancouver`).
+    """
+    title = source.title if source is not None else url
+    bib = source.bib if source is not None else None
+    return Reference(
+        number=number,
+        url=url,
+        title=title,
+        location=where,
+        bib=bib,
+        citation=vancouver(title, where, bib, language),
+    )
 
 
 def verification_note(summary: VerificationSummary) -> str:
@@ -101,6 +139,8 @@ def verification_note(summary: VerificationSummary) -> str:
             f"Revision re-cited {summary.recited}, corrected {summary.corrected} and removed "
             f"{summary.removed} claims ({passes})."
         )
+    elif summary.passes > 1:  # revision ran, and could not improve what it was given
+        revision = f"Revision changed no claim ({passes})."
     else:
         revision = f"No claim needed revision ({passes})."
     if summary.supported_ratio is None:
@@ -110,6 +150,48 @@ def verification_note(summary: VerificationSummary) -> str:
         f"{summary.supported} supported, {summary.partial} partially supported, "
         f"{summary.unsupported} unsupported, {summary.contradicted} contradicted "
         f"({summary.supported_ratio:.0%} of the checked claims fully supported). {revision}"
+        f"{_fallback_note(summary.fallback)}"
+    )
+
+
+def _fallback_note(fallback: int) -> str:
+    """Says how many verdicts came from the offline checker standing in for the model."""
+    if not fallback:
+        return ""
+    claims = "claim was" if fallback == 1 else "claims were"
+    return (
+        f" {fallback} {claims} judged by the offline checker because the model gave no usable"
+        " verdict; such claims were left as written."
+    )
+
+
+def budget_notice(reached: BudgetLimit | None, budget: Budget) -> str:
+    """The report's notice that research stopped at a spending limit (empty when it did not)."""
+    if reached is None:
+        return ""
+    limit = (
+        f"{budget.max_tokens:,} model tokens"
+        if reached == "tokens"
+        else f"an estimated ${budget.max_cost_usd:g}"
+    )
+    return (
+        f"Research stopped early: the run's budget of {limit} was reached, so this report is "
+        "written from what was found by then."
+    )
+
+
+def verification_line(summary: VerificationSummary, language: str = "en") -> str:
+    """The one line that ends a report: how many claims verification found supported.
+
+    The details (each claim's verdict, evidence and reasoning) are in report.json and
+    report.html; :func:`verification_note` words them for people.
+    """
+    if summary.supported_ratio is None:
+        return label(language, "unchecked")
+    return label(language, "verified").format(
+        supported=summary.supported,
+        total=summary.total,
+        removed=summary.removed + summary.corrected,
     )
 
 
@@ -119,11 +201,19 @@ def render_markdown(
     claims: Sequence[Claim],
     numbering: Numbering,
     verification: VerificationSummary,
+    language: str = "en",
+    *,
+    notice: str = "",
 ) -> Rendered:
-    """The report's Markdown, and the claims with their offsets moved into it exactly."""
+    """The report's Markdown, and the claims with their offsets moved into it exactly.
+
+    ``title`` is the H1 (the chat's title, see :func:`deep_research.nodes.finalize.report_title`);
+    a ``notice`` (a paragraph) goes under the title, before the body; the reference list and
+    the verification line are in ``language``.
+    """
     rendered, moved = render_with_offsets(draft, numbering.number_of)
     body = rendered.strip()
-    heading = f"# {title}\n\n"
+    heading = f"# {title}\n\n" + (f"> {notice}\n\n" if notice else "")
     offset = len(heading) - (len(rendered) - len(rendered.lstrip()))
     placed = [
         claim.model_copy(
@@ -135,11 +225,18 @@ def render_markdown(
         for claim in claims
     ]
     markdown = f"{heading}{body}\n"
-    if verification.passes:
-        markdown += f"\n## Verification\n\n{verification_note(verification)}\n"
+    notes = ""
+    if verification.passes:  # what is not fully supported is marked, with the reason
+        flagged = flag_claims(markdown, placed, language)
+        markdown, placed = flagged.markdown, flagged.claims
+        notes = footnotes(flagged.flags, language)
     if numbering.references:
-        listed = "\n".join(f"{r.number}. {r.title} — {r.location}" for r in numbering.references)
-        markdown += f"\n## References\n\n{listed}\n"
+        listed = "\n".join(f"{r.number}. {r.citation}" for r in numbering.references)
+        markdown += f"\n## {label(language, 'references')}\n\n{listed}\n"
+    if notes:
+        markdown += f"\n{notes}"
+    if verification.passes:
+        markdown += f"\n*{verification_line(verification, language)}*\n"
     return Rendered(markdown=markdown, claims=placed)
 
 
@@ -186,14 +283,13 @@ def compute_metrics(
     now: float,
 ) -> Metrics:
     """The run's metrics (``started_at`` 0 means unknown: the duration is then 0)."""
-    cost = usage.prompt_tokens * PRICE_PER_MILLION[0]
-    cost += usage.completion_tokens * PRICE_PER_MILLION[1]
     return Metrics(
         duration_seconds=round(now - started_at, 3) if started_at else 0.0,
         prompt_tokens=usage.prompt_tokens,
         completion_tokens=usage.completion_tokens,
         model_calls=usage.calls,
-        cost_estimate_usd=round(cost / 1e6, 6),
+        cost_estimate_usd=round(usage.cost_usd, 6),
+        trimmed_for_context=usage.trimmed,
         searches=sum(f.searches for f in findings),
         sources_consulted=len(sources),
         sources_cited=len(references),
@@ -216,8 +312,11 @@ def build_report(
     verification: VerificationSummary,
     metrics: Metrics,
     config: Config,
+    summary: str = "",
+    limitations: Sequence[Limitation] = (),
+    confidence: ReportConfidence | None = None,
 ) -> Report:
-    """The v1 report."""
+    """The v1 report (``summary``, ``limitations``, ``confidence``: see :mod:`.assessment`)."""
     found = sections(rendered.markdown)
     return Report(
         question=question,
@@ -233,4 +332,7 @@ def build_report(
         metrics=metrics,
         config=config,
         extractive=config.extractive,
+        summary=summary,
+        limitations=list(limitations),
+        confidence=confidence,
     )

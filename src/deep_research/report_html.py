@@ -13,7 +13,8 @@ every piece of it is escaped; the claims' data travels as JSON inside a
 ``JSON.parse`` and writes it with ``textContent`` only.
 
 The Markdown is rendered by a small line-based renderer that knows what reports contain
-(headings, paragraphs, lists, quotes, tables, ``**bold**`` and citation markers ``[n]``), so
+(headings, paragraphs, lists, quotes, tables, ``**bold**``, citation markers ``[n]``, and the
+marks and footnotes of claims not fully supported), so
 that claims' character offsets into the Markdown map exactly onto the page.
 """
 
@@ -25,7 +26,9 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from deep_research.language import LABELS, language_of
 from deep_research.state import Claim, Report, Verdict
+from deep_research.verification.reasons import localize
 
 VERDICT_COLOURS = {
     Verdict.SUPPORTED: "#1a7f37",
@@ -38,6 +41,10 @@ VERDICT_COLOURS = {
 _UNCHECKED = "#6e7781"
 _MARKER = re.compile(r"\[(\d+)\]")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
+_FLAG = re.compile(r"\*\(([^()*\n]+)\)\*\[\^(v\d+)\]")
+"""A claim's mark, ``*(partly supported)*[^v1]`` (see :mod:`deep_research.report_flags`)."""
+_NOTE = re.compile(r"^\[\^(v\d+)\]:")
+"""The start of the footnote that gives the mark's reason."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,10 @@ def _inline(text: str) -> str:
     """Escaped inline text with bold and citation markers rendered."""
     escaped = html.escape(text, quote=False)
     escaped = _BOLD.sub(r"<strong>\1</strong>", escaped)
+    escaped = _FLAG.sub(
+        r'<em class="flag">(\1)</em><sup><a class="note-ref" href="#note-\2">\2</a></sup>', escaped
+    )
+    escaped = _NOTE.sub(r'<span class="note" id="note-\1">\1:</span>', escaped)
     return _MARKER.sub(r'<a class="cite" href="#ref-\1">[\1]</a>', escaped)
 
 
@@ -99,7 +110,7 @@ def _with_claims(markdown: str, block: _Block, claims: Sequence[Claim]) -> str:
         if claim.position_start < position:
             continue  # overlapping claims: the first one keeps its span
         parts.append(_inline(markdown[position : claim.position_start]))
-        verdict = claim.verdict.value if claim.verdict else "UNCHECKED"
+        verdict = _label(claim)
         parts.append(
             f'<span class="claim v-{verdict.lower()}" data-claim="{html.escape(claim.id)}" '
             f'tabindex="0" role="button" title="{html.escape(verdict)}">'
@@ -110,9 +121,33 @@ def _with_claims(markdown: str, block: _Block, claims: Sequence[Claim]) -> str:
     return "".join(parts)
 
 
+_REFERENCES = re.compile(
+    r"^## (?:" + "|".join(re.escape(labels["references"]) for labels in LABELS.values()) + r")\n",
+    re.M,
+)
+"""The heading of the reference list, in any of the report languages."""
+_LIST_ITEM = re.compile(r"\d+\. ")
+
+
+def _split_references(markdown: str) -> tuple[str, str]:
+    """The Markdown before the reference list, and what follows the list (notes, the note)."""
+    found = _REFERENCES.search(markdown)
+    if found is None:
+        return markdown, ""
+    after = markdown[found.end() :].split("\n\n")
+    tail = [part for part in after if part.strip() and not _LIST_ITEM.match(part.strip())]
+    return markdown[: found.start()].rstrip("\n") + "\n", "\n\n".join(tail)
+
+
+def _after_references(report: Report) -> str:
+    """The footnotes of marked claims and the verification line, as paragraphs."""
+    tail = _split_references(report.markdown)[1]
+    return "\n".join(f"<p>{_inline(part.strip())}</p>" for part in tail.split("\n\n") if part)
+
+
 def _body(report: Report) -> str:
     """The report's Markdown as HTML, references section excluded (it is rendered apart)."""
-    markdown = report.markdown.split("\n## References\n", 1)[0]
+    markdown = _split_references(report.markdown)[0]
     claims = report.claims
     out: list[str] = []
     open_list = open_table = False
@@ -142,13 +177,24 @@ def _body(report: Report) -> str:
     return "\n".join(part for part in out if part)
 
 
+def _label(claim: Claim) -> str:
+    """The claim's verdict, or what it is without one.
+
+    ANALYSIS for a synthesis claim (checked for figures and names only), else UNCHECKED.
+    """
+    if claim.verdict is not None:
+        return claim.verdict.value
+    return "ANALYSIS" if claim.claim_type == "synthesis" else "UNCHECKED"
+
+
 def _chart(report: Report) -> str:
     """An inline SVG bar chart of the verdict counts."""
     counts = [(v, sum(1 for c in report.claims if c.verdict is v)) for v in Verdict]
-    unchecked = sum(1 for c in report.claims if c.verdict is None)
     rows = [(v.value, n, VERDICT_COLOURS[v]) for v, n in counts]
-    if unchecked:
-        rows.append(("UNCHECKED", unchecked, _UNCHECKED))
+    for label in ("ANALYSIS", "UNCHECKED"):
+        count = sum(1 for c in report.claims if c.verdict is None and _label(c) == label)
+        if count:
+            rows.append((label, count, _UNCHECKED))
     most = max([n for _, n, _ in rows] + [1])
     bars = []
     for index, (label, count, colour) in enumerate(rows):
@@ -167,7 +213,12 @@ def _chart(report: Report) -> str:
 
 
 def _claims_data(report: Report) -> str:
-    """The claims' verdicts and evidence as JSON safe to embed in a script element."""
+    """The claims' verdicts and evidence as JSON safe to embed in a script element.
+
+    The verifier's reasons are shown in the report's language (see
+    :func:`~deep_research.verification.reasons.localize`).
+    """
+    language = language_of(report.question)
     titles = {r.number: (r.title, r.url) for r in report.references}
     data = {}
     for claim in report.claims:
@@ -187,9 +238,9 @@ def _claims_data(report: Report) -> str:
             )
         data[claim.id] = {
             "text": claim.text,
-            "verdict": claim.verdict.value if claim.verdict else "UNCHECKED",
+            "verdict": _label(claim),
             "confidence": claim.confidence,
-            "reasoning": claim.reasoning,
+            "reasoning": localize(claim.reasoning, language),
             "evidence": evidence,
         }
     text = json.dumps(data, ensure_ascii=False)
@@ -199,10 +250,38 @@ def _claims_data(report: Report) -> str:
 def _references(report: Report) -> str:
     items = "".join(
         f'<li id="ref-{r.number}" value="{r.number}"><a href="{html.escape(r.url)}">'
-        f'{html.escape(r.title)}</a> <span class="where">{html.escape(r.location)}</span></li>'
+        + (
+            f"{html.escape(r.citation)}</a></li>"  # a work: its whole reference is the link
+            if r.bib is not None and r.citation
+            else f'{html.escape(r.title)}</a> <span class="where">{html.escape(r.location)}'
+            "</span></li>"
+        )
         for r in report.references
     )
     return f"<h2>References</h2><ol>{items}</ol>" if items else ""
+
+
+def _with_summary(body: str, report: Report) -> str:
+    """The body with the report's summary under its title, when it has one."""
+    if not report.summary:
+        return body
+    summary = f'<p id="summary"><strong>Summary.</strong> {_inline(report.summary)}</p>'
+    title, found, rest = body.partition("</h1>")
+    return f"{title}</h1>\n{summary}{rest}" if found else f"{summary}\n{body}"
+
+
+def _confidence(report: Report) -> str:
+    """The overall confidence, its basis and the count of stated limits, for the side panel."""
+    confidence = report.confidence
+    if confidence is None:
+        return ""
+    limits = len(report.limitations)
+    stated = f"{limits} limitation{'' if limits == 1 else 's'} stated in the report."
+    return (
+        f'<section id="confidence"><h2>Confidence: '
+        f'<span class="level level-{confidence.level}">{confidence.level}</span></h2>'
+        f"<p>{html.escape(confidence.basis)}</p><p>{html.escape(stated)}</p></section>"
+    )
 
 
 _STYLE = """
@@ -214,12 +293,15 @@ article{min-width:0}aside{position:sticky;top:1rem;align-self:start}
 .claim:focus,.claim.active{outline:2px solid #0969da;background:#ddf4ff}
 .v-supported{border-color:#1a7f37}.v-partial{border-color:#9a6700;background:#fff8c5}
 .v-unsupported{border-color:#cf222e;background:#ffebe9}
-.v-contradicted{border-color:#8250df;background:#fbefff}.v-unchecked{border-color:#6e7781}
+.v-contradicted{border-color:#8250df;background:#fbefff}.v-unchecked{border-color:#6e7781}.v-analysis{border-color:#6e7781;border-bottom-style:dotted}
 #panel{border:1px solid #d0d7de;border-radius:6px;padding:1rem;margin-top:1rem}
 #panel blockquote{margin:.5rem 0;padding:.25rem .75rem;border-left:3px solid #d0d7de}
 .chart .label,.chart .count{font:12px system-ui,sans-serif;fill:#1f2328}
 blockquote{color:#57606a}table{border-collapse:collapse}td{border:1px solid #d0d7de;
 padding:.25rem .5rem}.where{color:#57606a;font-size:.85em}a.cite{text-decoration:none}
+#summary{border-left:4px solid #0969da;padding:.25rem .75rem;background:#f6f8fa}
+.level{padding:0 .4rem;border-radius:4px;color:#fff}.level-high{background:#1a7f37}
+.level-medium{background:#9a6700}.level-low{background:#cf222e}
 @media (max-width:60rem){main{grid-template-columns:1fr}aside{position:static}}
 """
 
@@ -272,7 +354,7 @@ def render_html(report: Report) -> str:
         else "No claim could be checked."
     )
     return f"""<!DOCTYPE html>
-<html lang="en">
+<html lang="{language_of(report.question)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -284,10 +366,12 @@ style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 <body>
 <main>
 <article id="report">
-{_body(report)}
+{_with_summary(_body(report), report)}
 {_references(report)}
+{_after_references(report)}
 </article>
 <aside>
+{_confidence(report)}
 <h2>Verification</h2>
 <p id="tally">{html.escape(tally)}</p>
 {_chart(report)}

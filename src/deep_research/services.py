@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -27,11 +27,13 @@ from deep_research.persistence.recorder import (
     Batch,
     NullRecorder,
     Recorder,
+    SqlRecorder,
     default_recorder,
     run_scope,
 )
 from deep_research.settings import get_settings
 from deep_research.sources import SourceProvider, load_sources
+from deep_research.verification.verifier import Memo
 
 
 @dataclass(frozen=True)
@@ -44,15 +46,24 @@ class Services:
     served: bool = False
     """Runs come from a server's users: their corpus folders must lie inside the operator's
     corpus roots (see :func:`deep_research.sources.load_sources`)."""
+    memo: Memo = field(default_factory=Memo, compare=False, repr=False)
+    """What the verifier's checks worked out, kept from one verify or revise pass to the next
+    (pure functions of texts, bounded; see :class:`~deep_research.verification.verifier.Memo`)."""
 
     def engine_for(self, context: Context) -> Engine:
         """The engine a run uses, following the context's system instructions if it can."""
         engine = self.engine
         if engine is None:
             settings = get_settings()
-            if self.served and context.model and context.model not in settings.served_models:
-                raise ModelNotAllowedError(model_refusal(context.model))
-            engine = load_engine(context.model or settings.engine_model)
+            picked = (context.model, context.judge_model, context.notes_model)
+            for model in picked if self.served else ():
+                if model and model not in settings.served_models:
+                    raise ModelNotAllowedError(model_refusal(model))
+            engine = load_engine(
+                context.model or settings.engine_model,
+                judge_model=context.judge_model or settings.judge_model,
+                notes_model=context.notes_model or settings.notes_model,
+            )
         if context.system_instructions and isinstance(engine, Instructable):
             return engine.with_instructions(context.system_instructions)
         return engine
@@ -68,6 +79,19 @@ class Services:
     def recorder_for(self) -> Recorder:
         """The recorder a run writes to (see the module docstring)."""
         return self.recorder if self.recorder is not None else default_recorder()
+
+    async def load_run_ids(self, runtime: Runtime[Any], question_nr: int) -> None:
+        """Make the node's events carry their session's ids (see :mod:`deep_research.events`).
+
+        The recorder remembers them when it writes; this reads them for a run resumed in a
+        process that has not written this question yet.
+        """
+        recorder = self.recorder_for()
+        if question_nr < 1 or not isinstance(recorder, SqlRecorder):
+            return
+        scope = run_scope(runtime, question_nr)
+        if scope is not None:
+            await recorder.load_run_ids(scope)
 
     async def record(
         self, runtime: Runtime[Any], question_nr: int, batch: Batch | None = None
@@ -107,8 +131,10 @@ def recording(node: Node, services: Services) -> Callable[..., Awaitable[dict[st
     bound = partial(node, services=services)
 
     async def run(state: Any, runtime: Runtime[Context]) -> dict[str, Any]:
+        await services.load_run_ids(runtime, state.question_nr)
         update = await bound(state, runtime)
-        await services.record(runtime, state.question_nr)
+        # clarify starts the next question: its last events belong to the new one
+        await services.record(runtime, update.get("question_nr", state.question_nr))
         return update
 
     run.__name__ = node.__name__

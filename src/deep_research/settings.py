@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -27,6 +27,30 @@ class Settings(BaseSettings):
 
     model: str | None = Field(default=None, validation_alias="DEEP_RESEARCH_MODEL")
     """Model name; unset or ``offline`` selects the offline engine (see :meth:`engine_model`)."""
+
+    judge_model: str | None = Field(default=None, validation_alias="DEEP_RESEARCH_JUDGE_MODEL")
+    """Model that judges claims (a cheaper one than the writer, say); unset: ``model``."""
+
+    notes_model: str | None = Field(default=None, validation_alias="DEEP_RESEARCH_NOTES_MODEL")
+    """Model that proposes queries, takes notes and titles chats; unset: ``model``."""
+
+    structured_output: Literal["tools", "json", "auto"] = Field(
+        default="auto", validation_alias="DEEP_RESEARCH_STRUCTURED_OUTPUT"
+    )
+    """How structured answers are asked for: ``tools`` (tool calling), ``json`` (JSON in the
+    reply's text, for servers without tool calling), ``auto`` (tools, then JSON when they fail)."""
+
+    context_tokens: int | None = Field(
+        default=None, ge=1024, validation_alias="DEEP_RESEARCH_CONTEXT_TOKENS"
+    )
+    """Context window of every model, in tokens; unset: each model's from the table of known
+    models (engines/limits.py), 32768 for a model not in it."""
+
+    prices: dict[str, tuple[float, float]] = Field(
+        default_factory=dict, validation_alias="DEEP_RESEARCH_PRICES"
+    )
+    """USD per million prompt and completion tokens by model name prefix, as JSON
+    (``{"my-model": [0.2, 0.8]}``), over the shipped table; a model in neither is not priced."""
 
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
     """Key for the OpenAI-compatible endpoint."""
@@ -105,6 +129,49 @@ class Settings(BaseSettings):
     mcp_config: Path | None = Field(default=None, validation_alias="DEEP_RESEARCH_MCP_CONFIG")
     """An ``mcpServers`` JSON file: the MCP servers whose tools are sources (sources/mcp.py)."""
 
+    pubmed_base_url: str = Field(
+        default="https://eutils.ncbi.nlm.nih.gov/entrez/eutils",
+        validation_alias="DEEP_RESEARCH_PUBMED_BASE_URL",
+    )
+    """NCBI E-utilities, for the ``pubmed`` source (``esearch.fcgi`` and the others are
+    appended)."""
+
+    europepmc_base_url: str = Field(
+        default="https://www.ebi.ac.uk/europepmc/webservices/rest",
+        validation_alias="DEEP_RESEARCH_EUROPEPMC_BASE_URL",
+    )
+    """Europe PMC's REST API, for the ``europepmc`` source (``search`` is appended)."""
+
+    openalex_base_url: str = Field(
+        default="https://api.openalex.org", validation_alias="DEEP_RESEARCH_OPENALEX_BASE_URL"
+    )
+    """OpenAlex's API, for the ``openalex`` source (``works`` is appended)."""
+
+    clinicaltrials_base_url: str = Field(
+        default="https://clinicaltrials.gov/api/v2",
+        validation_alias="DEEP_RESEARCH_CLINICALTRIALS_BASE_URL",
+    )
+    """ClinicalTrials.gov's API v2, for the ``clinicaltrials`` source (``studies`` is
+    appended)."""
+
+    ncbi_api_key: SecretStr | None = Field(default=None, validation_alias="NCBI_API_KEY")
+    """An NCBI API key: PubMed then allows 10 requests a second instead of 3."""
+
+    contact_email: str | None = Field(default=None, validation_alias="DEEP_RESEARCH_CONTACT_EMAIL")
+    """An address the scholarly APIs may write to: OpenAlex's polite pool (``mailto``),
+    NCBI's ``email`` parameter."""
+
+    scholarly_timeout: float = Field(
+        default=20.0, gt=0, validation_alias="DEEP_RESEARCH_SCHOLARLY_TIMEOUT"
+    )
+    """Seconds allowed for one request to a scholarly API."""
+
+    scholarly_max_attempts: int = Field(
+        default=3, ge=1, le=10, validation_alias="DEEP_RESEARCH_SCHOLARLY_MAX_ATTEMPTS"
+    )
+    """Attempts per scholarly API request; 429 (``Retry-After`` honoured), 5xx and timeouts
+    are retried with backoff."""
+
     fetch_allowlist: str = Field(default="", validation_alias="DEEP_RESEARCH_FETCH_ALLOWLIST")
     """Comma-separated hosts, ``host:port`` pairs or CIDRs the SSRF guard lets through."""
 
@@ -147,6 +214,18 @@ class Settings(BaseSettings):
     database_url: str | None = Field(default=None, validation_alias="DEEP_RESEARCH_DATABASE_URL")
     """Checkpoints (and the domain store): ``sqlite:///path``, ``postgresql+psycopg://...`` or
     ``memory``. Default: a SQLite file in the data directory."""
+
+    database_connect_timeout: float = Field(
+        default=5.0, ge=2, le=300, validation_alias="DEEP_RESEARCH_DATABASE_CONNECT_TIMEOUT"
+    )
+    """Seconds to wait for a new PostgreSQL connection (libpq's ``connect_timeout``)."""
+
+    database_timeout: float = Field(
+        default=5.0, gt=0, le=3600, validation_alias="DEEP_RESEARCH_DATABASE_TIMEOUT"
+    )
+    """Seconds one database operation may take on PostgreSQL: a free pooled connection, a
+    statement (sent as ``statement_timeout``), a checkpoint or store call, a transaction of
+    the domain store. Past it the database counts as unreachable."""
 
     user_id: str = Field(default="local", validation_alias="DEEP_RESEARCH_USER_ID")
     """The user the command line acts as in the domain store (the server uses its auth)."""
@@ -191,8 +270,33 @@ class Settings(BaseSettings):
     )
     """Days a deleted chat can be restored before ``deep-research purge`` removes it."""
 
+    checkpoint_ttl_minutes: float | None = Field(
+        default=None, gt=0, validation_alias="DEEP_RESEARCH_CHECKPOINT_TTL_MINUTES"
+    )
+    """Minutes a chat's checkpoints are kept after its last activity; unset: for ever. Swept by
+    ``deep-research purge``, and by the server when it starts and then every
+    ``checkpoint_sweep_minutes`` (the chat's rows stay)."""
+
+    checkpoint_sweep_minutes: float = Field(
+        default=60.0, gt=0, validation_alias="DEEP_RESEARCH_CHECKPOINT_SWEEP_MINUTES"
+    )
+    """Minutes between two sweeps of idle chats' checkpoints on the server (with a TTL set)."""
+
+    store_ttl_minutes: float | None = Field(
+        default=None, gt=0, validation_alias="DEEP_RESEARCH_STORE_TTL_MINUTES"
+    )
+    """Minutes an item of the content store is kept after it was last written or read; unset:
+    for ever. Swept whenever the store is opened (and periodically by the server)."""
+
+    langgraph_store: dict[str, Any] | None = Field(default=None, validation_alias="LANGGRAPH_STORE")
+    """``store`` of ``langgraph.json``, as the LangGraph server passes it to its process (JSON);
+    its ``ttl`` is the content store's retention when ``DEEP_RESEARCH_STORE_TTL_MINUTES`` is
+    unset."""
+
     @field_validator(
         "model",
+        "judge_model",
+        "notes_model",
         "openai_base_url",
         "database_url",
         "tavily_api_key",
@@ -204,6 +308,8 @@ class Settings(BaseSettings):
         "searxng_language",
         "searxng_time_range",
         "mcp_config",
+        "ncbi_api_key",
+        "contact_email",
         mode="before",
     )
     @classmethod
@@ -216,7 +322,8 @@ class Settings(BaseSettings):
     def served_models(self) -> frozenset[str]:
         """The models a served run may pick (see ``allowed_models``)."""
         listed = {m.strip() for m in self.allowed_models.split(",") if m.strip()}
-        return frozenset({OFFLINE, self.engine_model, *listed})
+        roles = {m for m in (self.judge_model, self.notes_model) if m}
+        return frozenset({OFFLINE, self.engine_model, *roles, *listed})
 
     @property
     def engine_model(self) -> str:

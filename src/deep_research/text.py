@@ -1,4 +1,10 @@
-"""Small text utilities shared by the offline engine, evidence selection and the verifier."""
+"""Small text utilities shared by the offline engine, evidence selection and the verifier.
+
+Every script is handled: words are Unicode letters and digits (accents kept), and text in
+scripts written without spaces (Chinese, Japanese) is cut into overlapping character
+bigrams, the usual unit of CJK retrieval. Sentences end at ``.!?`` before a capital or a
+digit, and at the full-width ``。！？`` (and the Devanagari, Arabic and Ethiopic stops) anywhere.
+"""
 
 from __future__ import annotations
 
@@ -9,27 +15,101 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers him his how i if in into is it its itself just
-    me more most my no nor not of off on once only or other our ours out over own same she should
-    so some such than that the their theirs them then there these they this those through to too
-    under until up very was we were what when where which while who whom why will with would you
-    your yours also may might must shall via per vs versus tell give explain describe show compare
-    much many one two""".split()
-)
+_ENGLISH_STOPWORDS = """a about above after again against all am an and any are as at be because
+    been before being below between both but by can could did do does doing down during each few
+    for from further had has have having he her here hers him his how i if in into is it its
+    itself just me more most my no nor not of off on once only or other our ours out over own same
+    she should so some such than that the their theirs them then there these they this those
+    through to too under until up very was we were what when where which while who whom why will
+    with would you your yours also may might must shall via per vs versus tell give explain
+    describe show compare much many one two"""
 
-_WORD = re.compile(r"[A-Za-z0-9]+(?:[.,'][A-Za-z0-9]+)*")
-_SENTENCE_END = re.compile(r"(?<=[.!?])([\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9])")
-_SENTENCE_END_OR_MARKERS = re.compile(r"(?<=[.!?])([\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9]|\[@)")
-"""Also before a run of citation markers ``[@id]`` that a draft wrote after a period."""
-_NUMBER = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?(?![\d])")
+_FRENCH_STOPWORDS = """le la les un une des du de d l au aux et ou mais donc ni que qui quoi
+    dont où ce cet cette ces se sa ses leur leurs mon ma mes ton ta tes notre nos votre vos il
+    elle ils elles nous vous je tu on y en ne pas est sont été être était avoir ont avait dans
+    par sur avec sans sous entre vers chez comme quel quelle quels quelles plus moins très
+    aussi selon lors depuis pendant après avant cela ceci ça leurs quelque quelques tout tous
+    toute toutes autre autres même fait faire peut peuvent doit"""
+
+_SPANISH_GERMAN_STOPWORDS = """el los las del y o pero que qué para por con sobre entre
+    como más muy es fue ser está están una unos unas su sus al lo der das dem des ein
+    eine einer eines und oder aber dass für ohne über unter zwischen wie mehr sehr ist sind
+    waren nicht auch von zu im"""
+
+STOPWORDS = frozenset((_ENGLISH_STOPWORDS + _FRENCH_STOPWORDS + _SPANISH_GERMAN_STOPWORDS).split())
+"""Function words of English, French, Spanish and German (none of them an English content
+word), left out of content tokens."""
+
+CJK_CLASS = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+"""Hiragana, katakana and Han ideographs: scripts written without spaces between words."""
+
+_CJK = re.compile(f"[{CJK_CLASS}]")
+_CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
+_WORD = re.compile(
+    rf"(?P<cjk>[{CJK_CLASS}]+)|(?P<word>[^\W_{CJK_CLASS}]+(?:[.,'’][^\W_{CJK_CLASS}]+)*)"
+)
+"""A run of CJK characters, or a word of letters and digits of any other script (inner
+``.``, ``,`` and apostrophes kept: ``1,200``, ``3.5``, ``l'électricité``)."""
+_SPACED_WORD = re.compile(r"[^\W_]+(?:[.,'’][^\W_]+)*")
+""":data:`_WORD`'s words in a text without CJK characters."""
+
+FULL_STOPS = "。！？｡"
+"""Sentence-final marks of CJK text, never followed by a space."""
+
+OTHER_STOPS = "।॥؟۔።"
+"""Sentence-final marks of Devanagari, Arabic and Ethiopic text, followed by a space."""
+
+SENTENCE_PUNCT = ".!?" + FULL_STOPS + OTHER_STOPS
+"""Every mark that can end a sentence."""
+
+CLOSERS = "\"')]»”’」』）】"
+"""Closing quotes and brackets that may follow a sentence's final mark."""
+
+_OPENERS = "\"'(\\[«“‘「『（【"
+_LATIN_END = re.compile(rf"(?<=[.!?{OTHER_STOPS}])([{re.escape(CLOSERS)}]*)\s+")
+_FULL_END = re.compile(rf"(?<=[{FULL_STOPS}])([{re.escape(CLOSERS)}]*)\s*")
+_ELISION = re.compile(r"^(?:l|d|qu|n|s|j|c|m|t|jusqu|lorsqu|puisqu)['’](?=\w)")
+"""A French elided article or pronoun (``l'``, ``d'``, ``qu'``) glued to the next word."""
+_NUMBER = re.compile(rf"(?<![^\W{CJK_CLASS}])(?<!\.)[-+]?\d[\d,]*(?:\.\d+)?(?![\d])")
+
+
+def is_cjk(char: str) -> bool:
+    """Whether ``char`` is a Han, hiragana or katakana character."""
+    return bool(_CJK.fullmatch(char))
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds any CJK character."""
+    return _CJK.search(text) is not None
+
+
+def _bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-cased word tokens (numbers keep their inner separators: ``1,200``, ``3.5``)."""
-    return [t.lower() for t in _WORD.findall(text)]
+    """Lower-cased word tokens; CJK runs as character bigrams (``比亚迪`` → ``比亚``, ``亚迪``).
+
+    Numbers keep their inner separators (``1,200``, ``3.5``); accents are kept.
+    """
+    if _CJK.search(text) is None:  # the common case: one pattern, no groups
+        found = _SPACED_WORD.findall(text.lower() if text.isascii() else text)
+        if not text.isascii():  # lower-case word by word: lowering can change word bounds
+            found = [word.lower() for word in found]
+    else:
+        found = []
+        for run, word in _WORD.findall(text):
+            found += _bigrams(run) if run else [word.lower()]
+    if "'" in text or "’" in text:
+        return [_ELISION.sub("", word) if "'" in word or "’" in word else word for word in found]
+    return found
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words, CJK runs whole (for writing search queries, not for matching)."""
+    return [(m.group("cjk") or m.group("word")).lower() for m in _WORD.finditer(text)]
 
 
 def content_tokens(text: str) -> list[str]:
@@ -37,22 +117,58 @@ def content_tokens(text: str) -> list[str]:
     return [stem(t) for t in tokens(text) if t not in STOPWORDS]
 
 
+def word_count(text: str) -> int:
+    """Roughly how many words ``text`` holds, in any script.
+
+    Words of spaced scripts count one each; CJK text counts one word per two characters
+    (the average length of a Chinese word), so a ten-character sentence counts five.
+    """
+    cjk = sum(len(run) for run in _CJK_RUN.findall(text))
+    spaced = sum(1 for m in _WORD.finditer(text) if m.group("word"))
+    return spaced + (cjk + 1) // 2
+
+
+def content_word_count(text: str) -> int:
+    """:func:`word_count` of the content words only (stopwords left out)."""
+    cjk = sum(len(run) for run in _CJK_RUN.findall(text))
+    spaced = sum(
+        1
+        for m in _WORD.finditer(text)
+        if m.group("word") and m.group("word").lower() not in STOPWORDS
+    )
+    return spaced + (cjk + 1) // 2
+
+
+def ends_sentence(text: str) -> bool:
+    """Whether ``text`` ends with a sentence-final mark (closing quotes may follow it)."""
+    return text.rstrip().rstrip(CLOSERS).endswith(tuple(SENTENCE_PUNCT))
+
+
 @lru_cache(maxsize=1 << 16)
 def stem(token: str) -> str:
-    """A deliberately small stemmer: strips common English plural and verb endings."""
+    """A deliberately small stemmer: strips common English plural and verb endings.
+
+    A final silent ``e`` goes too, with or without an ending, so that a word ending in ``e``
+    and its forms stem alike (``rebase``, ``rebased``, ``rebases`` and ``rebasing`` give
+    ``rebas``; ``fire``, ``fires`` and ``firing`` give ``fir``; ``boxes`` gives ``box``); a
+    word ending in ``ss`` keeps it (``loss`` and ``losses`` give ``loss``). French past
+    participles lose their ``é``, ``ée``, ``és`` or ``ées`` (``coûté`` and ``coûtées`` match
+    ``coût``).
+    """
     if token.isdigit() or len(token) <= 3:
         return token
-    for suffix, keep in (
-        ("ies", "y"),
-        ("sses", "ss"),
-        ("ing", ""),
-        ("ed", ""),
-        ("es", ""),
-        ("s", ""),
-    ):
+    for suffix in ("ées", "ée", "és", "é"):
         if token.endswith(suffix) and len(token) - len(suffix) >= 3:
-            return token[: -len(suffix)] + keep
-    return token
+            return token[: -len(suffix)]
+    if token.endswith("ss"):
+        return token
+    for suffix, keep in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("s", "")):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+            token = token[: -len(suffix)] + keep
+            if suffix == "ed":
+                return token  # the e before it is the word's own: agreed, agree -> agre
+            break
+    return token[:-1] if token.endswith("e") and len(token) > 3 else token
 
 
 @dataclass(frozen=True)
@@ -94,28 +210,60 @@ def sentences(text: str) -> Iterator[Sentence]:
 
 _ABBREVIATION = re.compile(
     r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|St|Inc|Ltd|Co|Corp|vs|approx|est|No|Fig|e\.g|i\.e|U\.S|U\.K)"
-    r"|\b[A-Z])\.$"
+    r"|(?<!\d )\b[A-Z])\.$"
 )
+"""An abbreviation or an initial ending a piece: at most 7 characters, so searched for in the
+piece's last 8 (the word boundary before it still sees the character ahead). A capital after
+a number is a unit (``270 C.``, ``5 V.``), not an initial."""
+
+
+def _starts_sentence(rest: str, *, markers: bool) -> bool:
+    """Whether the text after a ``.!?`` and whitespace opens a new sentence.
+
+    It does when it starts (after an opening quote or bracket) with a capital, a digit, a
+    letter of a script without case (Arabic, Devanagari, Han...), or, with ``markers``, a
+    citation marker ``[@``.
+    """
+    if markers and rest.startswith("[@"):
+        return True
+    first = rest.lstrip(_OPENERS)[:1]
+    return bool(first) and (first.isdigit() or (first.isalpha() and not first.islower()))
+
+
+def _boundaries(line: str, *, markers: bool) -> Iterator[tuple[int, int]]:
+    """``(end of sentence, start of next)`` pairs of one line, in order."""
+    found: list[tuple[int, int]] = []
+    for match in _LATIN_END.finditer(line):
+        cased = line[match.start() - 1] in ".!?"  # the other stops end a sentence regardless
+        if cased and not _starts_sentence(line[match.end() :], markers=markers):
+            continue
+        found.append((match.end(1), match.end()))
+    for match in _FULL_END.finditer(line):
+        if match.end() < len(line):
+            found.append((match.end(1), match.end()))
+    yield from sorted(found)
 
 
 def split_line(line: str, *, markers: bool = False) -> Iterator[str]:
     """The sentences of one line of prose, stripped, in order.
 
     A sentence ends at ``.``, ``!`` or ``?`` (closing quotes or brackets may follow) before
-    whitespace and a capital or a digit, but not after a known abbreviation or an initial.
-    With ``markers``, a run of citation markers ``[@id]`` after the whitespace also starts a
-    new piece (a draft's markers written after a period; see
-    :func:`deep_research.verification.citations.split_sentences`).
+    whitespace and a capital, a digit or an uncased letter, but not after a known abbreviation
+    or an initial; at the Devanagari, Arabic or Ethiopic stops before whitespace; and at a
+    full-width ``。！？`` wherever it stands. With ``markers``, a run of citation markers
+    ``[@id]`` after the whitespace also starts a new piece (a draft's markers written after a
+    period; see :func:`deep_research.verification.citations.split_sentences`).
     """
-    boundary = _SENTENCE_END_OR_MARKERS if markers else _SENTENCE_END
     last = 0
-    for match in boundary.finditer(line):
-        if _ABBREVIATION.search(line[last : match.start()]):
+    for end, start in _boundaries(line, markers=markers):
+        if end <= last:
             continue
-        piece = line[last : match.end(1)].strip()  # closing quotes stay with their sentence
+        if _ABBREVIATION.search(ended := line[last:end].rstrip(CLOSERS), len(ended) - 8):
+            continue
+        piece = line[last:end].strip()  # closing quotes stay with their sentence
         if piece:
             yield piece
-        last = match.end()
+        last = start
     tail = line[last:].strip()
     if tail:
         yield tail

@@ -7,8 +7,9 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import idna
 
-ALLOWED_SCHEMES = frozenset({"http", "https", "file", "mcp"})
-"""Web pages are http(s); documents of the local corpus are absolute ``file://`` URIs; what
+ALLOWED_SCHEMES = frozenset({"http", "https", "file", "corpus", "mcp"})
+"""Web pages are http(s); documents of the local corpus are absolute ``file://`` URIs, or
+``corpus:///RELATIVE/PATH`` in a served run (see :mod:`deep_research.sources.served`); what
 an MCP server's tools return without a web address is ``mcp://SERVER/TOOL/ID``."""
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -35,10 +36,12 @@ def normalize_url(url: str) -> str:
     scheme = parts.scheme.lower()
     if scheme not in ALLOWED_SCHEMES:
         raise ValueError(f"URL must be absolute http(s), file or mcp, got {url!r}")
-    if scheme == "file":
+    if scheme in ("file", "corpus"):
         if not parts.path.startswith("/"):
-            raise ValueError(f"file URL must hold an absolute path, got {url!r}")
-        return urlunsplit(("file", "", remove_dot_segments(parts.path), "", ""))
+            raise ValueError(f"{scheme} URL must hold an absolute path, got {url!r}")
+        path = remove_dot_segments(parts.path)
+        # urlunsplit writes ``corpus:/path`` (no empty authority) for schemes it does not know
+        return urlunsplit(("file", "", path, "", "")) if scheme == "file" else f"corpus://{path}"
     if scheme == "mcp":
         if not parts.netloc or not parts.path.strip("/"):
             raise ValueError(f"mcp URL must name a server and a document, got {url!r}")
@@ -114,7 +117,7 @@ def domain_of(url: str) -> str:
     each local file and each MCP document is its own domain.
     """
     parts = urlsplit(url)
-    if parts.scheme == "file":
+    if parts.scheme in ("file", "corpus"):
         return parts.path
     if parts.scheme == "mcp":
         return url

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.store.memory import InMemoryStore
 
 from bench import report
 from bench.common import write_result
@@ -26,6 +27,7 @@ from bench.sections import (
     docqa,
     orchestration,
     resume,
+    robustness,
     startup,
     tokens,
 )
@@ -92,7 +94,8 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     async def memory_checkpoints() -> dict[str, Any]:
         saver = InMemorySaver(serde=make_serde())
         growth = [await checkpoints._growth(saver, 10, 1)]
-        return {"growth": growth, "real_run": await checkpoints._real_run(saver, 1)}
+        real_run = await checkpoints._real_run(saver, InMemoryStore(), 1)
+        return {"growth": growth, "real_run": real_run}
 
     write_result(
         "checkpoints",
@@ -151,6 +154,9 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         },
         results,
     )
+    spoiled = asyncio.run(robustness.one_run(1.0, 0))  # every structured reply malformed
+    assert spoiled["ok"] and len(set(spoiled["faults"])) >= 4
+    write_result("robustness", robustness.run(quick), results)
     fact = docqa.recall(["a tagging message"], "It holds a date, and a tagging-message.")
     assert fact == 1.0 and docqa.recall(["not there"], "elsewhere") == 0.0
 
@@ -164,6 +170,7 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         "Tokens",
         "Local corpus",
         "Start-up",
+        "Robustness",
     ):
         assert f"## {title}" in rendered
     assert "`deep-research chats` (empty SQLite store) takes 2.00 s (goal 1.0 s)" in rendered

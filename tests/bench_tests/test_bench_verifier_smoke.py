@@ -36,3 +36,22 @@ def test_the_benchmark_scores_three_inline_examples() -> None:
     assert result["per_class"]["B"]["precision"] == pytest.approx(0.6667, abs=1e-4)
     assert result["macro_f1"] == pytest.approx((0.6667 + 0.8) / 2, abs=1e-3)
     assert result["confusion"] == {"A": {"A": 1, "B": 1}, "B": {"A": 0, "B": 2}}
+
+
+def test_cross_validation_scores_learned_and_baseline_on_inline_examples() -> None:
+    from bench.verifier import learn
+
+    ab = next(d for d in DATASETS if d.name == "attributionbench")
+    evidence = ["Hornsdale Power Reserve has a capacity of 150 MW.", "It opened in 2017."]
+    supported = [
+        Example(f"Hornsdale Power Reserve has a capacity of 150 MW{s}", evidence, "SUPPORTED")
+        for s in ".!?;:"
+    ]
+    others = [
+        Example(f"Flywheels power {n} remote cities across Norway.", evidence, "NOT_SUPPORTED")
+        for n in ("forty", "fifty", "sixty", "ten", "nine")
+    ]
+    result = learn.cross_validate(ab, supported + others, learn.BINARY_CLASSES)
+    for method in ("learned", "token_recall_baseline"):
+        assert result[method]["n"] == 10 and result[method]["balanced_accuracy"] == 1.0
+    assert learn.token_recall("Flywheels power cities", evidence) == 1 / 3  # "power"

@@ -6,9 +6,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
 
 from deep_research.server.tokens import sign_token
+from deep_research.settings import get_settings
 from tests.integration_tests.server_process import langgraph_dev
 
 SECRET = "test-signing-secret-0123456789-abcdef-0123"
@@ -30,6 +32,27 @@ class AuthServer:
     def headers(self, user: str) -> dict[str, str]:
         """The ``Authorization`` header of a user."""
         return {"Authorization": f"Bearer {self.token(user)}"}
+
+    def http(self, user: str) -> httpx.AsyncClient:
+        """An HTTP client of the server signed in as ``user`` (use it with ``async with``)."""
+        return httpx.AsyncClient(base_url=self.url, headers=self.headers(user), trust_env=False)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database_url(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> str:
+    """A SQLite file, then the test PostgreSQL database, as the process's database and a user
+    of the test's own; the working directory is the test's folder."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    else:
+        url = request.getfixturevalue("postgres_url")
+    monkeypatch.setenv("DEEP_RESEARCH_DATABASE_URL", url)
+    monkeypatch.setenv("DEEP_RESEARCH_USER_ID", f"user-{request.param}-{tmp_path.name}")
+    monkeypatch.chdir(tmp_path)
+    get_settings.cache_clear()
+    return url
 
 
 @pytest.fixture(scope="session")

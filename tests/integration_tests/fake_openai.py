@@ -1,9 +1,13 @@
 """A scripted OpenAI-compatible chat endpoint on 127.0.0.1, for a server run on the LLM engine.
 
 It answers ``POST /v1/chat/completions`` by the tool it is asked to call (the structured output
-the engine wants) or, without tools, with a short cited report. Replies are streamed as
-server-sent events, as the OpenAI API streams them, so that the report's tokens reach the
-LangGraph server's ``messages`` stream. Only loopback is used; nothing leaves the machine.
+the engine wants), by the JSON object it is asked for in JSON mode, or else with a short cited
+report. Replies are streamed as server-sent events, as the OpenAI API streams them, so that the
+report's tokens reach the LangGraph server's ``messages`` stream. Only loopback is used;
+nothing leaves the machine.
+
+Fault mode (``scripted_openai(faults=0.3)``): that share of the structured replies is
+malformed, each of the :data:`FAULTS` kinds in turn, the way real endpoints misbehave.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -40,6 +45,8 @@ def _arguments(tool: str, prompt: str) -> dict[str, Any]:
                 {"title": "LFP versus NMC for grid storage", "intent": "chemistry"},
             ],
         }
+    if tool == "EvidencePicks":
+        return {"quotes": _first_sentences(prompt)}
     if tool == "SearchQueries":
         return {"queries": ["Hornsdale Power Reserve", "LFP NMC grid storage"]}
     if tool == "StepNotes":
@@ -47,7 +54,7 @@ def _arguments(tool: str, prompt: str) -> dict[str, Any]:
     if tool == "Reflection":
         return {"decision": "complete", "reasoning": "scripted"}
     if tool == "VerdictBatch":
-        ids = list(dict.fromkeys(re.findall(r"cl_[0-9a-f]+", prompt)))
+        ids = list(dict.fromkeys(re.findall(r"claim_id: (cl_[0-9a-f]+)", prompt)))
         return {
             "verdicts": [
                 {
@@ -62,7 +69,24 @@ def _arguments(tool: str, prompt: str) -> dict[str, Any]:
         }
     if tool == "Rewrite":
         return {"text": "", "evidence_key": None}
+    if tool == "ReportAssessment":
+        return {"summary": "Scripted summary [E1].", "limitations": []}
     raise ValueError(f"the scripted model has no answer for tool {tool!r}")
+
+
+_PASSAGE = re.compile(r"^\[(P\d+)\] \(section: .*\)\n((?:> .*\n?)+)", re.M)
+_SENTENCE = re.compile(r".+?[.!?](?=\s|$)")
+
+
+def _first_sentences(prompt: str) -> list[dict[str, Any]]:
+    """The first whole sentence of each passage shown, copied verbatim: what a model would pick."""
+    picks: list[dict[str, Any]] = []
+    for key, block in _PASSAGE.findall(prompt):
+        text = " ".join(line[2:] for line in block.splitlines())
+        sentence = _SENTENCE.match(text)
+        if sentence:
+            picks.append({"passage": key, "quote": sentence.group(0).strip(), "relevance": 0.8})
+    return picks
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
@@ -75,19 +99,95 @@ def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
     }
 
 
-def _events(body: dict[str, Any]) -> Iterator[dict[str, Any]]:
+FAULTS = (
+    "wrong_ids",
+    "truncated",
+    "refusal",
+    "empty",
+    "text",
+    "invalid_json",
+    "missing_fields",
+    "extra_fields",
+)
+"""The kinds of malformed reply fault mode sends, in turn."""
+
+
+@dataclass
+class Faults:
+    """Which replies fault mode spoils: ``share`` of the structured ones, spread evenly."""
+
+    share: float = 0.0
+    offset: int = 0
+    """The kind (index in :data:`FAULTS`) the first malformed reply is."""
+    structured: int = 0
+    """Structured replies sent so far."""
+    sent: list[str] = field(default_factory=list)
+    """The kind of each malformed reply sent."""
+
+    def next_kind(self) -> str | None:
+        """The kind of malformed reply to send now, or ``None`` for a good one."""
+        n, self.structured = self.structured, self.structured + 1
+        if int((n + 1) * self.share) <= int(n * self.share):
+            return None
+        self.sent.append(FAULTS[(self.offset + len(self.sent)) % len(FAULTS)])
+        return self.sent[-1]
+
+
+def _spoiled(kind: str, name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """A malformed delta of ``kind`` for a call to ``name``, and its finish reason."""
+    text = json.dumps(arguments)
+    call = {"index": 0, "id": "call_scripted", "type": "function"}
+    if kind == "wrong_ids" and name == "VerdictBatch":
+        verdicts = [{**v, "claim_id": f"claim_{i}"} for i, v in enumerate(arguments["verdicts"])]
+        text = json.dumps({"verdicts": verdicts})
+    elif kind == "truncated":
+        return {
+            "tool_calls": [{**call, "function": {"name": name, "arguments": text[:9]}}]
+        }, "length"
+    elif kind == "refusal":
+        return {"content": None, "refusal": "I can't help with that."}, "stop"
+    elif kind == "empty":
+        return {"content": ""}, "stop"
+    elif kind == "text":
+        return {"content": "Let me think about this in prose instead."}, "stop"
+    elif kind == "invalid_json":
+        text = text.replace('"', "'", 2)
+    elif kind == "missing_fields":
+        text = "{}"
+    elif kind == "extra_fields":
+        return _call(name, {**arguments, "note": "extra"}), "tool_calls"
+    return {"tool_calls": [{**call, "function": {"name": name, "arguments": text}}]}, "tool_calls"
+
+
+def _call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    function = {"name": name, "arguments": json.dumps(arguments)}
+    return {
+        "tool_calls": [
+            {"index": 0, "id": "call_scripted", "type": "function", "function": function}
+        ]
+    }
+
+
+def _prompt(body: dict[str, Any]) -> str:
+    return "\n".join(str(m.get("content") or "") for m in body["messages"] if m["role"] == "user")
+
+
+def _events(body: dict[str, Any], faults: Faults) -> Iterator[dict[str, Any]]:
     tools = body.get("tools") or []
-    prompt = str(body["messages"][-1].get("content", ""))
-    if tools:
-        name = tools[0]["function"]["name"]
-        call = {
-            "index": 0,
-            "id": "call_scripted",
-            "type": "function",
-            "function": {"name": name, "arguments": json.dumps(_arguments(name, prompt))},
-        }
-        yield _chunk({"role": "assistant", "content": None, "tool_calls": [call]})
-        yield _chunk({}, "tool_calls")
+    prompt = _prompt(body)
+    json_mode = re.search(r"one JSON object for (\w+)", str(body["messages"][-1].get("content")))
+    name = tools[0]["function"]["name"] if tools else json_mode.group(1) if json_mode else None
+    if name is not None:
+        arguments = _arguments(name, prompt)
+        kind = faults.next_kind()
+        if kind is not None:
+            delta, finish = _spoiled(kind, name, arguments)
+        elif tools:
+            delta, finish = _call(name, arguments), "tool_calls"
+        else:
+            delta, finish = {"content": json.dumps(arguments)}, "stop"
+        yield _chunk({"role": "assistant", "content": None, **delta})
+        yield _chunk({}, finish)
     else:
         yield _chunk({"role": "assistant", "content": ""})
         for start in range(0, len(REPORT), 12):
@@ -107,7 +207,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.requests.append(body)  # type: ignore[attr-defined]
-        events = list(_events(body))
+        with self.server.lock:  # type: ignore[attr-defined]
+            events = list(_events(body, self.server.faults))  # type: ignore[attr-defined]
         self.send_response(200)
         if not body.get("stream"):
             self.send_header("Content-Type", "application/json")
@@ -130,6 +231,8 @@ def _completion(events: list[dict[str, Any]]) -> dict[str, Any]:
         delta = choice["delta"]
         if delta.get("content"):
             message["content"] = (message["content"] or "") + delta["content"]
+        if delta.get("refusal"):
+            message["refusal"] = delta["refusal"]
         if delta.get("tool_calls"):
             message["tool_calls"] = [
                 {k: v for k, v in call.items() if k != "index"} for call in delta["tool_calls"]
@@ -140,14 +243,35 @@ def _completion(events: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 @contextmanager
-def scripted_openai() -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """Serve the scripted endpoint; yield its base URL and the list of requests it received."""
+def scripted_openai(faults: float = 0.0) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """Serve the scripted endpoint; yield its base URL and the list of requests it received.
+
+    Args:
+        faults: The share of structured replies that are malformed (see :data:`FAULTS`).
+    """
+    with fault_openai(faults) as (base_url, requests, _):
+        yield base_url, requests
+
+
+@contextmanager
+def fault_openai(
+    share: float, offset: int = 0
+) -> Iterator[tuple[str, list[dict[str, Any]], Faults]]:
+    """:func:`scripted_openai`, yielding also the :class:`Faults` that says what was spoiled.
+
+    Args:
+        share: The share of structured replies that are malformed.
+        offset: The kind of the first malformed reply (an index in :data:`FAULTS`).
+    """
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     server.requests = []  # type: ignore[attr-defined]
+    server.faults = Faults(share, offset)  # type: ignore[attr-defined]
+    server.lock = threading.Lock()  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", server.requests  # type: ignore[attr-defined]
+        base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        yield base_url, server.requests, server.faults  # type: ignore[attr-defined]
     finally:
         server.shutdown()
         server.server_close()

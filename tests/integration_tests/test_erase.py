@@ -8,7 +8,6 @@ its thread cannot be resumed, and the other chat keeps every row and every docum
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -17,28 +16,12 @@ from deep_research.cli import main
 from deep_research.persistence import models as tables
 from deep_research.persistence.content import open_store
 from deep_research.persistence.db import open_database
-from deep_research.settings import get_settings
 
 GONE, KEPT = "erase-gone", "erase-kept"
 ASKED = {
     GONE: "What did Hornsdale Power Reserve cost, and what caused the South Korea ESS fires?",
     KEPT: "How large is Hornsdale Power Reserve and what does it earn?",
 }
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def database_url(
-    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> str:
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'store.sqlite'}"
-    else:
-        url = request.getfixturevalue("postgres_url")
-    monkeypatch.setenv("DEEP_RESEARCH_DATABASE_URL", url)
-    monkeypatch.setenv("DEEP_RESEARCH_USER_ID", f"user-{request.param}-{tmp_path.name}")
-    monkeypatch.chdir(tmp_path)
-    get_settings.cache_clear()
-    return url
 
 
 def _counts(url: str, thread: str) -> dict[str, int]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -69,17 +70,13 @@ def researched(auth_server: AuthServer) -> Researched:
 
 @pytest.fixture
 async def alice(auth_server: AuthServer) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(
-        base_url=auth_server.url, headers=auth_server.headers("alice"), trust_env=False
-    ) as http:
+    async with auth_server.http("alice") as http:
         yield http
 
 
 @pytest.fixture
 async def bob(auth_server: AuthServer) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(
-        base_url=auth_server.url, headers=auth_server.headers("bob"), trust_env=False
-    ) as http:
+    async with auth_server.http("bob") as http:
         yield http
 
 
@@ -180,6 +177,28 @@ async def test_report_as_json_and_markdown(
     assert markdown.text == report["markdown"]
 
 
+async def test_report_as_a_self_contained_page_for_its_owner_only(
+    alice: httpx.AsyncClient, bob: httpx.AsyncClient, researched: Researched
+) -> None:
+    path = f"/reports/{researched.session_id}.html"
+    page = await alice.get(path)
+    assert page.status_code == 200, page.text
+    assert page.headers["content-type"].startswith("text/html")
+    assert "default-src 'none'" in page.headers["content-security-policy"]
+    assert page.headers["cache-control"] == "private, no-store"
+    report = researched.state["report"]
+    claims = re.findall(r'<span class="claim v-\w+" data-claim="(cl_[0-9a-f]+)"', page.text)
+    assert claims == [c["id"] for c in report["claims"]]  # every claim highlighted, in order
+    assert f'<li id="ref-1" value="1"><a href="{report["references"][0]["url"]}">' in page.text
+    assert report["confidence"]["level"] in page.text and "<h2>Limitations</h2>" in page.text
+    # another user's report, an unknown id and a request with no token get nothing
+    assert (await bob.get(path)).status_code == 404
+    assert (await alice.get("/reports/999999.html")).status_code == 404
+    assert (await alice.get("/reports/0.html")).status_code == 422
+    async with httpx.AsyncClient(base_url=str(alice.base_url), trust_env=False) as anonymous:
+        assert (await anonymous.get(path)).status_code == 401
+
+
 async def test_feedback_on_a_message(
     alice: httpx.AsyncClient,
     bob: httpx.AsyncClient,
@@ -228,6 +247,7 @@ async def test_another_users_ids_are_not_found(
         f"{base}/iterations",
         f"{base}/report",
         f"{base}/report.md",
+        f"/reports/{researched.session_id}.html",
         "/sessions/999999",
     ):
         assert (await bob.get(path)).status_code == 404, path
@@ -244,6 +264,7 @@ async def test_the_routes_are_described_in_the_servers_openapi(
         "/sessions/{session_id}/claims",
         "/sessions/{session_id}/iterations",
         "/sessions/{session_id}/report.md",
+        "/reports/{session_id}.html",
         "/messages/{message_id}/feedback",
         "/preferences",
     ):

@@ -3,8 +3,9 @@
 The first run fails in step ``s03``'s ``take_notes`` with a ``ValueError`` (which the retry
 policy does not retry), but only once the sibling researchers have finished and their writes
 are saved, so which branches completed is fixed by construction rather than by scheduling.
-The resume runs on a new graph object over a new checkpointer connection, as ``deep-research
-resume`` in another process would. Searches are counted per plan step: a branch is identified
+The resume runs on a new graph object over a new checkpointer connection and content store
+(which holds the pages the evidence quotes), as ``deep-research resume`` in another process
+would. Searches are counted per plan step: a branch is identified
 by its checkpoint namespace (``researcher:<task id>|...``), which stays the same across the
 failure and the resume.
 """
@@ -28,9 +29,11 @@ from deep_research.context import Context
 from deep_research.events import namespace_path
 from deep_research.graph import build_graph
 from deep_research.persistence.checkpointer import open_checkpointer
+from deep_research.persistence.content import open_store, resolve_evidence
 from deep_research.settings import get_settings
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.state import (
+    EvidenceRef,
     InputState,
     PlanStep,
     Report,
@@ -147,11 +150,12 @@ async def fail_then_resume(tmp_path: Path) -> None:
     index = tmp_path / "index.sqlite"
 
     failure = FailOnceAfterSiblings(FAILING_STEP, config)
-    async with open_checkpointer(url) as checkpointer:
+    async with open_checkpointer(url) as checkpointer, open_store(url) as store:
         graph = build_graph(
             engine=counting_engine(calls, failure),
             sources=[counting_corpus(LocalCorpus(SAMPLE_CORPUS, index), calls)],
             checkpointer=checkpointer,
+            store=store,
         )
         failure.graph = graph
         with pytest.raises(InjectedFailure):
@@ -177,14 +181,17 @@ async def fail_then_resume(tmp_path: Path) -> None:
     assert set(before.searches) == planned, "every search is attributed to its step"
     assert before.notes[FAILING_STEP] == 1
 
-    async with open_checkpointer(url) as checkpointer:
+    async with open_checkpointer(url) as checkpointer, open_store(url) as store:
         graph = build_graph(
             engine=counting_engine(calls),
             sources=[counting_corpus(LocalCorpus(SAMPLE_CORPUS, index), calls)],
             checkpointer=checkpointer,
+            store=store,
         )
         result = await graph.ainvoke(None, config, context=CONTEXT)
         final = await graph.aget_state(config)
+        # the state refers to the quotes in the stored pages; they resolve after the resume
+        evidence = await resolve_evidence(store, final.values["evidence"])
 
     assert not final.next
     for step_id in finished:
@@ -192,16 +199,26 @@ async def fail_then_resume(tmp_path: Path) -> None:
         assert calls.queries[step_id] == before.queries[step_id]
         assert calls.notes[step_id] == before.notes[step_id]
     assert calls.notes[FAILING_STEP] > before.notes[FAILING_STEP], "the failed branch re-ran"
+    assert calls.searches[FAILING_STEP] == before.searches[FAILING_STEP], (
+        "the failed branch resumed at take_notes, its evidence read back from its checkpoints"
+    )
     assert "unattributed" not in calls.searches
 
     findings = [f.step_id for f in final.values["findings"]]
     assert planned <= set(findings) and len(findings) == len(set(findings))
+    resumed = next(f for f in final.values["findings"] if f.step_id == FAILING_STEP)
+    spans = {e.id for e in final.values["evidence"] if e.step_id == FAILING_STEP}
+    assert resumed.evidence_ids and set(resumed.evidence_ids) <= spans
     report = result["report"]
     assert isinstance(report, Report)
     assert len(report.references) >= 3
     corpus_files = {path.resolve() for path in SAMPLE_CORPUS.iterdir()}
     assert all(Path(ref.location).resolve() in corpus_files for ref in report.references)
     assert f"[{len(report.references)}]" in report.markdown
+    assert all(isinstance(e, EvidenceRef) for e in final.values["evidence"])
+    assert [e.id for e in evidence] == [e.id for e in final.values["evidence"]]
+    quotes = {e.id: e.quote for e in evidence}
+    assert report.citations and all(c.quote == quotes[c.evidence_id] for c in report.citations)
 
 
 @pytest.mark.postgres

@@ -23,9 +23,12 @@ from deep_research.graph import build_graph
 from deep_research.persistence import Database, SqlRecorder, open_database, queries
 from deep_research.persistence import models as tables
 from deep_research.persistence.checkpointer import make_serde
+from deep_research.persistence.recorder import Batch, RunScope
+from deep_research.persistence.records import SessionUpdate
 from deep_research.settings import get_settings
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
-from deep_research.state import Report
+from deep_research.state import BibRecord, EvidenceSpan, Report, Source
+from deep_research.state.reducers import merge_sources
 
 QUESTIONS = (
     "How do LFP and NMC batteries compare for grid storage?",
@@ -146,3 +149,37 @@ async def test_a_graph_without_a_recorder_records_when_a_database_url_is_set(
     async with open_database(url) as database, database.session_scope() as session:
         (research,) = await queries.list_sessions(session, user_id="local", thread_id="env-thread")
         assert research.status == "completed"
+
+
+async def test_a_work_two_steps_found_under_two_links_is_one_source_row(
+    database: Database,
+) -> None:
+    bib = BibRecord(pmid="35200044", year=2022, found_by=["pubmed"])
+    pubmed = Source(url=bib.link() or "", title="Cohort", provider="pubmed", bib=bib)
+    doi = bib.model_copy(update={"doi": "10.4314/x.3", "found_by": ["europepmc"]})
+    europepmc = Source(url=doi.link() or "", title="Cohort", provider="europepmc", bib=doi)
+
+    def span(id: str, source: Source) -> EvidenceSpan:
+        return EvidenceSpan(
+            id=id, url=source.url, document_id="doc_1", step_id=id, quote="Q.", start=0, end=2
+        )
+
+    (work,) = merge_sources([pubmed], [europepmc])
+    assert work.aliases == [pubmed.url]
+    scope = RunScope("alice", "merge-thread", 1)
+    batches = [
+        Batch(session=SessionUpdate(question="Zinc?")),
+        Batch(sources=[pubmed], evidence=[span("ev_1", pubmed)]),  # the first step
+        Batch(sources=[europepmc], evidence=[span("ev_2", europepmc)]),  # the second
+        Batch(sources=[work], cited_urls=[work.url]),  # finalize
+    ]
+    for batch in batches:
+        await SqlRecorder(database).write(scope, batch)
+    async with database.session_scope() as session:
+        (research,) = await queries.list_sessions(
+            session, user_id="alice", thread_id="merge-thread"
+        )
+    (row,) = await rows(database, research.id, tables.Source)
+    assert (row.url, row.doi, row.pmid, row.is_cited) == (work.url, "10.4314/x.3", "35200044", True)
+    spans = await rows(database, research.id, tables.EvidenceSpan)
+    assert {(s.evidence_id, s.url) for s in spans} == {("ev_1", work.url), ("ev_2", work.url)}

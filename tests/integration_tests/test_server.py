@@ -10,6 +10,7 @@ import asyncio
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from langgraph_sdk import get_client
@@ -82,15 +83,20 @@ async def test_run_writes_a_verified_report(client: LangGraphClient) -> None:
     assert "__interrupt__" not in output
     assert (await client.threads.get(thread))["status"] == "idle"
 
-    report = (await _final_values(client, thread))["report"]
+    values = await _final_values(client, thread)
+    report = values["report"]
     assert report["question"] == QUESTION
     assert report["extractive"] is True
+    # the server's content store holds the pages: the state's spans refer to them, and the
+    # report's citations carry the quotes cut from them
+    assert values["evidence"] and not any("quote" in span for span in values["evidence"])
+    assert report["citations"] and all(c["quote"] for c in report["citations"])
     references = report["references"]
     assert len(references) >= 3
     corpus = _corpus_files()
     for reference in references:
-        assert reference["url"].startswith("file://")
-        # served reports show paths relative to the corpus root (the sample corpus here)
+        # served documents are named relative to the corpus root (the sample corpus here)
+        assert reference["url"] == f"corpus:///{quote(reference['location'])}"
         assert (SAMPLE_CORPUS / reference["location"]).resolve() in corpus
     claims = report["claims"]
     assert claims and all(claim["verdict"] for claim in claims)

@@ -76,7 +76,7 @@ class ShapedEngine(OfflineEngine):
         return Reply(ResearchPlan(brief=question, complexity="complex", steps=drafts))
 
     async def queries(
-        self, question: str, step: PlanStep, previous: Sequence[str], n: int
+        self, question: str, step: PlanStep, previous: Sequence[str], n: int, **_: Any
     ) -> Reply[list[str]]:
         return Reply([f"{step.id} storage query {i}" for i in range(self.per_step)])
 

@@ -81,3 +81,32 @@ def test_drafts_and_documents_split_sentences_alike_abbreviations_included() -> 
         'Dr. Smith said "It works."',
         "Costs fell 20% in 2023.",
     ]
+
+
+def test_an_abbreviation_ends_a_piece_only_as_a_word_of_its_own() -> None:
+    """Only a piece's last characters are searched for an abbreviation; the word before counts."""
+    from deep_research.text import split_line
+
+    said = "The plant was opened by the mayor and Mr. Jones attended."
+    assert list(split_line(said)) == [said]
+    long = "The output of the plant, measured over a year, was approx. Twelve units were sold."
+    assert list(split_line(long)) == [long]
+    glued = "It was sold to AlphaMr. Then it grew. Then it was sold to Bravo Co. Then it shrank."
+    assert list(split_line(glued)) == [
+        "It was sold to AlphaMr.",
+        "Then it grew.",
+        "Then it was sold to Bravo Co. Then it shrank.",
+    ]
+
+
+def test_a_capital_after_a_number_is_a_unit_that_ends_a_sentence_not_an_initial() -> None:
+    from deep_research.text import split_line
+
+    units = "Thermal runaway starts at around 270 C. The onset for NMC is 210 C. It burns hotter."
+    assert list(split_line(units)) == [
+        "Thermal runaway starts at around 270 C.",
+        "The onset for NMC is 210 C.",
+        "It burns hotter.",
+    ]
+    named = "The report was written by J. Smith. He led the review."
+    assert list(split_line(named)) == ["The report was written by J. Smith.", "He led the review."]

@@ -11,6 +11,7 @@ from deep_research.errors import CorpusOutsideRootsError, CorpusTooLargeError
 from deep_research.settings import get_settings
 from deep_research.sources import SAMPLE_CORPUS, load_sources
 from deep_research.sources.local import CorpusLimits, LocalCorpus
+from deep_research.sources.served import ServedCorpus
 
 
 def _corpus(tmp_path: Path) -> Path:
@@ -74,7 +75,7 @@ def test_served_runs_default_to_the_sample_corpus_and_the_cli_reads_any_folder(
     with pytest.raises(CorpusOutsideRootsError):
         load_sources("local", str(tmp_path), served=True)
     (served,) = load_sources("local", None, served=True)
-    assert isinstance(served, LocalCorpus) and served.root == SAMPLE_CORPUS.resolve()
+    assert isinstance(served, ServedCorpus) and served.corpus.root == SAMPLE_CORPUS.resolve()
     (mine,) = load_sources("local", str(tmp_path), served=False)
     assert isinstance(mine, LocalCorpus) and mine.root == tmp_path.resolve()
 

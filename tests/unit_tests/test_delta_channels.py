@@ -9,22 +9,27 @@ the lists for a follow-up question (see docs/decisions.md).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from functools import reduce
 from pathlib import Path
+from random import Random
 from typing import Any, TypeVar
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import HumanMessage
+from langgraph.types import Overwrite
 
 from deep_research.context import Context
 from deep_research.engines import Reply
 from deep_research.graph import build_graph
 from deep_research.persistence import open_checkpointer
+from deep_research.sources.identity import source_keys
 from deep_research.sources.pool import extend_pool
-from deep_research.state import EvidenceSpan, Finding, PlanStep, Source
+from deep_research.state import BibRecord, EvidenceSpan, Finding, PlanStep, Source
 from deep_research.state.reducers import (
+    latest_write,
     merge_evidence,
     merge_evidence_batches,
     merge_finding_batches,
@@ -37,6 +42,8 @@ from tests.unit_tests.test_checkpoint_size import GeneratedWeb, ShapedEngine
 T = TypeVar("T")
 
 GROWING = ("sources", "evidence", "findings")
+REPLACED = ("draft", "claims", "citations")
+KEPT = (*GROWING, *REPLACED)
 
 # Few distinct keys, so that writes collide and the keyed merges have work to do.
 sources = st.builds(
@@ -49,6 +56,33 @@ sources = st.builds(
     cache=st.sampled_from([None, "hit", "miss"]),
     flags=st.lists(st.sampled_from(["injection", "thin"]), unique=True, max_size=2),
 )
+
+
+WEB = "https://a.example/1"
+
+
+@st.composite
+def works(draw: st.DrawFn) -> Source:
+    """Records of a few works, under their links or a web page's URL, sharing identifiers,
+    titles and years in every way, so that one work has several records to merge."""
+    bib = BibRecord(
+        doi=draw(st.sampled_from([None, "10.1/a", "10.1/b"])),
+        pmid=draw(st.sampled_from([None, "11", "12"])),
+        pmcid=draw(st.sampled_from([None, "PMC7"])),
+        nct_id=draw(st.sampled_from([None, None, "NCT00000001"])),
+        year=draw(st.sampled_from([None, 2020, 2021])),
+        authors=draw(st.sampled_from([[], ["Ng A"], ["Ng A", "Li B"]])),
+        found_by=[draw(st.sampled_from(["pubmed", "europepmc"]))],
+    )
+    link = "https://pubmed.ncbi.nlm.nih.gov/11/"
+    return Source(
+        url=draw(st.sampled_from([bib.link() or WEB, WEB, link])),
+        title=draw(st.sampled_from(["Zinc trial", "ZINC TRIAL.", "Iron trial"])),
+        provider=bib.found_by[0],
+        crawl_status=draw(st.sampled_from(["ok", "skipped", "failed"])),
+        document_id=draw(st.sampled_from([None, "doc_1"])),
+        bib=draw(st.sampled_from([bib, bib, None])),
+    )
 
 
 @st.composite
@@ -106,6 +140,55 @@ def test_merging_sources_does_not_depend_on_batching(
 
 @SETTINGS
 @given(
+    st.lists(works(), max_size=4),
+    st.lists(st.lists(works(), max_size=4), max_size=4),
+    st.lists(st.lists(works(), max_size=4), max_size=4),
+)
+def test_merging_works_by_identifier_does_not_depend_on_batching(
+    state: list[Source], xs: list[list[Source]], ys: list[list[Source]]
+) -> None:
+    _check_batching(merge_source_batches, merge_sources, state, xs, ys)
+
+
+@SETTINGS
+@given(st.lists(st.lists(works(), max_size=4), max_size=5))
+def test_each_url_found_is_one_merged_source_and_no_two_are_one(
+    writes: list[list[Source]],
+) -> None:
+    merged = merge_source_batches([], writes)
+    names = [url for s in merged for url in (s.url, *s.aliases)]
+    assert len(names) == len(set(names))
+    assert {s.url for write in writes for s in write} <= set(names)
+    for a, b in itertools.combinations(merged, 2):
+        assert not source_keys(a) & source_keys(b)
+    assert merge_sources(merged, []) == merged  # closed: merging again changes nothing
+
+
+@SETTINGS
+@given(st.lists(st.lists(works(), max_size=4), max_size=4), st.randoms())
+def test_which_records_are_one_work_does_not_depend_on_the_order_steps_finish(
+    writes: list[list[Source]], random: Random
+) -> None:
+    """Identifiers and links alone (distinct titles): the grouping is order-free. (A record
+    with no identifier of its own in common may join one of two works of its title, the
+    first it meets, as within a step.)"""
+    titled = [
+        [s.model_copy(update={"title": f"{s.url} {n}"}) for n, s in enumerate(write)]
+        for write in writes
+    ]
+    shuffled = random.sample(titled, len(titled))
+
+    found = {s.url for write in writes for s in write}
+
+    def groups(batches: list[list[Source]]) -> set[frozenset[str]]:
+        merged = merge_source_batches([], batches)
+        return {frozenset({s.url, *s.aliases} & found) for s in merged}
+
+    assert groups(shuffled) == groups(titled)
+
+
+@SETTINGS
+@given(
     st.lists(spans(), max_size=4),
     st.lists(st.lists(spans(), max_size=4), max_size=4),
     st.lists(st.lists(spans(), max_size=4), max_size=4),
@@ -128,11 +211,25 @@ def test_merging_findings_does_not_depend_on_batching(
     _check_batching(merge_finding_batches, merge_findings, state, xs, ys)
 
 
+@SETTINGS
+@given(
+    st.lists(st.integers(), max_size=3),
+    st.lists(st.lists(st.integers(), max_size=3), max_size=4),
+    st.lists(st.lists(st.integers(), max_size=3), max_size=4),
+)
+def test_the_latest_write_wins_however_writes_are_batched(
+    state: list[int], xs: list[list[int]], ys: list[list[int]]
+) -> None:
+    once = latest_write(state, xs + ys)
+    assert latest_write(latest_write(state, xs), ys) == once
+    assert once == ((xs + ys)[-1] if xs + ys else state)
+
+
 class QuestionEngine(ShapedEngine):
     """Queries that depend on the question, so that two questions read different pages."""
 
     async def queries(
-        self, question: str, step: PlanStep, previous: Sequence[str], n: int
+        self, question: str, step: PlanStep, previous: Sequence[str], n: int, **_: Any
     ) -> Reply[list[str]]:
         reply = await super().queries(question, step, previous, n)
         return Reply([f"{question} {query}" for query in reply.value])
@@ -149,14 +246,21 @@ MERGES: dict[str, Callable[[Any, Any], Any]] = {
 
 
 async def _ask(graph: Any, config: dict[str, Any], question: str) -> dict[str, Any]:
-    """Run one question; return the lists that its researchers' updates merge into."""
+    """Run one question; return the lists its researchers' updates merge into, and the last
+    draft, claims and citations written."""
     updates: list[dict[str, Any]] = []
+    latest: dict[str, Any] = {}
     async for chunk in graph.astream(
         {"messages": [HumanMessage(question)]}, config, context=CONTEXT, stream_mode="updates"
     ):
-        updates.extend(update for node, update in chunk.items() if node == "researcher")
-    assert updates
-    return {k: reduce(MERGES[k], (u[k] for u in updates if k in u), []) for k in GROWING}
+        for node, update in chunk.items():
+            if node == "researcher":
+                updates.append(update)
+            elif isinstance(update, dict):
+                latest |= {k: v for k, v in update.items() if k in REPLACED}
+    assert updates and latest.keys() == set(REPLACED)
+    merged = {k: reduce(MERGES[k], (u[k] for u in updates if k in u), []) for k in GROWING}
+    return merged | {k: v.value if isinstance(v, Overwrite) else v for k, v in latest.items()}
 
 
 async def test_a_thread_read_back_from_sqlite_holds_what_the_researchers_returned(
@@ -170,18 +274,34 @@ async def test_a_thread_read_back_from_sqlite_holds_what_the_researchers_returne
         first = await _ask(graph, config, "Which storage sites?")
         state = (await graph.aget_state(config)).values
         assert len(first["sources"]) == 20
-        assert {k: state[k] for k in GROWING} == first
+        assert {k: state[k] for k in KEPT} == first
 
         latest = await saver.aget_tuple(config)
         assert latest is not None
-        assert not set(GROWING) & latest.checkpoint["channel_values"].keys(), "not copied"
+        assert not {*GROWING, *REPLACED} & latest.checkpoint["channel_values"].keys()
+        assert all(first[k] for k in REPLACED), "the first answer has claims and citations"
+        researchers = [
+            c.checkpoint["channel_values"].keys()
+            async for c in saver.alist({"configurable": {"thread_id": "delta"}})
+            if c.config["configurable"]["checkpoint_ns"].startswith("researcher:")
+        ]
+        assert len(researchers) >= 2 * 4, "each researcher's steps are checkpointed"
+        assert not any({*GROWING, "results"} & keys for keys in researchers), "not copied"
 
         second = await _ask(graph, config, "Which of them are in Europe?")
         state = (await graph.aget_state(config)).values
-        assert {k: state[k] for k in GROWING} == second, "clarify's reset is replayed"
+        assert {k: state[k] for k in KEPT} == second, "clarify's reset is replayed"
         assert not {s.url for s in first["sources"]} & {s.url for s in second["sources"]}
         assert state["pool"] == extend_pool([], first["sources"])
 
+        assert second["draft"] != first["draft"], "the second answer replaced the first"
+
         earlier = [s async for s in graph.aget_state_history(config)]
         end_of_first = next(s for s in earlier if s.values["question"] == "Which storage sites?")
-        assert {k: end_of_first.values[k] for k in GROWING} == first
+        assert {k: end_of_first.values[k] for k in KEPT} == first
+        reset = next(
+            s
+            for s in earlier
+            if s.values["question"] == "Which of them are in Europe?" and s.next == ("plan",)
+        )
+        assert not any(reset.values[k] for k in REPLACED), "clarify's reset is replayed"

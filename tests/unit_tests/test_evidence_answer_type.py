@@ -36,7 +36,6 @@ def _select(question: str, step: PlanStep, pages: dict[str, str]) -> list[str]:
         _documents(pages),
         step,
         [step.title],
-        per_document=4,
         limit=6,
         topic=content_tokens(question),
         question=question,

@@ -32,7 +32,6 @@ def test_question_terms_lift_sentences_about_the_subject() -> None:
         _documents(),
         step,
         ["history timeline"],
-        per_document=2,
         limit=4,
         topic=content_tokens("What did Hornsdale Power Reserve cost?"),
     )
@@ -42,5 +41,5 @@ def test_question_terms_lift_sentences_about_the_subject() -> None:
 
 def test_without_a_topic_the_step_terms_alone_decide() -> None:
     step = PlanStep(id="s02", title="History and timeline", intent="Dates and milestones")
-    spans = select_evidence(_documents(), step, ["history timeline"], per_document=2, limit=4)
+    spans = select_evidence(_documents(), step, ["history timeline"], limit=4)
     assert {s.url for s in spans} == set(PAGES)

@@ -19,7 +19,9 @@ from deep_research.engines.llm import LLMEngine
 from deep_research.engines.schemas import (
     ChatTitle,
     ClarifyDecision,
+    EvidencePicks,
     Reflection,
+    ReportAssessment,
     ResearchPlan,
     Rewrite,
     SearchQueries,
@@ -31,11 +33,13 @@ from deep_research.persistence.checkpointer import make_serde
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path
 from deep_research.state import Report, Verdict
+from deep_research.text import split_line
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured, text
 
 TITLE = "Grid battery chemistries and Hornsdale"
 """The chat title the scripted model writes."""
 WRONG = "Hornsdale Power Reserve stores 9999 MWh"
+UNCOVERED = "The evidence gives no construction cost for Hornsdale."
 REPORT = f"""## Hornsdale
 
 Hornsdale Power Reserve is a Tesla battery in South Australia [E1]. {WRONG} [E1].
@@ -69,6 +73,20 @@ def _verdicts(prompt: str) -> AIMessage:
     )
 
 
+INVENTED = "Hornsdale Power Reserve is the largest battery on the Moon."
+"""A quote the scripted model invents: no page states it, so it must be dropped."""
+
+
+def _picks(prompt: str) -> AIMessage:
+    """The first sentence of each passage shown, its spaces doubled, and one invented quote."""
+    quotes = [
+        {"passage": key, "quote": "  ".join(next(split_line(line)).split()), "relevance": 0.8}
+        for key, line in re.findall(r"^\[(P\d+)\] \(section.*\n> (.*)", prompt, re.M)
+    ]
+    quotes.append({"passage": "P1", "quote": INVENTED, "relevance": 1.0})
+    return structured(EvidencePicks, quotes=quotes)
+
+
 def respond(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> AIMessage:
     prompt = str(messages[-1].content)
     replies = {
@@ -86,11 +104,20 @@ def respond(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> 
         "SearchQueries": lambda: structured(
             SearchQueries, queries=["Hornsdale Power Reserve", "LFP NMC grid batteries"]
         ),
+        "EvidencePicks": lambda: _picks(prompt),
         "StepNotes": lambda: structured(StepNotes, notes="Found it [E1].", sufficient=True),
         "Reflection": lambda: structured(Reflection, decision="complete", reasoning="done"),
         "VerdictBatch": lambda: _verdicts(prompt),
         "Rewrite": lambda: structured(
             Rewrite, text="Hornsdale Power Reserve was expanded in 2020", evidence_key="E1"
+        ),
+        "ReportAssessment": lambda: structured(
+            ReportAssessment,
+            summary="Hornsdale is a Tesla battery; grid batteries mostly use LFP [E1][E99].",
+            limitations=[
+                {"kind": "uncovered", "text": UNCOVERED},
+                {"kind": "conflict", "text": "One source only [E1][E9]."},
+            ],
         ),
     }
     tool = _tool(tools)
@@ -111,16 +138,28 @@ async def test_llm_engine_runs_the_whole_graph_and_revises_a_contradicted_claim(
     )
     config = {"configurable": {"thread_id": uuid.uuid4().hex}}
     tokens: list[str] = []
-    async for mode, chunk in graph.astream(
+    picked: list[dict[str, Any]] = []
+    async for _namespace, mode, chunk in graph.astream(
         {"messages": [HumanMessage("Compare LFP and NMC and describe Hornsdale Power Reserve")]},
         config,
         context=Context(depth="auto"),
         stream_mode=["messages", "custom"],
+        subgraphs=True,  # researcher events come from the subgraph
     ):
         if mode == "messages" and chunk[1].get("langgraph_node") == "synthesize":
             tokens.append(chunk[0].text)
+        if mode == "custom" and chunk["type"] == "evidence_picked":
+            picked.append(chunk["data"])
     report: Report = (await graph.aget_state(config)).values["report"]
 
+    # every step showed passages and dropped the invented quote; the others became evidence
+    assert picked and all(p["passages"] > 0 and p["dropped"] == 1 for p in picked)
+    assert all(p["located"] == p["quotes"] - 1 for p in picked)
+    state = (await graph.aget_state(config)).values
+    texts = {d.url: d.text for d in [await corpus.read(s.url) for s in state["sources"]]}
+    assert state["evidence"] and INVENTED not in {e.quote for e in state["evidence"]}
+    for span in state["evidence"]:
+        assert texts[span.url][span.start : span.end] == span.quote
     assert "".join(tokens).startswith("## Hornsdale")  # the report streamed token by token
     assert report.config.engine == "scripted-model" and not report.extractive
     assert report.config.depth == "light"  # complexity "simple" under depth auto
@@ -132,6 +171,13 @@ async def test_llm_engine_runs_the_whole_graph_and_revises_a_contradicted_claim(
     # verifier holds model verdicts to the figure rule, so it is only PARTIAL.
     rewritten = verdicts.pop("Hornsdale Power Reserve was expanded in 2020")
     assert rewritten.verdict is Verdict.PARTIAL and "2020" in rewritten.reasoning
+    # it stays, marked after its citations, with the reason as a footnote; it was revised once
+    # (the budget of a light run) and not removed by the last pass, which keeps partial claims
+    after = report.markdown[rewritten.position_end :]
+    assert re.match(r" \[\d\] \*\(partly supported\)\*\[\^v1\]\.", after)
+    assert "\n[^v1]: Partly supported: the evidence does not state the claim's 2020" in (
+        report.markdown
+    )
     assert all(c.verdict is Verdict.SUPPORTED for c in verdicts.values())
     for claim in report.claims:
         assert report.markdown[claim.position_start : claim.position_end] == claim.text
@@ -143,3 +189,14 @@ async def test_llm_engine_runs_the_whole_graph_and_revises_a_contradicted_claim(
     assert tools_used[0] == "ClarifyDecision"
     assert set(tools_used[1:3]) == {"ChatTitle", "ResearchPlan"}  # asked side by side
     assert tools_used.count("ChatTitle") == 1
+    assert tools_used[-1] == "ReportAssessment"  # after the last verification pass
+    # the model's summary and limits, keys as reference numbers; E9 names no evidence shown
+    assert report.summary.endswith("mostly use LFP [1].")
+    uncovered, conflict = report.limitations
+    assert uncovered.kind == "uncovered" and uncovered.text == UNCOVERED
+    assert conflict.kind == "other"  # a "conflict" citing one source is no conflict
+    assert conflict.text == "One source only [1]." and conflict.references == [1]
+    limits = report.markdown.split("## Limitations\n\n", 1)[1].split("\n## ", 1)[0]
+    assert limits.startswith(f"- {UNCOVERED}\n- One source only [1].")
+    assert report.confidence is not None and f"**Confidence: {report.confidence.level}.**" in limits
+    assert "Limitations" not in report.outline

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,8 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
 from deep_research.context import Context
-from deep_research.engines import OfflineEngine
+from deep_research.engines import ClaimCheck, OfflineEngine, Reply
+from deep_research.engines.schemas import Rewrite
 from deep_research.graph import build_graph
 from deep_research.persistence.checkpointer import make_serde
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
@@ -226,3 +228,67 @@ async def test_empty_question_fails_with_a_clear_error(corpus: LocalCorpus) -> N
 
     with pytest.raises(InvalidQuestionError, match="empty"):
         await _ask(_graph(corpus), "   ", _config())
+
+
+class Embellishing(OfflineEngine):
+    """Writes the offline report plus one claim its evidence only partly states.
+
+    With ``narrows`` it rewrites like the offline engine (the claim is narrowed to the
+    evidence sentence); without, its rewrites change nothing.
+    """
+
+    ADDED = "and it was inspected by 7 astronauts"
+
+    def __init__(self, *, narrows: bool) -> None:
+        self.narrows = narrows
+
+    async def write_report(
+        self,
+        question: str,
+        brief: str,
+        plan: Any,
+        evidence: Any,
+        on_progress: Any = None,
+        *,
+        inputs: Any = None,
+    ) -> Reply[str]:
+        written = await super().write_report(question, brief, plan, evidence, on_progress)
+        claim = f"{evidence[0].quote.rstrip().rstrip('.!?')} {self.ADDED} [E1]."
+        return Reply(f"{written.value}\n## Also\n\n{claim}\n")
+
+    async def rewrite(self, check: ClaimCheck) -> Reply[Rewrite]:
+        if self.narrows:
+            return await super().rewrite(check)
+        return Reply(Rewrite(text=check.claim.text, evidence_key="E1"))
+
+
+@pytest.mark.parametrize("narrows", [True, False])
+async def test_a_partial_claim_is_narrowed_or_else_marked_with_a_footnote(
+    corpus: LocalCorpus, narrows: bool
+) -> None:
+    graph = build_graph(
+        engine=Embellishing(narrows=narrows),
+        sources=[corpus],
+        checkpointer=InMemorySaver(serde=make_serde()),
+    )
+    out = await _ask(graph, QUESTION, _config(), allow_clarification=False, depth="light")
+    report: Report = out["report"]
+    added = [c for c in report.claims if Embellishing.ADDED in c.text]
+    if narrows:
+        # narrowed to the quote it embellished (removed instead when the report states it)
+        summary = report.verification
+        assert added == [] and summary.removed + summary.corrected >= 1
+        assert "[^v" not in report.markdown
+        assert all(c.verdict is Verdict.SUPPORTED for c in report.claims)
+    else:
+        (claim,) = added
+        assert claim.verdict is Verdict.PARTIAL
+        after = report.markdown[claim.position_end :]
+        assert re.match(r"(?: ?\[\d+\])+ \*\(partly supported\)\*\[\^v1\]\.", after)
+        assert "No claim needed revision" not in report.markdown  # it was tried
+        assert (
+            "[^v1]: Partly supported: the evidence does not state the claim's 7."
+            in (report.markdown.split("\n## References\n")[1])
+        )
+    for claim in report.claims:
+        assert report.markdown[claim.position_start : claim.position_end] == claim.text

@@ -98,6 +98,7 @@ def test_payloads_are_the_typed_models_dumped() -> None:
         "intent": "cost per kWh",
         "evidence_needed": "prices",
         "round": 1,
+        "replaced": False,
     }
     assert PlanReviewRequest.model_validate(payload) == request
     question = ClarificationRequest(question="Which chemistry?").model_dump(mode="json")

@@ -125,7 +125,7 @@ async def test_plan_numbers_steps_and_resolves_auto_depth_from_a_scripted_plan()
     )
     services = Services(engine=LLMEngine(model, name="m"), sources=[FakeProvider({})])
     update = await plan(State(question="q"), runtime(depth="auto"), services=services)
-    assert update["config"].depth == "medium"
+    assert update["config"].depth == "extended"  # complex questions get the extended budget
     assert [s.id for s in update["plan"]] == ["s01", "s02", "s03", "s04", "s05"]
     assert len(model.calls) == 2 and update["usage"].calls == 2
 
@@ -214,7 +214,8 @@ async def test_a_failed_read_becomes_a_failed_source_not_an_exception() -> None:
     update = await read_sources(state, runtime(), services=Services(sources=[provider]))
     status = {s.url: (s.crawl_status, s.reason) for s in update["sources"]}
     assert status["https://a.example/bad"] == ("failed", "cannot read https://a.example/bad")
-    assert update["evidence"][0].quote == "Hornsdale Power Reserve has a capacity of 150 MW."
+    first = update["evidence"][0].quote  # a window: its on-topic next sentence comes along
+    assert first.startswith("Hornsdale Power Reserve has a capacity of 150 MW.")
     assert TEXT[update["evidence"][0].start : update["evidence"][0].end] == (
         update["evidence"][0].quote
     )

@@ -8,6 +8,7 @@ from deep_research.report import (
     number_references,
     render_markdown,
     sections,
+    verification_line,
     verification_note,
 )
 from deep_research.state import (
@@ -71,24 +72,33 @@ def test_claims_offsets_are_moved_exactly_into_the_rendered_markdown() -> None:
     assert "Second claim there [1][2]." in rendered.markdown
     assert "Third claim." in rendered.markdown  # an unknown marker is dropped
     assert rendered.markdown.endswith(
-        "## References\n\n1. Page A — " + A + "\n2. File B — /corpus/b.md\n"
+        "## References\n\n1. Page A [Internet]. Available from: "
+        + A
+        + "\n2. File B. Available from: /corpus/b.md\n"
     )
     assert "## Verification" not in rendered.markdown  # no pass ran
 
 
-def test_the_verification_note_follows_the_body_when_a_pass_ran() -> None:
+def test_one_verification_line_ends_the_report_when_a_pass_ran() -> None:
     summary = VerificationSummary(supported=2, partial=1, passes=1, removed=1)
     numbering = number_references(DRAFT, EVIDENCE, SOURCES)
     rendered = render_markdown("Q", DRAFT, [], numbering, summary)
-    assert f"## Verification\n\n{verification_note(summary)}\n" in rendered.markdown
+    assert rendered.markdown.endswith(f"\n*{verification_line(summary)}*\n")
+    assert "2 of 3 checked claims fully supported, 1 removed" in verification_line(summary)
+    assert "## Verification" not in rendered.markdown
     assert "3 claims were checked" in verification_note(summary)
     assert [s.title for s in sections(rendered.markdown)] == ["Findings"]
+    chinese = render_markdown("Q", DRAFT, [], numbering, summary, "zh").markdown
+    assert "## 参考文献" in chinese and "核查：" in chinese
+    assert [s.title for s in sections(chinese)] == ["Findings"]
 
 
 def test_metrics_count_what_the_run_did() -> None:
     numbering = number_references(DRAFT, EVIDENCE, SOURCES)
     metrics = compute_metrics(
-        usage=TokenUsage(prompt_tokens=1_000_000, completion_tokens=500_000, calls=3),
+        usage=TokenUsage(
+            prompt_tokens=1_000_000, completion_tokens=500_000, calls=3, cost_usd=1.2, trimmed=4
+        ),
         sources=SOURCES,
         evidence=EVIDENCE,
         findings=[
@@ -101,7 +111,8 @@ def test_metrics_count_what_the_run_did() -> None:
         now=112.5,
     )
     assert metrics.duration_seconds == 12.5
-    assert metrics.cost_estimate_usd == 1.2  # 1M prompt at 0.40 + 0.5M completion at 1.60
+    assert metrics.cost_estimate_usd == 1.2  # priced by the engine, at the prices of each model
+    assert metrics.trimmed_for_context == 4
     assert (metrics.searches, metrics.sources_consulted, metrics.sources_cited) == (5, 3, 2)
     assert (metrics.distinct_domains, metrics.evidence_spans, metrics.rounds) == (3, 4, 2)
     assert (metrics.cache_hits, metrics.cache_misses, metrics.model_calls) == (1, 1, 3)
@@ -140,3 +151,19 @@ def test_a_report_with_nothing_checked_says_so_and_claims_no_share() -> None:
     assert "%" not in note
     some = VerificationSummary(supported=1, unsupported=1, passes=1)
     assert "50% of the checked claims fully supported" in verification_note(some)
+
+
+def test_a_chinese_report_marks_claims_and_lists_references_in_chinese() -> None:
+    from deep_research.state import Verdict
+
+    partial = claim("First claim here").model_copy(
+        update={"verdict": Verdict.PARTIAL, "reasoning": "the evidence does not state it"}
+    )
+    numbering = number_references(DRAFT, EVIDENCE, SOURCES, language="zh")
+    rendered = render_markdown(
+        "问题？", DRAFT, [partial], numbering, VerificationSummary(partial=1, passes=1), "zh"
+    )
+    assert "First claim here [1] *(部分得到支持)*[^v1]." in rendered.markdown
+    assert "2. File B. 获取地址：/corpus/b.md\n" in rendered.markdown
+    assert "\n文中标记了 1 条证据未能完全支持的陈述，脚注说明了原因。\n" in rendered.markdown
+    assert "Available from" not in rendered.markdown and "marked" not in rendered.markdown

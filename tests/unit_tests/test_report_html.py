@@ -12,9 +12,11 @@ from deep_research.report_html import render_html
 from deep_research.state import (
     Citation,
     Claim,
+    Limitation,
     Metrics,
     Reference,
     Report,
+    ReportConfidence,
     Verdict,
     VerificationSummary,
 )
@@ -165,3 +167,57 @@ def test_a_report_with_nothing_checked_says_so_instead_of_a_share() -> None:
     page = render_html(make_report(claims_checked=False))
     assert "No claim could be checked." in page
     assert "v-unchecked" in page
+
+
+def test_the_summary_sits_under_the_title_and_the_confidence_beside_the_chart() -> None:
+    confidence = ReportConfidence(level="medium", basis=f"2 of 3 supported; {EVIL}")
+    report = make_report().model_copy(
+        update={
+            "summary": f"Prices fell [1]. {EVIL}",
+            "confidence": confidence,
+            "limitations": [Limitation(kind="conflict", text="A [1] versus B [2].")],
+        }
+    )
+    page = render_html(report)
+    title, summary = page.index("</h1>"), page.index('<p id="summary">')
+    assert title < summary < page.index("<h2>Prices</h2>")
+    assert '<a class="cite" href="#ref-1">[1]</a>. &lt;script&gt;' in page[summary:]
+    aside = page[page.index("<aside>") :]
+    assert '<span class="level level-medium">medium</span>' in aside
+    assert "2 of 3 supported; &lt;script&gt;" in aside and "1 limitation stated" in aside
+    assert [t for t, _ in _parse(page).tags if t in {"script", "img"}] == ["script", "script"]
+    # a report without them (an old export, a simple answer) shows neither
+    plain = render_html(make_report())
+    assert 'id="summary"' not in plain and 'id="confidence"' not in plain
+
+
+def test_analysis_claims_are_labelled_as_analysis_not_unchecked() -> None:
+    report = make_report()
+    kept = report.claims[1].model_copy(
+        update={"verdict": None, "claim_type": "synthesis", "citation_keys": []}
+    )
+    page = render_html(report.model_copy(update={"claims": [report.claims[0], kept]}))
+    assert 'class="claim v-analysis" data-claim="cl_2"' in page
+    assert "Analysis" in page and "claim v-unchecked" not in page
+
+
+def test_the_page_declares_the_reports_language() -> None:
+    report = make_report()
+    assert '<html lang="en">' in render_html(report)
+    chinese = report.model_copy(update={"question": "中国的电池成本是多少？"})
+    assert '<html lang="zh">' in render_html(chinese)
+
+
+def test_the_panel_shows_the_verifiers_reason_in_the_reports_language() -> None:
+    from deep_research.verification.reasons import reason
+
+    report = make_report()
+    stored = reason("conflict", stated="150兆瓦", figure="一百五十兆瓦时")
+    contradicted = report.claims[1].model_copy(update={"reasoning": stored})
+    claims = [report.claims[0], contradicted]
+    english = render_html(report.model_copy(update={"claims": claims}))
+    assert json.dumps(stored, ensure_ascii=False) in english
+    chinese = report.model_copy(update={"question": "中国的电池成本是多少？", "claims": claims})
+    page = render_html(chinese)
+    assert "证据给出的是150兆瓦，而不是陈述中的一百五十兆瓦时" in page and stored not in page
+    assert chinese.claims[1].reasoning == stored  # report.json keeps the verifier's words

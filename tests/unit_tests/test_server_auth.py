@@ -6,6 +6,7 @@ import asyncio
 import io
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -21,6 +22,7 @@ from deep_research.engines import OfflineEngine
 from deep_research.engines.llm import LLMEngine
 from deep_research.engines.schemas import ResearchPlan
 from deep_research.errors import ConfigurationError
+from deep_research.persistence.db import Database, open_database
 from deep_research.preferences import (
     Preferences,
     apply_preferences,
@@ -30,7 +32,7 @@ from deep_research.preferences import (
 from deep_research.server import auth as server_auth
 from deep_research.server.cors import CORSPolicy, allowed_origins
 from deep_research.server.database import domain_session
-from deep_research.server.limits import RunLimiter
+from deep_research.server.limits import DatabaseSource, RunLimiter
 from deep_research.server.tokens import TokenVerifier, key_id, sign_token
 from deep_research.services import Services
 from deep_research.settings import get_settings
@@ -68,14 +70,21 @@ class FakeRunBook:
         await asyncio.sleep(0)  # let a concurrent request interleave here
         return set(self.listed) if user_id == "alice" else set()
 
-    async def stored(self, thread_id: str, run_id: str) -> bool:
-        return run_id in self.stored_runs
+    async def status(self, thread_id: str, run_id: str) -> str | None:
+        if run_id not in self.stored_runs:
+            return None
+        return "running" if run_id in self.listed else "success"
+
+
+async def in_process() -> None:
+    """No domain store: the cap holds admitted runs in the process."""
+    return None
 
 
 @pytest.fixture(autouse=True)
 def _no_server_to_count_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     """The run cap counts through the server's loopback API, which a unit test has not."""
-    monkeypatch.setattr(server_auth, "run_limiter", RunLimiter(FakeRunBook()))
+    monkeypatch.setattr(server_auth, "run_limiter", RunLimiter(FakeRunBook(), database=in_process))
 
 
 def test_signed_tokens_verify_expire_and_tampering_does_not() -> None:
@@ -302,9 +311,22 @@ async def test_system_instructions_reach_the_writing_prompts_not_the_judge() -> 
     assert "USER INSTRUCTIONS" not in plain._system("judge prompt")
 
 
-async def test_the_run_cap_counts_listed_and_just_admitted_runs() -> None:
+@pytest.mark.parametrize("shared", [False, True], ids=["in-process", "shared-table"])
+async def test_the_run_cap_counts_listed_and_just_admitted_runs(
+    shared: bool, tmp_path: Path
+) -> None:
+    """The same count with or without the table that replicas share (here on SQLite)."""
+    async with open_database(f"sqlite:///{tmp_path / 'cap.db'}") as database:
+
+        async def table() -> Database | None:
+            return database if shared else None
+
+        await _count_listed_and_just_admitted_runs(table)
+
+
+async def _count_listed_and_just_admitted_runs(table: DatabaseSource) -> None:
     book, now = FakeRunBook(listed={"r1"}), [0.0]
-    limiter = RunLimiter(book, hold_seconds=5.0, clock=lambda: now[0])
+    limiter = RunLimiter(book, database=table, hold_seconds=5.0, clock=lambda: now[0])
     admissions = [limiter.admit("alice", f"new{i}", "t1", 2) for i in range(3)]
     results = await asyncio.gather(*admissions)
     assert sorted(results, key=str) == [2, 2, None]  # one slot left: one of three gets it
@@ -329,7 +351,8 @@ async def test_a_run_over_the_cap_is_429_with_a_clear_message(
     monkeypatch.setenv("DEEP_RESEARCH_MAX_RUNS_PER_USER", "2")
     get_settings.cache_clear()
 
-    monkeypatch.setattr(server_auth, "run_limiter", RunLimiter(FakeRunBook({"r1", "r2"})))
+    limiter = RunLimiter(FakeRunBook({"r1", "r2"}), database=in_process)
+    monkeypatch.setattr(server_auth, "run_limiter", limiter)
     value: dict[str, Any] = {"metadata": {}, "run_id": "r3", "kwargs": {"context": {}}}
     with pytest.raises(Auth.exceptions.HTTPException) as refused:
         await server_auth.create_run(ctx=_ctx("alice", "threads", "create_run"), value=value)

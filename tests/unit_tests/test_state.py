@@ -218,7 +218,7 @@ def test_auto_depth_is_medium_until_the_plan_classifies_the_question() -> None:
 
     assert concrete_depth("auto") == "medium"
     assert concrete_depth("auto", "simple") == "light"
-    assert concrete_depth("auto", "complex") == "medium"
+    assert concrete_depth("auto", "complex") == "extended"
     assert concrete_depth("extended", "simple") == "extended"
     auto = resolve_config(make_context(), depth="auto", engine="offline", sources=["local"])
     assert auto.depth == "medium"

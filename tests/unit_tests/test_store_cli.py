@@ -64,7 +64,7 @@ def test_the_engine_titles_a_chat_once_and_chats_lists_the_title(
 ) -> None:
     model = ScriptedChatModel(responses=[respond] * 100)
     engine = LLMEngine(model, name="scripted-model")
-    monkeypatch.setattr("deep_research.services.load_engine", lambda name: engine)
+    monkeypatch.setattr("deep_research.services.load_engine", lambda name, **roles: engine)
     args = ("--depth", "light", "--quiet", "--out", str(tmp_path / "out"))
 
     for question in (QUESTION, "And what did its expansion cost?"):

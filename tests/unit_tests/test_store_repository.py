@@ -27,7 +27,7 @@ from deep_research.persistence.records import (
     SessionUpdate,
     SubStepRecord,
 )
-from deep_research.state import Citation, Claim, EvidenceSpan, PlanStep, Source
+from deep_research.state import Citation, Claim, EvidenceSpan, PlanStep, Source, Verdict
 
 QUOTE = "Hornsdale Power Reserve has a capacity of 150 MW."
 SOURCE = Source(url="https://example.org/hornsdale", title="Hornsdale", provider="fake")
@@ -183,3 +183,15 @@ async def test_offline_titles_are_the_first_question_on_one_short_line() -> None
     long = (await engine.title("word " * 40)).value
     assert long == chat_title("word " * 40)
     assert len(long) <= 80 and long.endswith("…") and "  " not in long
+
+
+async def test_a_claim_records_who_judged_it(database: Database) -> None:
+    judged = CLAIM.model_copy(update={"verdict": Verdict.SUPPORTED, "checked_by": "fallback"})
+    batch = Batch(session=SessionUpdate(question="q"), claims=[judged])
+    await SqlRecorder(database).write(RunScope("alice", "thread-1", 1), batch)
+    async with database.session_scope() as session:
+        (research,) = await queries.list_sessions(session, user_id="alice", thread_id="thread-1")
+        (row,) = await queries.list_session_rows(
+            session, user_id="alice", session_id=research.id, model=tables.Claim
+        )
+    assert (row.verdict, row.checked_by) == ("SUPPORTED", "fallback")

@@ -7,7 +7,9 @@ the order ``route_after_verify`` picks, as the graph would run them.
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -17,14 +19,24 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context, resolve_config
 from deep_research.engines import ClaimCheck, OfflineEngine, Reply
 from deep_research.engines.llm import LLMEngine
-from deep_research.engines.schemas import Rewrite, VerdictBatch
+from deep_research.engines.schemas import ClaimVerdict, Rewrite, VerdictBatch
 from deep_research.graph.routing import route_after_verify
 from deep_research.nodes import finalize, revise, verify
+from deep_research.nodes.revise import revise_claim
 from deep_research.services import Services
 from deep_research.state import Claim, EvidenceSpan, Report, State, Verdict
+from deep_research.verification import verifier
 from deep_research.verification.checks import Analyses
 from deep_research.verification.citations import normalize_draft
-from deep_research.verification.verifier import rank_alternates, verify_claims
+from deep_research.verification.verifier import (
+    Memo,
+    needs_final_revision,
+    needs_revision,
+    rank_alternates,
+    revision_due,
+    verify_claims,
+    verify_draft,
+)
 from tests.fakes import CountingEngine
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured
 
@@ -143,17 +155,24 @@ async def test_revision_corrects_removes_and_recites_and_offsets_stay_exact() ->
     texts = [c.text for c in report.claims]
     for gone in (UNSUPPORTED, WRONG_NUMBER, WRONG_DATE, NEGATED):
         assert gone not in report.markdown
-    # contradicted claims were corrected from their evidence, the unsupported one removed,
-    # the uncited one re-cited
+    # contradicted claims were corrected from their evidence, the unsupported one removed, the
+    # uncited one re-cited; the partial one, narrowed to what its evidence states, would repeat
+    # the claim before it, so it was removed rather than said twice
     assert "The upgraded server delivers 300 tokens/s on a single GPU" in texts
     assert "The expansion of Hornsdale was completed in 2020" in texts
-    assert {c.verdict for c in report.claims} <= {Verdict.SUPPORTED, Verdict.PARTIAL}
+    assert PARTIAL not in report.markdown and texts.count(SUPPORTED) == 1
+    assert {c.verdict for c in report.claims} == {Verdict.SUPPORTED}
+    assert "[^v" not in report.markdown  # nothing left to mark
     summary = report.verification
-    assert (summary.corrected, summary.removed, summary.recited) == (3, 1, 1)
+    assert (summary.corrected, summary.removed, summary.recited) == (3, 2, 1)
     assert summary.total == len(report.claims) and revisions == 1
     for claim in report.claims:
         assert report.markdown[claim.position_start : claim.position_end] == claim.text
-    assert "## Verification" in report.markdown and "removed 1 claims" in report.markdown
+    # one line at the end; the details are in report.json and report.html
+    last = report.markdown.rstrip().splitlines()[-1]
+    fixed = summary.removed + summary.corrected
+    assert last.startswith("*Verification:") and f"{fixed} removed or corrected" in last
+    assert "## Verification" not in report.markdown
     assert "Verification" not in report.outline and "References" not in report.outline
     assert report.outline == ["Hornsdale", "Other"]
 
@@ -168,7 +187,7 @@ def test_references_are_numbered_one_to_n_by_first_appearance(report: Report) ->
     numbers = [r.number for r in report.references]
     assert numbers == list(range(1, len(numbers) + 1))
     assert len({r.url for r in report.references}) == len(numbers)
-    body = report.markdown.split("\n## Verification")[0]
+    body = report.markdown.split("\n## References")[0]
     cited = [int(n) for n in re.findall(r"\[(\d+)\]", body)]
     assert set(cited) == set(numbers)  # every number in the text is a reference, and back
     assert list(dict.fromkeys(cited)) == numbers  # first appearances in order 1..N
@@ -316,3 +335,237 @@ def test_alternates_ranked_with_shared_analyses_are_ranked_the_same() -> None:
         )
         alone = rank_alternates(claim, spans())
         assert rank_alternates(claim, spans(), analyses=analyses) == alone
+
+
+def test_a_memo_ranks_each_claim_against_each_span_once_and_changes_no_ranking(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    checked: list[tuple[str, str]] = []
+    real = verifier.support_rank
+
+    def counting(claim: str, quote: str, analyses: Analyses | None = None) -> tuple[int, float]:
+        checked.append((claim, quote))
+        return real(claim, quote, analyses)
+
+    monkeypatch.setattr(verifier, "support_rank", counting)
+    claim = Claim(id="c", text=UNCITED, position_start=0, position_end=0, citation_keys=["ev_reg"])
+    alone = rank_alternates(claim, spans())
+    first = len(checked)
+    assert first > 0
+    memo = Memo()
+    # a verify pass, then the revise pass after it, rank the same claim against the same spans
+    assert rank_alternates(claim, spans(), memo=memo) == alone
+    assert rank_alternates(claim, spans(), memo=memo) == alone
+    assert len(checked) == 2 * first
+
+
+def span_of(id: str, quote: str) -> EvidenceSpan:
+    return EvidenceSpan(
+        id=id,
+        url=f"https://x.example/{id}",
+        document_id=id,
+        step_id="s01",
+        quote=quote,
+        start=0,
+        end=len(quote),
+    )
+
+
+def test_only_the_spans_sharing_most_words_are_checked_ties_by_id_then_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    checked: list[str] = []
+    real = verifier.support_rank
+
+    def counting(claim: str, quote: str, analyses: Analyses | None = None) -> tuple[int, float]:
+        checked.append(quote)
+        return real(claim, quote, analyses)
+
+    monkeypatch.setattr(verifier, "support_rank", counting)
+    words = ["hornsdale", "reserve", "capacity", "battery", "grid", "australia"]
+    claim = Claim(
+        id="c",
+        text="Hornsdale reserve capacity battery grid Australia",
+        position_start=0,
+        position_end=0,
+        citation_keys=["ev_00"],
+    )
+    # span i shares i % 6 + 1 words with the claim; ev_00 is cited, ev_none shares nothing; the
+    # second ev_05 ties with ev_02, ev_08 and ev_14 for the last three places
+    evidence = [
+        span_of(f"ev_{i:02}", " ".join(words[: i % 6 + 1]) + f" item{i}") for i in range(20)
+    ]
+    evidence += [
+        span_of("ev_none", "Flywheels in Norway"),
+        span_of("ev_05", "Hornsdale reserve capacity again"),
+    ]
+    rank_alternates(claim, evidence, memo=Memo())
+    shared = {
+        (i, e.id): len(set(words) & set(e.quote.lower().split()))
+        for i, e in enumerate(evidence)
+        if e.id != "ev_00"
+    }
+    expected = sorted((k for k, n in shared.items() if n), key=lambda k: (-shared[k], k[1], k[0]))
+    assert checked == [evidence[i].quote for i, _ in expected[: verifier.SHORTLIST]]
+    assert len(checked) == verifier.SHORTLIST < len(expected)
+    assert "Hornsdale reserve capacity again" in checked and not any("item14" in q for q in checked)
+
+
+def test_the_memo_indexes_each_evidence_list_once_and_never_serves_a_changed_one() -> None:
+    memo = Memo()
+    claim = Claim(id="c", text=UNCITED, position_start=0, position_end=0)
+    index = memo.index(spans())
+    assert memo.index(spans()) is index  # an equal list, built anew, is the same list
+    assert rank_alternates(claim, spans(), memo=memo) == rank_alternates(claim, spans())
+    # the same ids with another quote: indexed afresh, and ranked on the new quote
+    changed = [
+        e.model_copy(update={"quote": "Flywheels power remote cities."}) if e.id == "ev_lfp" else e
+        for e in spans()
+    ]
+    assert memo.index(changed) is not index
+    assert rank_alternates(claim, changed, memo=memo) == rank_alternates(claim, changed)
+    assert "ev_lfp" not in [e.id for e in rank_alternates(claim, changed, memo=memo)]
+    for n in range(verifier.INDEX_LIMIT * 2):  # bounded: old lists are forgotten
+        memo.index(spans()[: n % 5])
+        assert len(memo._indexes) <= verifier.INDEX_LIMIT
+
+
+class SlowJudge(OfflineEngine):
+    """The offline engine, answering a judge call after a model's round trip."""
+
+    async def judge(self, checks: Sequence[ClaimCheck]) -> Reply[list[ClaimVerdict]]:
+        await asyncio.sleep(1.0)
+        return await super().judge(checks)
+
+
+async def test_ranking_alternates_while_the_engine_judges_changes_no_verdict(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    plain = await verify_draft(OfflineEngine(), DRAFT, spans())
+    at_once = await verify_draft(OfflineEngine(), DRAFT, spans(), memo=Memo(), overlap=True)
+    assert at_once.claims == plain.claims and at_once.citations == plain.citations
+    memo = Memo()
+    overlapped = await verify_draft(SlowJudge(), DRAFT, spans(), memo=memo, overlap=True)
+    assert overlapped.claims == plain.claims and overlapped.citations == plain.citations
+    # during the round trip every judged claim was ranked, the supported ones too: revise
+    # finds them in the memo
+    checked: list[str] = []
+    real = verifier.support_rank
+
+    def counting(claim: str, quote: str, analyses: Analyses | None = None) -> tuple[int, float]:
+        checked.append(claim)
+        return real(claim, quote, analyses)
+
+    monkeypatch.setattr(verifier, "support_rank", counting)
+    for claim in overlapped.judged:
+        rank_alternates(claim, spans(), memo=memo)
+    assert checked == []
+
+
+def test_a_full_memo_starts_afresh() -> None:
+    memo = Memo(limit=2)
+    quotes = [text for text, _ in EVIDENCE.values()][:3]
+    ranks = [memo.support_rank(SUPPORTED, quote) for quote in quotes]
+    assert len(memo._ranks) == 1  # the third rank found the memo full and emptied it first
+    assert memo.support_rank(SUPPORTED, quotes[2]) == ranks[2]
+
+
+# --- partial claims: narrowed, or kept and marked --------------------------------------------
+
+
+def claim_with(verdict: Verdict, **update: Any) -> Claim:
+    fields: dict[str, Any] = {
+        "id": "c",
+        "text": PARTIAL,
+        "position_start": 0,
+        "position_end": len(PARTIAL),
+        "citation_keys": ["ev_cap"],
+        "verdict": verdict,
+        "evidence_id": "ev_cap",
+        "reasoning": "the evidence does not state the claim's A$90 million",
+    }
+    return Claim(**(fields | update))
+
+
+def test_partial_claims_are_revised_while_rewriting_passes_remain_and_kept_after() -> None:
+    partial, contradicted = claim_with(Verdict.PARTIAL), claim_with(Verdict.CONTRADICTED)
+    assert needs_revision(partial) and not needs_final_revision(partial)
+    assert needs_revision(contradicted) and needs_final_revision(contradicted)
+    assert not needs_revision(claim_with(Verdict.SUPPORTED))
+    assert revision_due([partial], revisions=0, max_revisions=1)
+    assert not revision_due([partial], revisions=1, max_revisions=1)  # only a last pass is left
+    assert revision_due([contradicted], revisions=1, max_revisions=1)
+    assert not revision_due([partial], revisions=0, max_revisions=0)
+
+
+async def test_the_offline_engine_narrows_a_partial_claim_to_the_sentence_that_states_it() -> None:
+    evidence = spans()[0].model_copy(
+        update={"quote": "It opened in 2017. " + EVIDENCE["ev_cap"][0]}
+    )
+    sentence, outcome, _ = await revise_claim(
+        OfflineEngine(), claim_with(Verdict.PARTIAL), [evidence], final=False
+    )
+    assert sentence is not None and outcome == "corrected"
+    assert (sentence.body, sentence.ids) == (SUPPORTED, ("ev_cap",))
+
+
+async def test_the_last_pass_keeps_a_partial_claim_and_removes_a_contradicted_one() -> None:
+    state = make_state(f"## H\n\n{PARTIAL} [@ev_cap]. {WRONG_NUMBER} [@ev_srv].")
+    apply(state, await verify(state, Recording().runtime, services=Services(engine=NeverFixes())))
+    state.revisions = state.run_config.budget.max_revisions  # the rewriting passes are spent
+    engine = NeverFixes()
+    revised = await revise(state, Recording().runtime, services=Services(engine=engine))
+    assert engine.rewrites == 0
+    assert revised["draft"] == f"## H\n\n{PARTIAL} [@ev_cap].\n"
+    assert revised["verification"].removed == 1
+
+
+async def test_the_llm_rewrite_sees_the_verdict_and_its_reason_and_narrows_the_claim() -> None:
+    model = ScriptedChatModel(
+        responses=[
+            structured(Rewrite, text=f"{SUPPORTED} (its cost is not stated)", evidence_key="E1")
+        ]
+    )
+    sentence, outcome, usage = await revise_claim(
+        LLMEngine(model, name="scripted"), claim_with(Verdict.PARTIAL), spans()[:1], final=False
+    )
+    prompt = str(model.calls[0][-1].content)
+    assert "Verdict: PARTIAL" in prompt and "does not state the claim's A$90 million" in prompt
+    assert "PARTIAL: narrow it" in str(model.calls[0][0].content)
+    assert sentence is not None and outcome == "corrected" and usage.calls == 1
+    assert sentence.body == f"{SUPPORTED} (its cost is not stated)"
+
+
+async def test_a_partial_claim_that_cannot_be_narrowed_stays_marked_with_its_reason() -> None:
+    engine = NeverFixes()
+    report, revisions = await run_verification(make_state(), engine, Recording())
+    assert revisions == 2 and engine.rewrites >= 1  # the partial claim was sent for rewriting
+    partial = next(c for c in report.claims if c.text == PARTIAL)
+    assert partial.verdict is Verdict.PARTIAL
+    assert f"{PARTIAL} [1] *(partly supported)*[^v1]." in report.markdown
+    notes = report.markdown.split("\n## References\n")[1]  # the footnotes follow the list
+    assert "1 claim is marked in the text" in notes
+    assert "[^v1]: Partly supported: the evidence does not state the claim's A$90 million." in notes
+    assert notes.count("[^v") == 1  # every other claim is supported
+    for claim in report.claims:
+        assert report.markdown[claim.position_start : claim.position_end] == claim.text
+
+
+async def test_without_revision_every_claim_not_fully_supported_is_marked() -> None:
+    state = make_state()
+    assert state.config is not None
+    state.config = state.config.model_copy(
+        update={"budget": state.config.budget.model_copy(update={"max_revisions": 0})}
+    )
+    report, _ = await run_verification(state, NeverFixes(), Recording())
+    flagged = [c for c in report.claims if c.verdict is not Verdict.SUPPORTED]
+    assert len(flagged) == 5  # partial, unsupported and three contradicted
+    body, notes = report.markdown.split("\n## References\n")
+    for number, claim in enumerate(sorted(flagged, key=lambda c: c.position_start), start=1):
+        after = report.markdown[claim.position_end :]
+        assert re.match(rf"(?: ?\[\d\])* \*\([a-z ]+\)\*\[\^v{number}\]\.", after)
+        assert f"[^v{number}]: " in notes
+    assert "*(contradicted by its evidence)*" in body and "*(unsupported)*" in body
+    assert "Contradicted by its evidence: the evidence gives 300 tokens/s" in notes
+    for claim in report.claims:
+        assert report.markdown[claim.position_start : claim.position_end] == claim.text

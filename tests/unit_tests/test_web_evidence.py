@@ -77,7 +77,7 @@ def test_every_span_quotes_its_document_at_its_offsets(texts: list[str], terms: 
         for i, text in enumerate(texts)
     ]
     step = PlanStep(id="s01", title=" ".join(terms) or "grid", intent="battery cost")
-    spans = select_evidence(documents, step, terms, per_document=3, limit=8)
+    spans = select_evidence(documents, step, terms, limit=8)
     by_id = {d.id: d for d in documents}
     assert len(spans) <= 8
     for span in spans:
@@ -122,7 +122,7 @@ def test_long_pages_compete_with_their_relevant_passages_only() -> None:
     text = f"{filler}\n\n## Costs\n\nGrid battery costs fell 20 percent in 2023 across markets.\n"
     document = Document(id="doc_long", url="https://example.com/long", title="t", text=text)
     step = PlanStep(id="s01", title="grid battery costs")
-    spans = select_evidence([document], step, [], per_document=2, limit=4)
+    spans = select_evidence([document], step, [], limit=4)
     assert spans and spans[0].section == "Costs" and "20 percent" in spans[0].quote
 
 
@@ -223,8 +223,8 @@ def test_documents_found_clean_need_no_scan_of_their_sentences(texts: list[str])
             assert not any(is_instruction(s.text) for s in sentences(document.text))
     clean = {d.id for d in documents if not injection_flags(d.text)}
     step = PlanStep(id="s01", title="grid battery storage", intent="costs")
-    scanned = select_evidence(documents, step, [], per_document=3, limit=8)
-    assert select_evidence(documents, step, [], per_document=3, limit=8, clean=clean) == scanned
+    scanned = select_evidence(documents, step, [], limit=8)
+    assert select_evidence(documents, step, [], limit=8, clean=clean) == scanned
 
 
 def test_interleave_merges_providers_rank_by_rank_without_duplicates() -> None:

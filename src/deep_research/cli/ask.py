@@ -16,26 +16,32 @@ import signal
 import sys
 import uuid
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from langchain_core.messages import HumanMessage
-from langchain_core.runnables import RunnableConfig
-from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Command, StateSnapshot
-
+from deep_research.cli.live import LiveProgress, make_progress
 from deep_research.cli.main import EXIT_INTERRUPTED
 from deep_research.cli.progress import ProgressPrinter
 from deep_research.context import Context, make_context, validate_question
-from deep_research.errors import CorpusNotFoundError, DeepResearchError
-from deep_research.graph import build_graph
-from deep_research.persistence import open_checkpointer, open_recorder, open_store, queries
+from deep_research.errors import (
+    CorpusNotFoundError,
+    DatabaseUnavailableError,
+    DeepResearchError,
+)
+from deep_research.persistence import queries
 from deep_research.persistence.db import open_database
-from deep_research.persistence.recorder import Batch, Recorder, RunScope
-from deep_research.persistence.records import SessionStatus, SessionUpdate
 from deep_research.preferences import Preferences, apply_preferences, get_user_preferences
-from deep_research.report_html import render_html
 from deep_research.settings import get_settings
-from deep_research.state import Report
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.graph.state import CompiledStateGraph
+    from langgraph.types import StateSnapshot
+
+    from deep_research.persistence.recorder import Recorder
+    from deep_research.state import Report
+
+# LangGraph, LangChain and the graph's modules take most of a second to import: they are
+# imported where the run needs them, after `ask` has printed its first progress line.
 
 DURABILITY: Literal["sync"] = "sync"
 """Write each checkpoint before the next step starts: a killed process then loses only the
@@ -51,6 +57,10 @@ def _ask_context(args: argparse.Namespace, preferences: Preferences) -> Context:
         args.corpus = str(corpus.resolve())
     knobs = {
         "model": args.model,
+        "judge_model": args.judge_model,
+        "notes_model": args.notes_model,
+        "max_tokens": args.max_tokens,
+        "max_cost_usd": args.max_cost,
         "mode": args.mode,
         "depth": args.depth,
         "sources": args.sources,
@@ -65,7 +75,11 @@ def _ask_context(args: argparse.Namespace, preferences: Preferences) -> Context:
     return make_context(**chosen)
 
 
-def _answer(payload: dict[str, Any], printer: ProgressPrinter) -> Any:
+Printer = ProgressPrinter | LiveProgress
+"""What shows a run's progress: plain lines, or the live view in a terminal."""
+
+
+def _answer(payload: dict[str, Any], printer: Printer) -> Any:
     """Ask the person at the terminal; with no terminal, take the default."""
     prompt = printer.interrupt(payload)
     try:
@@ -84,9 +98,11 @@ async def _drive(
     first_input: Any,
     config: RunnableConfig,
     context: Context,
-    printer: ProgressPrinter,
+    printer: Printer,
 ) -> None:
     """Stream the run, answering interrupts until the graph finishes."""
+    from langgraph.types import Command
+
     pending: Any = first_input
     while True:
         interrupts: list[Any] = []
@@ -109,6 +125,8 @@ async def _drive(
 
 def write_report(report: Report, out: Path) -> tuple[Path, Path, Path]:
     """Write report.md, report.json and report.html into ``out``; return their paths."""
+    from deep_research.report_html import render_html
+
     out.mkdir(parents=True, exist_ok=True)
     markdown, data, page = out / "report.md", out / "report.json", out / "report.html"
     markdown.write_text(report.markdown, encoding="utf-8")
@@ -129,7 +147,7 @@ async def run_ask(args: argparse.Namespace) -> int:
             command that continues it).
     """
     settings = get_settings()
-    printer = ProgressPrinter(quiet=args.quiet)
+    printer = make_progress(quiet=args.quiet, plain=args.plain)
     url = settings.resolved_database_url
     if args.command == "ask":
         question = validate_question(args.question)
@@ -137,10 +155,19 @@ async def run_ask(args: argparse.Namespace) -> int:
             raise DeepResearchError("give --thread ID or --continue, not both")
         preferences, thread = await _chat_of(args, url, settings.user_id)
         context = _ask_context(args, preferences)
-        first: Any = {"messages": [HumanMessage(question)]}
+        printer.start(thread, context)  # all it shows is known: show it before the imports
     else:
         _, thread = await _chat_of(args, url, settings.user_id)
-        context, first = Context(), None
+        context = Context()
+    from langchain_core.messages import HumanMessage
+    from langgraph.types import Command
+
+    from deep_research.graph import build_graph
+    from deep_research.persistence import open_checkpointer, open_recorder, open_store
+
+    first: Any = None
+    if args.command == "ask":
+        first = {"messages": [HumanMessage(question)]}
     config = run_config(thread)
     async with (
         open_checkpointer(url) as checkpointer,
@@ -157,18 +184,26 @@ async def run_ask(args: argparse.Namespace) -> int:
                 first = Command(resume=_answer(snapshot.interrupts[0].value, printer))
             elif not unfinished(snapshot):
                 printer.note("the run had already finished; writing its report again")
-        printer.start(thread, context)
+            printer.start(thread, context)
         _stop_on_sigterm()
+        database_lost = False
         try:
             if first is not None or unfinished(await graph.aget_state(config)):
                 await _drive(graph, first, config, context, printer)
         except (KeyboardInterrupt, asyncio.CancelledError):
             print(f"interrupted; continue with: deep-research resume {thread}", file=sys.stderr)
             return EXIT_INTERRUPTED
+        except DatabaseUnavailableError as exc:
+            database_lost = True  # nothing more can be recorded; the last checkpoint stays
+            raise DatabaseUnavailableError(
+                f"{exc} (once it is back, continue with: deep-research resume {thread})"
+            ) from exc
         except DeepResearchError as exc:
             raise type(exc)(f"{exc} (continue with: deep-research resume {thread})") from exc
         finally:
-            await record_stop(graph, config, recorder)
+            printer.stop()
+            if not database_lost:
+                await record_stop(graph, config, recorder)
         report = (await graph.aget_state(config)).values.get("report")
     if report is None:
         raise DeepResearchError(f"run {thread} ended without a report")
@@ -231,6 +266,9 @@ async def record_stop(
 
     A finished run has nothing to add (finalize recorded it as completed).
     """
+    from deep_research.persistence.recorder import Batch, RunScope
+    from deep_research.persistence.records import SessionStatus, SessionUpdate
+
     snapshot = await graph.aget_state(config)
     if not unfinished(snapshot) or not snapshot.values:
         return

@@ -17,23 +17,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
+from collections.abc import Coroutine, Generator
 from pathlib import Path
+from typing import Any, TypeVar
 
 from deep_research.errors import DeepResearchError
+
+_T = TypeVar("_T")
 
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
 STORE_COMMANDS = frozenset({"db", "chats", "show", "delete", "restore", "rename", "purge", "prefs"})
-SOURCE_CHOICES = (
-    "auto",
-    "local",
-    "tavily",
-    "local+tavily",
-    "searxng",
-    "local+searxng",
-    "mcp",
-    "local+mcp",
+SOURCES_HELP = (
+    "auto (default), or names joined with '+' from local, tavily, searxng, mcp, pubmed,"
+    " europepmc, openalex, clinicaltrials, academic (the four scholarly sources);"
+    " e.g. local+academic"
 )
 VERIFY_INPUT = '{"claim": str, "evidence": [str, ...]}'
 
@@ -44,8 +44,12 @@ def _add_ask(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     ask.add_argument("--corpus", help="folder of .md/.txt/.html files (default: sample corpus)")
     ask.add_argument("--mode", choices=["simple", "web_search", "deep_research"])
     ask.add_argument("--depth", choices=["auto", "light", "medium", "extended"])
-    ask.add_argument("--sources", choices=SOURCE_CHOICES)
+    ask.add_argument("--sources", help=SOURCES_HELP)
     ask.add_argument("--model", help="model name, or 'offline' (default: DEEP_RESEARCH_MODEL)")
+    ask.add_argument("--judge-model", help="model that judges claims (default: --model)")
+    ask.add_argument("--notes-model", help="model that takes notes (default: --model)")
+    ask.add_argument("--max-tokens", type=int, help="stop research after this many model tokens")
+    ask.add_argument("--max-cost", type=float, help="stop research after this many USD (estimated)")
     ask.add_argument("--max-rounds", type=int, help="research rounds, 1..10")
     ask.add_argument("--results-per-query", type=int, help="search results per query, 3..10")
     ask.add_argument("--no-clarify", action="store_true", help="never ask a clarifying question")
@@ -59,10 +63,16 @@ def _add_ask(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="add the question to your most recent chat",
     )
     ask.add_argument("--quiet", action="store_true", help="no progress output")
+    ask.add_argument(
+        "--plain", action="store_true", help="progress as plain lines, even in a terminal"
+    )
     resume = commands.add_parser("resume", help="continue an interrupted run from its checkpoint")
     resume.add_argument("thread", help="the thread id printed when the run started")
     resume.add_argument("--out", type=Path, help="output folder (default: reports/THREAD_ID)")
     resume.add_argument("--quiet", action="store_true", help="no progress output")
+    resume.add_argument(
+        "--plain", action="store_true", help="progress as plain lines, even in a terminal"
+    )
 
 
 def _add_store(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -165,11 +175,57 @@ async def _run(args: argparse.Namespace) -> int:
     return await run_ask(args)
 
 
+def _quiet_driver_logs() -> None:
+    """Keep the drivers' own logs (a pool reconnecting, a cancelled query) off stderr.
+
+    A lost database is reported once, as the command's error line. SQLAlchemy's pool logs
+    "Exception closing connection" when a failing run's cancelled node was closing one; the
+    connection is dropped either way and nothing written is lost.
+    """
+    logging.getLogger("psycopg").setLevel(logging.CRITICAL)
+    logging.getLogger("sqlalchemy.pool").setLevel(logging.CRITICAL)
+
+
+class _TaskKeeper:
+    """A task factory that holds every task of the loop until it is done.
+
+    The event loop itself holds tasks only weakly. When a run fails, LangGraph cancels the
+    nodes still running; a node cancelled while SQLAlchemy opens an aiosqlite connection makes
+    the pool close that connection in a shielded task, and once the driver's thread is stopped
+    nothing else refers to that task: the garbage collector destroys it pending and asyncio
+    prints "Task was destroyed but it is pending!" under the command's one error line. Held
+    here, the task stays alive until ``asyncio.Runner`` cancels what is left at the end.
+    """
+
+    def __init__(self) -> None:
+        self.alive: set[asyncio.Task[Any]] = set()
+
+    def __call__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        coro: Generator[Any, None, _T] | Coroutine[Any, Any, _T],
+        /,
+        **kwargs: Any,
+    ) -> asyncio.Future[_T]:
+        task: asyncio.Task[_T] = asyncio.Task(coro, loop=loop, **kwargs)
+        self.alive.add(task)
+        task.add_done_callback(self.alive.discard)
+        return task
+
+
+def run_async(main: Coroutine[Any, Any, int]) -> int:
+    """``asyncio.run(main)``, keeping each task alive until it ends (see :class:`_TaskKeeper`)."""
+    with asyncio.Runner() as runner:
+        runner.get_loop().set_task_factory(_TaskKeeper())
+        return runner.run(main)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = parser().parse_args(argv)
+    _quiet_driver_logs()
     try:
-        return asyncio.run(_run(args))
+        return run_async(_run(args))
     except DeepResearchError as exc:
         print(f"deep-research: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return EXIT_ERROR

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from deep_research.context import Context
 from deep_research.settings import get_settings
-from deep_research.state import Report
+
+if TYPE_CHECKING:  # the storage commands print with this module and need neither
+    from deep_research.context import Context
+    from deep_research.state import Report
 
 _VERDICT_MARK = {"SUPPORTED": "✓", "PARTIAL": "~", "UNSUPPORTED": "✗", "CONTRADICTED": "!"}
 
@@ -46,8 +48,15 @@ class ProgressPrinter:
 
     def start(self, thread: str, context: Context) -> None:
         """The run's header: thread id, engine and sources."""
-        model = context.model or get_settings().engine_model
+        settings = get_settings()
+        model = context.model or settings.engine_model
         engine = "offline engine (extractive, no model)" if model == "offline" else model
+        roles = {
+            "judge": context.judge_model or settings.judge_model,
+            "notes": context.notes_model or settings.notes_model,
+        }
+        if model != "offline":
+            engine += "".join(f", {role}: {name}" for role, name in roles.items() if name)
         corpus = context.corpus_dir or "bundled sample corpus"
         print(f"thread: {thread}", file=sys.stderr if self._quiet else self._stream)
         self._say(f"engine: {engine} · mode: {context.mode} · depth: {context.depth}")
@@ -78,6 +87,11 @@ class ProgressPrinter:
             self._say(f"    search [{data['step_id']}] {data['query']}")
         elif kind == "source_found":
             self._say(f"    read   [{data['step_id']}] {data['title']} ({data['evidence']} quotes)")
+        elif kind == "evidence_picked" and data.get("dropped"):
+            self._say(
+                f"    picked [{data['step_id']}] {data['located']} quotes; {data['dropped']} "
+                "not found verbatim in their passage, dropped"
+            )
         elif kind == "step_completed":
             enough = "" if data.get("sufficient") else " (thin)"
             self._say(f"✓ {data['step_id']} done: {data['evidence']} evidence spans{enough}")
@@ -93,9 +107,13 @@ class ProgressPrinter:
                 f"verification pass {data['passes']}: {data['supported']} supported, "
                 f"{data['partial']} partial, {data['unsupported']} unsupported, "
                 f"{data['contradicted']} contradicted"
+                + (f" ({data['fallback']} by the offline fallback)" if data.get("fallback") else "")
             )
         elif kind == "error":
             self._say(f"! {data.get('provider', '')}: {data.get('error')}")
+
+    def stop(self) -> None:
+        """Nothing to stop: lines are printed as they come (the live view stops drawing)."""
 
     def done(self, report: Report) -> None:
         """The closing summary."""
@@ -110,3 +128,9 @@ class ProgressPrinter:
             f"{v.corrected} corrected, {v.recited} re-cited) in "
             f"{report.metrics.duration_seconds:.1f}s"
         )
+        if report.confidence is not None:
+            limits = len(report.limitations)
+            self._say(
+                f"confidence: {report.confidence.level} ({limits} limitation"
+                f"{'' if limits == 1 else 's'} stated) — {report.confidence.basis}"
+            )

@@ -12,26 +12,25 @@ import argparse
 import asyncio
 import sys
 from datetime import datetime, timedelta
-from typing import TextIO
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, TextIO
 
 from deep_research.cli.progress import printable
-from deep_research.context import no_control_characters
 from deep_research.errors import ConfigurationError
 from deep_research.persistence import queries
-from deep_research.persistence import repository as repo
 from deep_research.persistence.db import open_database, upgrade
-from deep_research.persistence.models import (
-    Chat,
-    Message,
-    ResearchIteration,
-    ResearchSession,
-    ResearchSubStep,
-    utcnow,
-)
-from deep_research.preferences import Preferences, get_user_preferences, put_user_preferences
+from deep_research.persistence.models import utcnow
 from deep_research.settings import get_settings
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncSession
+
+    from deep_research.persistence.models import (
+        Chat,
+        Message,
+        ResearchIteration,
+        ResearchSession,
+        ResearchSubStep,
+    )
 
 _ROLE_NAMES = {"user": "You", "assistant": "Deep Research", "system": "System"}
 
@@ -60,6 +59,7 @@ async def run_store_command(args: argparse.Namespace, out: TextIO | None = None)
         return await _purge(args, url, user, out)
     if args.command == "prefs":
         return await _prefs(args, url, user, out)
+    # what only the editing commands use is imported by them: `chats` must start fast
     async with open_database(url) as database, database.session_scope() as session:
         if args.command == "chats":
             chats = await queries.list_chats(
@@ -77,27 +77,34 @@ async def run_store_command(args: argparse.Namespace, out: TextIO | None = None)
                         session, user_id=user, session_id=research.id
                     )
                     _print_steps(research.question_nr, rounds, out)
-        elif args.command == "rename":
-            title = args.title.strip()[:200]
-            try:
-                no_control_characters(title)
-            except ValueError as exc:
-                raise ConfigurationError(f"the title {exc}") from None
-            if not title:
-                raise ConfigurationError("a chat's title cannot be empty")
-            await repo.rename_chat(session, user_id=user, thread_id=args.id, title=title)
-            out.write(printable(f"renamed {args.id}: {title}\n"))
-        elif args.command == "delete":
-            await repo.soft_delete_chat(session, user_id=user, thread_id=args.id)
-            days = settings.chat_recovery_days
-            out.write(
-                f"deleted {args.id}; `deep-research restore {args.id}` within {days:g} days\n"
-            )
-        elif args.command == "restore":
-            window = timedelta(days=settings.chat_recovery_days)
-            await repo.restore_chat(session, user_id=user, thread_id=args.id, window=window)
-            out.write(f"restored {args.id}\n")
+        elif args.command in ("rename", "delete", "restore"):
+            await _edit(args, session, user, out)
     return 0
+
+
+async def _edit(args: argparse.Namespace, session: AsyncSession, user: str, out: TextIO) -> None:
+    """Rename, delete or restore a chat."""
+    from deep_research.context import no_control_characters
+    from deep_research.persistence import repository as repo
+
+    days = get_settings().chat_recovery_days
+    if args.command == "rename":
+        title = args.title.strip()[:200]
+        try:
+            no_control_characters(title)
+        except ValueError as exc:
+            raise ConfigurationError(f"the title {exc}") from None
+        if not title:
+            raise ConfigurationError("a chat's title cannot be empty")
+        await repo.rename_chat(session, user_id=user, thread_id=args.id, title=title)
+        out.write(printable(f"renamed {args.id}: {title}\n"))
+    elif args.command == "delete":
+        await repo.soft_delete_chat(session, user_id=user, thread_id=args.id)
+        out.write(f"deleted {args.id}; `deep-research restore {args.id}` within {days:g} days\n")
+    else:
+        window = timedelta(days=days)
+        await repo.restore_chat(session, user_id=user, thread_id=args.id, window=window)
+        out.write(f"restored {args.id}\n")
 
 
 def _print_steps(
@@ -130,6 +137,14 @@ async def _prefs(args: argparse.Namespace, url: str, user: str, out: TextIO) -> 
         "system_instructions": args.instructions,
     }
     changes = {k: v for k, v in changes.items() if v is not None}
+    from pydantic import ValidationError
+
+    from deep_research.preferences import (
+        Preferences,
+        get_user_preferences,
+        put_user_preferences,
+    )
+
     async with open_database(url) as database, database.session_scope() as session:
         current = Preferences() if args.clear else await get_user_preferences(session, user_id=user)
         if changes or args.clear:
@@ -150,7 +165,7 @@ async def _purge(args: argparse.Namespace, url: str, user: str, out: TextIO) -> 
     """Erase from every store the user's chats deleted longer ago than the recovery window."""
     from deep_research.persistence.checkpointer import open_checkpointer
     from deep_research.persistence.content import open_store
-    from deep_research.persistence.erase import erase_chats
+    from deep_research.persistence.erase import erase_chats, expire_checkpoints
 
     days = get_settings().chat_recovery_days
     if args.older_than_days is not None:
@@ -168,8 +183,14 @@ async def _purge(args: argparse.Namespace, url: str, user: str, out: TextIO) -> 
             user_id=user,
             deleted_before=deleted_before,
         )
+        ttl = get_settings().checkpoint_ttl_minutes
+        expired = (
+            () if ttl is None else await expire_checkpoints(database, checkpointer, ttl_minutes=ttl)
+        )
     threads = erased.threads
     out.write(f"purged {len(threads)} chat(s){': ' if threads else ''}{', '.join(threads)}\n")
+    if expired:
+        out.write(f"expired the checkpoints of {len(expired)} idle chat(s)\n")
     return 0
 
 

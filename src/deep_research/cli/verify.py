@@ -87,7 +87,8 @@ async def run_verify(
         DeepResearchError: the engine cannot be built or fails.
     """
     items = _read(args.file, stdin or sys.stdin)
-    engine = load_engine(args.model or get_settings().engine_model)
+    settings = get_settings()  # judging is all it does: the judge's model, when one is set
+    engine = load_engine(args.model or settings.judge_model or settings.engine_model)
     judgements = (await verify_claims(engine, items)).value
     out = stdout or sys.stdout
     for judgement in judgements:

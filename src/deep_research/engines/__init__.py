@@ -3,47 +3,92 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from deep_research.engines.base import (
+    Assessment,
     ClaimCheck,
     Engine,
     Instructable,
     Reply,
     Turn,
+    WritingInputs,
     chat_title,
     evidence_key,
+    passage_key,
 )
 from deep_research.engines.offline import OfflineEngine
+from deep_research.errors import ConfigurationError
 from deep_research.settings import OFFLINE, get_settings
 
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
 __all__ = [
+    "Assessment",
     "ClaimCheck",
     "Engine",
     "Instructable",
     "OfflineEngine",
     "Reply",
     "Turn",
+    "WritingInputs",
     "chat_title",
     "evidence_key",
     "load_engine",
+    "passage_key",
 ]
 
 
 @lru_cache(maxsize=8)
-def load_engine(model: str) -> Engine:
-    """Return the engine for a model name (``offline`` or a model of the configured endpoint).
+def load_engine(
+    model: str, *, judge_model: str | None = None, notes_model: str | None = None
+) -> Engine:
+    """Return the engine for a model name (``offline``, ``provider:model`` or a bare name).
 
     This is the one construction point of engines; tests replace the engine by passing their
     own to ``build_graph(engine=...)``.
 
+    Args:
+        model: The writer's model (see :mod:`deep_research.engines.providers`).
+        judge_model: The model that judges claims, when it is another one.
+        notes_model: The model that proposes queries and takes notes, when it is another one.
+
     Raises:
-        ConfigurationError: a model is named but no API key is configured.
+        ConfigurationError: a model cannot be set up (no API key, its provider's package is
+            missing).
     """
     if model == OFFLINE:
         return OfflineEngine()
-    from deep_research.engines.llm import LLMEngine, build_chat_model
+    from deep_research.engines.llm import LLMEngine, Role, build_chat_model
 
     settings = get_settings()
     key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
-    chat_model = build_chat_model(model, api_key=key, base_url=settings.openai_base_url)
-    return LLMEngine(chat_model, name=model)
+
+    def build(name: str) -> BaseChatModel:
+        return build_chat_model(name, api_key=key, base_url=settings.openai_base_url)
+
+    from deep_research.engines.limits import limits_of
+
+    picked: dict[Role, str | None] = {"judge": judge_model, "notes": notes_model}
+    if OFFLINE in picked.values():
+        raise ConfigurationError(
+            "the judge and notes models must be models; 'offline' is a whole engine "
+            "(set DEEP_RESEARCH_MODEL=offline for it)"
+        )
+    names: dict[Role, str] = {
+        "writer": model,
+        **{r: n for r, n in picked.items() if n and n != model},
+    }
+    roles: dict[Role, BaseChatModel] = {r: build(n) for r, n in names.items() if r != "writer"}
+    limits = {
+        role: limits_of(name, context_tokens=settings.context_tokens, prices=settings.prices)
+        for role, name in names.items()
+    }
+    return LLMEngine(
+        build(model),
+        name=model,
+        roles=roles,
+        structured=settings.structured_output,
+        limits=limits,
+    )

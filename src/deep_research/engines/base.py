@@ -7,7 +7,7 @@ the list it was given); the nodes map keys back to evidence ids.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar, runtime_checkable
 
@@ -15,12 +15,21 @@ from deep_research.engines.schemas import (
     TITLE_CHARS,
     ClaimVerdict,
     ClarifyDecision,
+    PickedQuote,
     Reflection,
+    ReportAssessment,
     ResearchPlan,
     Rewrite,
     StepNotes,
 )
-from deep_research.state.models import Claim, EvidenceSpan, Finding, PlanStep, TokenUsage
+from deep_research.state.models import (
+    Claim,
+    EvidenceSpan,
+    Finding,
+    Passage,
+    PlanStep,
+    TokenUsage,
+)
 from deep_research.state.models import Turn as Turn
 
 T = TypeVar("T")
@@ -33,6 +42,11 @@ ProgressCallback = Callable[[str], None]
 def evidence_key(index: int) -> str:
     """Return the citation key of the evidence at 0-based ``index``: ``E1``, ``E2``..."""
     return f"E{index + 1}"
+
+
+def passage_key(index: int) -> str:
+    """Return the key of the passage at 0-based ``index``: ``P1``, ``P2``..."""
+    return f"P{index + 1}"
 
 
 def chat_title(text: str) -> str:
@@ -54,6 +68,21 @@ class Reply(Generic[T]):
 
     value: T
     usage: TokenUsage = field(default_factory=TokenUsage)
+    fallback: bool = False
+    """The model gave no usable answer, and this one comes from the engine's fallback (the
+    offline engine's method, or a safe default such as no clarifying question)."""
+
+
+@dataclass(frozen=True)
+class WritingInputs:
+    """What the writer sees besides the question, the brief, the plan and the evidence."""
+
+    findings: Sequence[Finding] = ()
+    """The researchers' notes per step (the replaced steps' left out)."""
+    titles: Mapping[str, str] = field(default_factory=dict)
+    """Page title by URL, shown in each evidence header."""
+    depth: str = "medium"
+    """The run's depth, which sets the report's target length."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +91,22 @@ class ClaimCheck:
 
     claim: Claim
     evidence: Sequence[EvidenceSpan]
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """What an engine is shown to summarize a finished report and state its limits.
+
+    ``report`` is the verified report's body citing ``evidence`` with keys ``E1``.. (in this
+    order); ``uncovered`` are the plan steps no supported claim answers; ``conflicts`` are
+    pairs of 0-based positions in ``evidence`` whose quotes disagree on a figure or a fact.
+    """
+
+    question: str
+    report: str
+    evidence: Sequence[EvidenceSpan]
+    uncovered: Sequence[PlanStep] = ()
+    conflicts: Sequence[tuple[int, int]] = ()
 
 
 class Engine(Protocol):
@@ -88,9 +133,33 @@ class Engine(Protocol):
         ...
 
     async def queries(
-        self, question: str, step: PlanStep, previous: Sequence[str], n: int
+        self,
+        question: str,
+        step: PlanStep,
+        previous: Sequence[str],
+        n: int,
+        *,
+        finding: Finding | None = None,
     ) -> Reply[list[str]]:
-        """Propose at most ``n`` new search queries for a step."""
+        """Propose at most ``n`` new search queries for a step.
+
+        ``finding``: the step's notes so far, and what they say is missing (second rounds).
+        """
+        ...
+
+    async def pick_evidence(
+        self,
+        question: str,
+        step: PlanStep,
+        queries: Sequence[str],
+        passages: Sequence[Passage],
+    ) -> Reply[list[PickedQuote]]:
+        """Pick the quotes of ``passages`` (keyed ``P1``, ``P2``...) that answer a step.
+
+        Each quote names its passage and should be copied verbatim from it; the caller locates
+        it in the page (:func:`deep_research.sources.passages.locate_quotes`) and drops any
+        quote it cannot find. How many quotes a passage gives depends on what it holds.
+        """
         ...
 
     async def notes(
@@ -105,8 +174,10 @@ class Engine(Protocol):
         plan: Sequence[PlanStep],
         findings: Sequence[Finding],
         max_new_steps: int,
+        *,
+        brief: str = "",
     ) -> Reply[Reflection]:
-        """Decide whether to continue, adjust or complete the research."""
+        """Decide whether to continue, adjust or complete the research (against the brief)."""
         ...
 
     async def write_report(
@@ -116,6 +187,8 @@ class Engine(Protocol):
         plan: Sequence[PlanStep],
         evidence: Sequence[EvidenceSpan],
         on_progress: ProgressCallback | None = None,
+        *,
+        inputs: WritingInputs | None = None,
     ) -> Reply[str]:
         """Write the report in Markdown, ``##`` per section, citing evidence as ``[E#]``."""
         ...
@@ -129,7 +202,11 @@ class Engine(Protocol):
         ...
 
     async def rewrite(self, check: ClaimCheck) -> Reply[Rewrite]:
-        """Correct or hedge an unsupported claim from its evidence, or remove it (empty text)."""
+        """Correct, narrow or hedge a claim not fully supported, or remove it (empty text)."""
+        ...
+
+    async def assess(self, facts: Assessment) -> Reply[ReportAssessment]:
+        """Summarize a verified report and state its limits, citing ``[E#]`` keys."""
         ...
 
 

@@ -1,101 +1,74 @@
 """The LLM engine: each research task is one chat-model call, structured by function calling.
 
-Any OpenAI-compatible endpoint works (:func:`build_chat_model`); tests drive
-:class:`LLMEngine` with a scripted chat model instead. Provider errors are translated here, once.
+Any chat model works: ``provider:model`` names or OpenAI-compatible endpoints
+(:func:`~deep_research.engines.providers.build_chat_model`); tests drive :class:`LLMEngine`
+with a scripted chat model instead. Provider errors are translated here, once.
+
+A model's failure never deletes work. Every structured answer is checked against what was
+asked (:mod:`.validation`) and re-asked with the problem; what the model still cannot answer
+is answered by the offline engine (plan, queries, notes, reflection, verdicts labelled
+``checked_by="fallback"``) or by a safe default (no clarifying question, the claim left as it
+is), and the reply says so (:attr:`~deep_research.engines.base.Reply.fallback`).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
+import asyncio
+import copy
+import re
+from collections.abc import Mapping, Sequence
 from datetime import date
+from functools import partial
 from typing import TypeVar
 
-import httpx
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from langchain_openai import ChatOpenAI
-from pydantic import SecretStr
 
-from deep_research.engines import prompts
-from deep_research.engines._structured import (
-    Runnables,
-    invoke_structured,
-    provider_errors,
-    usage_of,
-)
+from deep_research.engines import fitting, prompts, validation
+from deep_research.engines._models import ModelCalls, Prompt, Role, data_budget
+from deep_research.engines._structured import StructuredMode, provider_errors, usage_of
 from deep_research.engines.base import (
+    Assessment,
     ClaimCheck,
     ProgressCallback,
     Reply,
     Turn,
+    WritingInputs,
     chat_title,
-    evidence_key,
 )
+from deep_research.engines.limits import ModelLimits
+from deep_research.engines.offline import OfflineEngine
+from deep_research.engines.providers import REQUEST_TIMEOUT_SECONDS, build_chat_model
 from deep_research.engines.schemas import (
     ChatTitle,
     ClaimVerdict,
     ClarifyDecision,
+    EvidencePicks,
+    PickedQuote,
     Reflection,
+    ReportAssessment,
     ResearchPlan,
     Rewrite,
     SearchQueries,
     StepNotes,
     VerdictBatch,
 )
-from deep_research.errors import ConfigurationError, EngineError
-from deep_research.state.models import EvidenceSpan, Finding, PlanStep, TokenUsage, Verdict
+from deep_research.errors import EngineError
+from deep_research.language import LANGUAGE_NAMES, language_of
+from deep_research.state.models import EvidenceSpan, Finding, Passage, PlanStep, TokenUsage
+
+__all__ = ["REQUEST_TIMEOUT_SECONDS", "LLMEngine", "Role", "build_chat_model"]
 
 _Keyed = TypeVar("_Keyed", ClaimVerdict, Rewrite)
 
 _TITLE_EDGES = "\"'`*_“”‘’„«»‹› "
 """Quotes, emphasis and spaces a model may wrap a title in."""
 
-REQUEST_TIMEOUT_SECONDS = 120.0
-"""Timeout of one request; while streaming, the longest wait for the next piece."""
+EMPTY_REPORT_ATTEMPTS = 2
+"""Times the report is asked for while the model answers with no text at all."""
 
 
-def build_chat_model(
-    model: str,
-    *,
-    api_key: str | None,
-    base_url: str | None,
-    http_async_client: httpx.AsyncClient | None = None,
-) -> ChatOpenAI:
-    """Build a streaming chat model for any OpenAI-compatible endpoint.
-
-    Args:
-        model: The model name, passed to the endpoint verbatim.
-        api_key: The key; ``None`` falls back to ``OPENAI_API_KEY``.
-        base_url: The endpoint; ``None`` falls back to ``OPENAI_BASE_URL``, then OpenAI.
-        http_async_client: An HTTP client to send requests with (tests use a mock transport).
-
-    Returns:
-        The chat model, with two retries and token usage reported while streaming.
-
-    Raises:
-        ConfigurationError: no API key is available.
-    """
-    key = api_key or os.environ.get("OPENAI_API_KEY")
-    if not key:
-        raise ConfigurationError(
-            "no API key for the model endpoint: set OPENAI_API_KEY "
-            "(any value for a local server that needs none)"
-        )
-    return ChatOpenAI(
-        model=model,
-        api_key=SecretStr(key),
-        base_url=base_url,
-        streaming=True,
-        stream_usage=True,
-        max_retries=2,
-        timeout=REQUEST_TIMEOUT_SECONDS,
-        http_async_client=http_async_client,
-    )
-
-
-class LLMEngine:
-    """The :class:`~deep_research.engines.base.Engine` backed by a chat model."""
+class LLMEngine(ModelCalls):
+    """The :class:`~deep_research.engines.base.Engine` backed by chat models."""
 
     extractive = False
 
@@ -104,22 +77,29 @@ class LLMEngine:
         model: BaseChatModel,
         name: str,
         *,
+        roles: Mapping[Role, BaseChatModel] | None = None,
+        structured: StructuredMode = "auto",
+        limits: Mapping[Role, ModelLimits] | None = None,
         today: date | None = None,
         instructions: str = "",
     ) -> None:
         """Wrap ``model``.
 
         Args:
-            model: A chat model that supports tool calling.
+            model: The writer's chat model, and every role's that ``roles`` does not name.
             name: The model name, recorded in reports.
+            roles: Cheaper models for the ``judge`` and ``notes`` roles (see :data:`Role`).
+            structured: How structured answers are asked for (``tools``, ``json``, ``auto``).
+            limits: Each role's context window and prices; a role not named has the
+                writer's, and a writer not named has no window limit and no price.
             today: The date the prompts state; ``None`` uses the current date at each call.
             instructions: The user's standing instructions (see :meth:`with_instructions`).
         """
-        self.model = model
+        super().__init__(model, roles=roles, structured=structured, limits=limits)
         self.name = name
         self._today = today
         self.instructions = instructions.strip()
-        self._runnables: Runnables = {}
+        self._offline = OfflineEngine()
 
     def with_instructions(self, instructions: str) -> LLMEngine:
         """This engine with the user's standing instructions added to its writing prompts.
@@ -127,8 +107,8 @@ class LLMEngine:
         They reach clarify, plan, queries, reflect, the report and direct answers; notes,
         verdicts and rewrites keep to the evidence alone, and chat titles to the question.
         """
-        engine = LLMEngine(self.model, self.name, today=self._today, instructions=instructions)
-        engine._runnables = self._runnables  # the same model: its runnables serve both
+        engine = copy.copy(self)  # the same models: their runnables serve both
+        engine.instructions = instructions.strip()
         return engine
 
     def _system(self, prompt: str) -> str:
@@ -138,10 +118,6 @@ class LLMEngine:
 
     def _date(self) -> str:
         return (self._today or date.today()).isoformat()
-
-    @staticmethod
-    def _messages(system: str, *parts: str) -> list[BaseMessage]:
-        return [SystemMessage(content=system), HumanMessage(content="\n\n".join(parts))]
 
     async def title(self, question: str) -> Reply[str]:
         """Write a short title for a chat from its first question, in the question's language.
@@ -154,71 +130,132 @@ class LLMEngine:
         Raises:
             ConfigurationError: the endpoint refused the API key.
         """
-        messages = self._messages(prompts.TITLE_PROMPT, f"First question: {question}")
+        messages = self.messages(prompts.TITLE_PROMPT, f"First question: {question}")
         try:
-            named, usage = await invoke_structured(self.model, ChatTitle, messages, self._runnables)
-        except EngineError:  # StructuredOutputError included; ConfigurationError is not one
-            return Reply(chat_title(question))
-        return Reply(_clean_title(named.title) or chat_title(question), usage)
+            named = await self.ask("notes", ChatTitle, messages)
+        except EngineError:  # ConfigurationError is not one
+            return Reply(chat_title(question), fallback=True)
+        if named.value is None:
+            return Reply(chat_title(question), named.usage, fallback=True)
+        return Reply(_clean_title(named.value.title) or chat_title(question), named.usage)
 
     async def clarify(self, question: str, history: Sequence[Turn]) -> Reply[ClarifyDecision]:
-        """Decide whether to ask a clarifying question."""
-        messages = self._messages(
-            self._system(prompts.CLARIFY_PROMPT.format(today=self._date())),
-            f"Conversation so far:\n{prompts.render_history(history)}",
-            f"Request: {question}",
+        """Decide whether to ask a clarifying question; without a usable answer, ask none."""
+        system = self._system(prompts.CLARIFY_PROMPT.format(today=self._date()))
+        build = self.with_history(system, history, f"Request: {question}")
+        decision = await self.ask_fitted(
+            "writer", ClarifyDecision, build, validation.clarify_problems
         )
-        decision, usage = await invoke_structured(
-            self.model, ClarifyDecision, messages, self._runnables
-        )
-        return Reply(decision, usage)
+        if decision.value is None:
+            return Reply(ClarifyDecision(needs_clarification=False), decision.usage, True)
+        return Reply(decision.value, decision.usage)
 
     async def plan(
         self, question: str, history: Sequence[Turn], max_steps: int
     ) -> Reply[ResearchPlan]:
-        """Write a brief and at most ``max_steps`` research steps."""
-        messages = self._messages(
-            self._system(prompts.PLAN_PROMPT.format(today=self._date(), max_steps=max_steps)),
-            f"Conversation so far:\n{prompts.render_history(history)}",
-            f"Question: {question}",
+        """Write a brief and at most ``max_steps`` research steps (the offline plan if none)."""
+        system = self._system(prompts.PLAN_PROMPT.format(today=self._date(), max_steps=max_steps))
+        build = self.with_history(system, history, f"Question: {question}")
+        plan = await self.ask_fitted("writer", ResearchPlan, build, validation.plan_problems)
+        if plan.value is None:
+            offline = await self._offline.plan(question, history, max_steps)
+            return Reply(offline.value, plan.usage, fallback=True)
+        return Reply(
+            plan.value.model_copy(update={"steps": plan.value.steps[:max_steps]}), plan.usage
         )
-        plan, usage = await invoke_structured(self.model, ResearchPlan, messages, self._runnables)
-        return Reply(plan.model_copy(update={"steps": plan.steps[:max_steps]}), usage)
 
     async def queries(
-        self, question: str, step: PlanStep, previous: Sequence[str], n: int
+        self,
+        question: str,
+        step: PlanStep,
+        previous: Sequence[str],
+        n: int,
+        *,
+        finding: Finding | None = None,
     ) -> Reply[list[str]]:
-        """Propose at most ``n`` new search queries for a step."""
+        """Propose at most ``n`` new search queries for a step (the offline ones if none).
+
+        Queries are asked in the question's language (plus one in English where it helps);
+        on a second pass, ``finding`` shows the notes so far and what they say is missing.
+        """
         issued = "\n".join(f"- {query}" for query in previous) or "(none)"
-        messages = self._messages(
-            self._system(prompts.QUERIES_PROMPT.format(today=self._date(), n=n)),
+        language = LANGUAGE_NAMES[language_of(question)]
+        parts = [
             f"Question: {question}",
             f"Research step:\n{prompts.render_step(step)}",
             f"Queries already issued:\n{issued}",
+        ]
+        if finding is not None:
+            parts.append(prompts.render_findings([finding]))
+        messages = self.messages(
+            self._system(prompts.QUERIES_PROMPT.format(today=self._date(), n=n, language=language)),
+            *parts,
         )
-        proposed, usage = await invoke_structured(
-            self.model, SearchQueries, messages, self._runnables
-        )
+        proposed = await self.ask("notes", SearchQueries, messages, validation.queries_problems)
+        if proposed.value is None:
+            offline = await self._offline.queries(question, step, previous, n, finding=finding)
+            return Reply(offline.value, proposed.usage, fallback=True)
         seen = {query.strip().casefold() for query in previous}
         fresh: list[str] = []
-        for query in (q.strip() for q in proposed.queries):
+        for query in (q.strip() for q in proposed.value.queries):
             if query and query.casefold() not in seen and len(fresh) < n:
                 seen.add(query.casefold())
                 fresh.append(query)
-        return Reply(fresh, usage)
+        return Reply(fresh, proposed.usage)
+
+    async def pick_evidence(
+        self,
+        question: str,
+        step: PlanStep,
+        queries: Sequence[str],
+        passages: Sequence[Passage],
+    ) -> Reply[list[PickedQuote]]:
+        """Show the model the ranked passages and return the quotes it picks, best first.
+
+        No passages, no request. Picks naming a passage not shown, or not copied from it, are
+        dropped (and re-asked when no pick is left); without usable picks, the offline
+        engine's sentence windows stand in. The caller locates each quote in its page.
+        """
+        if not passages:
+            return Reply([])
+        system = prompts.PICK_PROMPT.format(data_rule=prompts.DATA_RULE)
+        parts = (f"Question: {question}", f"Research step:\n{prompts.render_step(step)}")
+
+        def build(budget: int | None) -> Prompt:
+            shown, left_out = fitting.fit_passages(passages, data_budget(budget, system, *parts))
+            rendered = prompts.render_passages(passages[:shown])
+            return Prompt(self.messages(system, *parts, rendered), left_out)
+
+        check = partial(validation.pick_problems, passages=passages)
+        picks = await self.ask_fitted("notes", EvidencePicks, build, check)
+        value = validation.usable_picks(picks.value or picks.draft, passages)
+        if value is None and picks.value is not None:  # it picked nothing
+            return Reply([], picks.usage)
+        if value is None:
+            offline = await self._offline.pick_evidence(question, step, queries, passages)
+            return Reply(offline.value, picks.usage, fallback=True)
+        return Reply(sorted(value.quotes, key=lambda q: -q.relevance), picks.usage)
 
     async def notes(
         self, question: str, step: PlanStep, evidence: Sequence[EvidenceSpan]
     ) -> Reply[StepNotes]:
-        """Summarize what the evidence establishes for a step, citing ``[E#]`` keys."""
-        messages = self._messages(
+        """Summarize what the evidence establishes for a step, citing ``[E#]`` keys.
+
+        Notes that cite evidence not shown are re-asked; without usable notes, the offline
+        engine's extract stands in.
+        """
+        build = self.with_evidence(
             prompts.NOTES_PROMPT.format(data_rule=prompts.DATA_RULE),
+            evidence,
             f"Question: {question}",
             f"Research step:\n{prompts.render_step(step)}",
-            prompts.render_evidence(evidence),
         )
-        notes, usage = await invoke_structured(self.model, StepNotes, messages, self._runnables)
-        return Reply(notes, usage)
+        check = partial(validation.notes_problems, evidence=evidence)
+        notes = await self.ask_fitted("notes", StepNotes, build, check)
+        if notes.value is None:
+            offline = await self._offline.notes(question, step, evidence)
+            return Reply(offline.value, notes.usage, fallback=True)
+        return Reply(notes.value, notes.usage)
 
     async def reflect(
         self,
@@ -226,29 +263,40 @@ class LLMEngine:
         plan: Sequence[PlanStep],
         findings: Sequence[Finding],
         max_new_steps: int,
+        *,
+        brief: str = "",
     ) -> Reply[Reflection]:
-        """Decide whether to continue, adjust or complete the research."""
-        messages = self._messages(
-            self._system(
-                prompts.REFLECT_PROMPT.format(
-                    today=self._date(), max_new_steps=max_new_steps, data_rule=prompts.DATA_RULE
-                )
-            ),
+        """Decide whether to continue, adjust or complete (the offline decision if no answer).
+
+        The model checks the question's explicit requirements against the brief and findings.
+        """
+        system = self._system(
+            prompts.REFLECT_PROMPT.format(
+                today=self._date(), max_new_steps=max_new_steps, data_rule=prompts.DATA_RULE
+            )
+        )
+        fixed = (
             f"Question: {question}",
+            f"Brief: {brief or '(none)'}",
             f"Plan steps (id, title):\n{prompts.render_plan(plan)}",
-            prompts.render_findings(findings),
         )
-        reflection, usage = await invoke_structured(
-            self.model, Reflection, messages, self._runnables
-        )
+
+        def build(budget: int | None) -> Prompt:
+            fitted, cut = fitting.fit_findings(findings, data_budget(budget, system, *fixed))
+            messages = self.messages(system, *fixed, prompts.render_findings(fitted))
+            return Prompt(messages, cut)
+
         known = {step.id for step in plan}
-        cleaned = reflection.model_copy(
-            update={
-                "new_steps": reflection.new_steps[:max_new_steps],
-                "replaces": [step_id for step_id in reflection.replaces if step_id in known],
-            }
-        )
-        return Reply(cleaned, usage)
+        check = partial(validation.reflection_problems, step_ids=known)
+        reflection = await self.ask_fitted("writer", Reflection, build, check)
+        value = reflection.value or _known_replaces(reflection.draft, known)
+        if value is None:
+            offline = await self._offline.reflect(
+                question, plan, findings, max_new_steps, brief=brief
+            )
+            return Reply(offline.value, reflection.usage, fallback=True)
+        cleaned = value.model_copy(update={"new_steps": value.new_steps[:max_new_steps]})
+        return Reply(cleaned, reflection.usage)
 
     async def write_report(
         self,
@@ -257,81 +305,159 @@ class LLMEngine:
         plan: Sequence[PlanStep],
         evidence: Sequence[EvidenceSpan],
         on_progress: ProgressCallback | None = None,
+        *,
+        inputs: WritingInputs | None = None,
     ) -> Reply[str]:
         """Write the report in Markdown, ``##`` per section, citing evidence as ``[E#]``.
 
-        The reply is streamed: ``on_progress`` receives each piece of text as it arrives.
+        The writer sees the step notes and the evidence grouped by step, with page titles
+        (``inputs``), as much of the evidence as fits, the most relevant first; its structure
+        follows the question's type and its length the depth. The reply is streamed:
+        ``on_progress`` receives each piece of text as it arrives. An empty reply is asked
+        again; a second one leaves the report to the offline engine (an extract, which says so).
         """
-        messages = self._messages(
-            self._system(
-                prompts.REPORT_PROMPT.format(today=self._date(), data_rule=prompts.DATA_RULE)
-            ),
+        inputs = inputs or WritingInputs()
+        kind = prompts.question_kind(question)
+        system = self._system(
+            prompts.REPORT_PROMPT.format(
+                today=self._date(),
+                kind=kind,
+                structure=prompts.STRUCTURES[kind],
+                length=prompts.REPORT_LENGTH.get(inputs.depth, prompts.REPORT_LENGTH["medium"]),
+                language=LANGUAGE_NAMES[language_of(question)],
+                data_rule=prompts.DATA_RULE,
+            )
+        )
+        fixed = (
             f"Question: {question}",
             f"Brief: {brief}",
             f"Research plan:\n{prompts.render_plan(plan)}",
-            prompts.render_evidence(evidence),
         )
-        pieces: list[str] = []
+        notes = "\n".join(f.notes + f.missing for f in inputs.findings)
+
+        def build(budget: int | None) -> Prompt:
+            room = data_budget(budget, system, *fixed, notes)
+            positions, left_out = fitting.fit_evidence(evidence, room)
+            research = prompts.render_research(
+                plan, inputs.findings, evidence, inputs.titles, positions
+            )
+            return Prompt(self.messages(system, *fixed, research), left_out)
+
+        async def stream(prompt: Prompt) -> Reply[str]:
+            pieces: list[str] = []
+            usage = TokenUsage(calls=1, trimmed=prompt.trimmed)
+            with provider_errors():
+                async for chunk in self.model.astream(prompt.messages):
+                    piece = chunk.text
+                    if piece:
+                        pieces.append(piece)
+                        if on_progress is not None:
+                            on_progress(piece)
+                    usage += usage_of(chunk, calls=0)
+            return Reply("".join(pieces), self.priced("writer", usage))
+
         usage = TokenUsage()
-        with provider_errors():
-            async for chunk in self.model.astream(messages):
-                piece = chunk.text
-                if piece:
-                    pieces.append(piece)
-                    if on_progress is not None:
-                        on_progress(piece)
-                usage += usage_of(chunk, calls=0)
-        return Reply("".join(pieces), usage + TokenUsage(calls=1))
+        for _ in range(EMPTY_REPORT_ATTEMPTS):
+            reply = await self.fitted("writer", build, stream)
+            usage += reply.usage
+            if reply.value.strip():
+                return Reply(reply.value, usage)
+        # the model wrote nothing, twice: the research is not lost, the report is an extract
+        offline = await self._offline.write_report(
+            question, brief, plan, evidence, on_progress, inputs=inputs
+        )
+        return Reply(offline.value, usage, fallback=True)
 
     async def answer(self, question: str, history: Sequence[Turn]) -> Reply[str]:
         """Answer directly, without research (``simple`` mode)."""
-        messages = self._messages(
-            self._system(prompts.ANSWER_PROMPT.format(today=self._date())),
-            f"Conversation so far:\n{prompts.render_history(history)}",
-            f"Question: {question}",
+        system = self._system(prompts.ANSWER_PROMPT.format(today=self._date()))
+
+        async def ask(prompt: Prompt) -> Reply[str]:
+            with provider_errors():
+                reply = await self.model.ainvoke(prompt.messages)
+            usage = usage_of(reply) + TokenUsage(trimmed=prompt.trimmed)
+            return Reply(reply.text.strip(), self.priced("writer", usage))
+
+        return await self.fitted(
+            "writer", self.with_history(system, history, f"Question: {question}"), ask
         )
-        with provider_errors():
-            reply = await self.model.ainvoke(messages)
-        return Reply(reply.text.strip(), usage_of(reply))
 
     async def judge(self, checks: Sequence[ClaimCheck]) -> Reply[list[ClaimVerdict]]:
-        """Return one verdict per claim, in the order given, from a single request.
+        """Return one verdict per claim, in the order given, from one request per window.
 
-        A claim the model gave no verdict for is ``UNSUPPORTED`` with confidence 0; verdicts
-        for unknown claim ids are ignored.
+        Claims are sent together as far as the judge's window allows (quotes are cut when one
+        claim alone does not fit). Each answer is checked (one verdict per claim given, no
+        other ids, keys in range, quotes verbatim) and re-asked. Claims the model still gave
+        no usable verdict for are judged by the offline checker, labelled
+        ``checked_by="fallback"``: a model's failure to answer never counts against a claim.
         """
-        if not checks:
-            return Reply([])
-        messages = self._messages(
-            prompts.JUDGE_PROMPT.format(data_rule=prompts.DATA_RULE),
-            f"Judge these {len(checks)} claims.",
-            prompts.render_claim_checks(checks),
-        )
-        batch, usage = await invoke_structured(self.model, VerdictBatch, messages, self._runnables)
-        by_id: dict[str, ClaimVerdict] = {}
-        for verdict in batch.verdicts:
-            by_id.setdefault(verdict.claim_id, verdict)
-        verdicts = [
-            _checked_key(by_id[check.claim.id], check.evidence)
-            if check.claim.id in by_id
-            else ClaimVerdict(
-                claim_id=check.claim.id,
-                verdict=Verdict.UNSUPPORTED,
-                confidence=0.0,
-                reasoning="no verdict returned",
-            )
-            for check in checks
-        ]
-        return Reply(verdicts, usage)
+        system = prompts.JUDGE_PROMPT.format(data_rule=prompts.DATA_RULE)
+        budget = data_budget(self.limits_of("judge").prompt_budget, system, "Judge these claims.")
+        groups = fitting.pack_checks(checks, budget)
+        replies = await asyncio.gather(*(self._judge([checks[i] for i in g]) for g in groups))
+        verdicts = [verdict for reply in replies for verdict in reply.value]
+        usage = sum((reply.usage for reply in replies), TokenUsage())
+        return Reply(verdicts, usage, fallback=any(reply.fallback for reply in replies))
+
+    async def _judge(self, checks: Sequence[ClaimCheck]) -> Reply[list[ClaimVerdict]]:
+        """:meth:`judge` for claims that fit one request."""
+        system = prompts.JUDGE_PROMPT.format(data_rule=prompts.DATA_RULE)
+        header = f"Judge these {len(checks)} claims."
+
+        def build(budget: int | None) -> Prompt:
+            fitted, cut = fitting.fit_checks(checks, data_budget(budget, system, header))
+            return Prompt(self.messages(system, header, prompts.render_claim_checks(fitted)), cut)
+
+        collector = validation.VerdictCollector(checks)
+        batch = await self.ask_fitted("judge", VerdictBatch, build, collector)
+        missing = collector.missing
+        fallback = (await self._offline.judge(missing)).value if missing else []
+        by_id = {
+            **{
+                claim_id: _normal_key(verdict).model_copy(update={"checked_by": "model"})
+                for claim_id, verdict in collector.kept.items()
+            },
+            **{v.claim_id: v.model_copy(update={"checked_by": "fallback"}) for v in fallback},
+        }
+        return Reply([by_id[c.claim.id] for c in checks], batch.usage, fallback=bool(missing))
 
     async def rewrite(self, check: ClaimCheck) -> Reply[Rewrite]:
-        """Correct or hedge an unsupported claim from its evidence, or remove it (empty text)."""
-        messages = self._messages(
-            prompts.REWRITE_PROMPT.format(data_rule=prompts.DATA_RULE),
-            prompts.render_claim_checks([check]),
-        )
-        rewrite, usage = await invoke_structured(self.model, Rewrite, messages, self._runnables)
-        return Reply(_checked_key(rewrite, check.evidence), usage)
+        """Correct, narrow or hedge a claim from its evidence, or remove it (empty text).
+
+        Without a usable rewrite, the claim is returned as it is: a model's failure never
+        removes a claim.
+        """
+        system = prompts.REWRITE_PROMPT.format(data_rule=prompts.DATA_RULE)
+
+        def build(budget: int | None) -> Prompt:
+            (fitted,), cut = fitting.fit_checks([check], data_budget(budget, system))
+            return Prompt(self.messages(system, prompts.render_rewrite_check(fitted)), cut)
+
+        problems = partial(validation.rewrite_problems, check=check)
+        rewrite = await self.ask_fitted("writer", Rewrite, build, problems)
+        if rewrite.value is None:
+            return Reply(Rewrite(text=check.claim.text), rewrite.usage, fallback=True)
+        return Reply(_normal_key(rewrite.value), rewrite.usage)
+
+    async def assess(self, facts: Assessment) -> Reply[ReportAssessment]:
+        """Summarize a verified report and state its limits, citing ``[E#]`` keys.
+
+        Citations of evidence not shown are re-asked, then dropped; without a usable answer,
+        the offline engine's assessment stands in.
+        """
+        system = self._system(prompts.ASSESS_PROMPT.format(data_rule=prompts.DATA_RULE))
+        shown = len(facts.evidence)
+
+        def build(budget: int | None) -> Prompt:
+            return Prompt(self.messages(system, prompts.render_assessment(facts)))
+
+        check = partial(validation.assessment_problems, shown=shown)
+        assessed = await self.ask_fitted("writer", ReportAssessment, build, check)
+        value = assessed.value or assessed.draft
+        if value is None:
+            offline = await self._offline.assess(facts)
+            return Reply(offline.value, assessed.usage, fallback=True)
+        return Reply(_known_keys(value, shown), assessed.usage)
 
 
 def _clean_title(title: str) -> str:
@@ -340,10 +466,42 @@ def _clean_title(title: str) -> str:
     return chat_title(line.rstrip(".。").strip(_TITLE_EDGES))
 
 
-def _checked_key(value: _Keyed, evidence: Sequence[EvidenceSpan]) -> _Keyed:
-    """Normalize ``evidence_key`` to ``E#``, or drop it when it names no evidence given."""
+def _known_replaces(draft: Reflection | None, known: set[str]) -> Reflection | None:
+    """A reflection the model could not fix, with the unknown step ids it replaces dropped.
+
+    ``None`` when that does not make it usable (continuing or adjusting with no new steps).
+    """
+    if draft is None:
+        return None
+    kept = draft.model_copy(update={"replaces": [i for i in draft.replaces if i in known]})
+    return None if validation.reflection_problems(kept, known) else kept
+
+
+def _normal_key(value: _Keyed) -> _Keyed:
+    """``evidence_key`` written as ``E#`` (the checks accepted ``[e3]`` and the like)."""
     if value.evidence_key is None:
         return value
-    key = value.evidence_key.strip("[] ").upper()
-    valid = {evidence_key(index) for index in range(len(evidence))}
-    return value.model_copy(update={"evidence_key": key if key in valid else None})
+    return value.model_copy(update={"evidence_key": value.evidence_key.strip("[] ").upper()})
+
+
+_KEYS = re.compile(r"(\s*)\[\s*(E\d+(?:\s*,\s*E\d+)*)\s*\]", re.I)
+
+
+def _known_keys(assessed: ReportAssessment, shown: int) -> ReportAssessment:
+    """``assessed`` with keys normalized to ``[E#]`` and those naming no evidence removed."""
+    valid = {f"E{index + 1}" for index in range(shown)}
+
+    def keep(match: re.Match[str]) -> str:
+        keys = [k.strip().upper() for k in match.group(2).split(",")]
+        kept = "".join(f"[{k}]" for k in keys if k in valid)
+        return match.group(1) + kept if kept else ""
+
+    return assessed.model_copy(
+        update={
+            "summary": _KEYS.sub(keep, assessed.summary),
+            "limitations": [
+                item.model_copy(update={"text": _KEYS.sub(keep, item.text)})
+                for item in assessed.limitations
+            ],
+        }
+    )

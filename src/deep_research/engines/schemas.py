@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 
-from deep_research.state.models import Verdict
+from deep_research.state.models import CheckedBy, Verdict
 
 TITLE_CHARS = 80
 """Longest chat title."""
@@ -75,6 +76,41 @@ class StepNotes(BaseModel):
 
     notes: str = Field(description="What the evidence establishes, with [E#] citations.")
     sufficient: bool = Field(description="True if the evidence answers the step well enough.")
+    missing: str = Field(
+        default="",
+        description="What the step still lacks (figures, dates, sources); empty when nothing.",
+    )
+
+
+class PickedQuote(BaseModel):
+    """One quote a researcher picked from the passages it was shown."""
+
+    passage: str = Field(description="The key (P#) of the passage the quote is copied from.")
+    quote: str = Field(
+        min_length=1,
+        description=(
+            "One to three consecutive whole sentences of that passage that answer the step, "
+            "copied exactly, character for character: no ellipsis, no paraphrase, no omission."
+        ),
+    )
+    relevance: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=1.0,
+        description="How directly the quote answers the step: 1 states the answer, 0.3 helps.",
+    )
+
+
+class EvidencePicks(BaseModel):
+    """The evidence a researcher picked for one step."""
+
+    quotes: list[PickedQuote] = Field(
+        default_factory=list,
+        description=(
+            "Every quote that answers part of the step, best first: as many as the passages "
+            "hold, none when they hold nothing relevant."
+        ),
+    )
 
 
 class Reflection(BaseModel):
@@ -117,6 +153,10 @@ class ClaimVerdict(BaseModel):
             "(one sentence or less)."
         ),
     )
+    checked_by: SkipJsonSchema[CheckedBy | None] = None
+    """Set by the engine, never by the model (it is not in the schema the model sees):
+    ``model``, ``offline``, or ``fallback`` for the offline checker standing in for a model
+    that gave no usable verdict."""
 
 
 class VerdictBatch(BaseModel):
@@ -133,4 +173,39 @@ class Rewrite(BaseModel):
     )
     evidence_key: str | None = Field(
         default=None, description="The key (E#) of the evidence the new sentence relies on."
+    )
+
+
+class LimitationDraft(BaseModel):
+    """One limit of a report, as the engine states it."""
+
+    kind: Literal["uncovered", "conflict", "other"] = Field(
+        description=(
+            "uncovered: a part of the question the report does not answer; conflict: sources "
+            "that disagree (cite both sides); other: another caveat a reader must know."
+        )
+    )
+    text: str = Field(
+        description=(
+            "One sentence stating the limit. A conflict names both figures or statements "
+            "and cites each side with its key, [E#][E#]."
+        )
+    )
+
+
+class ReportAssessment(BaseModel):
+    """A summary of a finished report and the limits a reader must know."""
+
+    summary: str = Field(
+        description=(
+            "Two or three sentences answering the question from what the report states, "
+            "keeping its [E#] citations; no new facts."
+        )
+    )
+    limitations: list[LimitationDraft] = Field(
+        default_factory=list,
+        description=(
+            "One item per uncovered part and per conflict listed, then any other part of the "
+            "question the report leaves unanswered; empty when there is none."
+        ),
     )

@@ -12,7 +12,7 @@ from langgraph.types import RetryPolicy
 
 from deep_research.context import Context
 from deep_research.engines import Engine
-from deep_research.graph.researcher import build_researcher
+from deep_research.graph.researcher import build_researcher, retry_on
 from deep_research.graph.routing import (
     route_after_clarify,
     route_after_dispatch,
@@ -39,7 +39,7 @@ from deep_research.services import Services, recording
 from deep_research.sources import SourceProvider
 from deep_research.state import InputState, OutputState, State
 
-MODEL_RETRY = RetryPolicy(max_attempts=3, initial_interval=1.0)
+MODEL_RETRY = RetryPolicy(max_attempts=3, initial_interval=1.0, retry_on=retry_on)
 """Retries for nodes that call the engine (transient endpoint errors)."""
 
 
@@ -79,7 +79,7 @@ def build_graph(
     builder.add_node("synthesize", recording(synthesize, services), retry_policy=MODEL_RETRY)
     builder.add_node("verify", recording(verify, services), retry_policy=MODEL_RETRY)
     builder.add_node("revise", recording(revise, services), retry_policy=MODEL_RETRY)
-    builder.add_node("finalize", recording(finalize, services))
+    builder.add_node("finalize", recording(finalize, services), retry_policy=MODEL_RETRY)
 
     builder.add_edge(START, "clarify")
     builder.add_conditional_edges(

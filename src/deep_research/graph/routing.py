@@ -52,8 +52,8 @@ def route_after_dispatch(state: State) -> list[Send] | Literal["reflect"]:
 
 
 def route_after_reflect(state: State) -> Literal["dispatch", "synthesize"]:
-    """Dispatch while steps are open (new ones or the rest of the round); else write."""
-    return "dispatch" if state.round_open else "synthesize"
+    """Dispatch while steps are open and the run's spending limits allow; else write."""
+    return "dispatch" if state.round_open and not state.budget_reached else "synthesize"
 
 
 def route_after_synthesize(state: State) -> Literal["verify", "finalize"]:

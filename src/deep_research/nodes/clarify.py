@@ -46,11 +46,12 @@ def _fresh_question(question: str, history: list[Turn]) -> dict[str, Any]:
         "sources": Overwrite([]),
         "evidence": Overwrite([]),
         "usage": Overwrite(TokenUsage()),
-        "draft": "",
-        "claims": [],
-        "citations": [],
+        "draft": Overwrite(""),
+        "claims": Overwrite([]),
+        "citations": Overwrite([]),
         "verification": VerificationSummary(),
         "revisions": 0,
+        "budget_reached": None,
         "report": None,
         "started_at": time.time(),
     }
@@ -66,7 +67,6 @@ async def clarify(state: State, runtime: Runtime[Context], *, services: Services
         "question_nr": nr,
         "pool": extend_pool(state.pool, state.sources),
     }
-    emit(runtime, "research_started", question=question, mode=context.mode, depth=context.depth)
     await services.record(
         runtime,
         nr,
@@ -76,7 +76,8 @@ async def clarify(state: State, runtime: Runtime[Context], *, services: Services
             ),
             messages=[MessageRecord(MessageKind.QUESTION, question, query_mode=context.mode)],
         ),
-    )
+    )  # first, so that the event carries the new session's ids
+    emit(runtime, "research_started", question=question, mode=context.mode, depth=context.depth)
     if context.mode == "simple" or not context.allow_clarification:
         return update
     reply = await services.engine_for(context).clarify(question, history)

@@ -13,8 +13,14 @@ from typing import Any
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
+from deep_research.assessment import assessment_input, limits, with_limitations
 from deep_research.context import Context
+from deep_research.engines import Assessment, Reply, chat_title
+from deep_research.engines.schemas import ReportAssessment
 from deep_research.events import emit
+from deep_research.language import language_of
+from deep_research.nodes.synthesize import report_evidence
+from deep_research.persistence.content import resolve_evidence
 from deep_research.persistence.recorder import Batch
 from deep_research.persistence.records import (
     MessageKind,
@@ -23,16 +29,18 @@ from deep_research.persistence.records import (
     SessionUpdate,
 )
 from deep_research.report import (
+    budget_notice,
     build_report,
     compute_metrics,
     final_citations,
     number_references,
     render_markdown,
 )
-from deep_research.services import DEFAULT_SERVICES, Services
+from deep_research.services import DEFAULT_SERVICES, Services, context_of
 from deep_research.settings import get_settings
 from deep_research.sources import corpus_roots
-from deep_research.state import State
+from deep_research.sources.identity import on_kept_sources
+from deep_research.state import EvidenceSpan, State, TokenUsage
 
 
 def tool_calls(state: State) -> list[dict[str, Any]]:
@@ -47,29 +55,80 @@ def tool_calls(state: State) -> list[dict[str, Any]]:
     return calls
 
 
+async def assess(
+    state: State, runtime: Runtime[Context], services: Services, evidence: list[EvidenceSpan]
+) -> tuple[Assessment, Reply[ReportAssessment]] | None:
+    """Ask the engine for the report's summary and limits (none for ``simple`` answers).
+
+    ``evidence`` is the state's evidence with its quotes, on its kept sources.
+    """
+    if state.run_config.mode == "simple" or not state.draft.strip():
+        return None
+    plan = [step for step in state.plan if not step.replaced]  # replaced: not the report's
+    chosen = {e.id for e in report_evidence(state)}
+    facts = assessment_input(
+        state.research_question,
+        state.draft,
+        [e for e in evidence if e.id in chosen],
+        state.claims,
+        plan,
+    )
+    return facts, await services.engine_for(context_of(runtime)).assess(facts)
+
+
+def report_title(state: State) -> str:
+    """The report's H1: the chat's title for its first question, else the question, shortened."""
+    if state.question_nr <= 1 and state.title:
+        return state.title
+    return chat_title(state.question)
+
+
 async def finalize(
     state: State, runtime: Runtime[Context], *, services: Services = DEFAULT_SERVICES
 ) -> dict[str, Any]:
-    """Render the final Markdown with numbered references and build the report."""
+    """Render the final Markdown (references numbered, limits stated) and build the report."""
     # resolving the roots touches the disk: off the event loop
     roots = await asyncio.to_thread(corpus_roots, get_settings()) if services.served else []
-    numbering = number_references(state.draft, state.evidence, state.sources, roots)
+    # the quotes cut from the stored pages; one work, one reference
+    quoted = await resolve_evidence(runtime.store, state.evidence)
+    evidence = on_kept_sources(quoted, state.sources)
+    assessed = await assess(state, runtime, services, evidence)
+    draft, found, usage = state.draft, None, TokenUsage()
+    if assessed is not None:
+        facts, reply = assessed
+        draft, usage = with_limitations(draft, facts, reply.value), reply.usage
+    language = language_of(state.question)
+    numbering = number_references(draft, evidence, state.sources, roots, language)
+    if assessed is not None:
+        found = limits(
+            draft,
+            assessed[0],
+            assessed[1].value,
+            number_of=numbering.number_of,
+            references=numbering.references,
+            verification=state.verification,
+        )
+        draft = found.draft
     rendered = render_markdown(
-        state.question, state.draft, state.claims, numbering, state.verification
+        report_title(state),
+        draft,
+        state.claims,
+        numbering,
+        state.verification,
+        language,
+        notice=budget_notice(state.budget_reached, state.run_config.budget),
     )
     metrics = compute_metrics(
-        usage=state.usage,
+        usage=state.usage + usage,
         sources=state.sources,
-        evidence=state.evidence,
+        evidence=evidence,
         findings=state.findings,
         references=numbering.references,
         rounds=state.round,
         started_at=state.started_at,
         now=time.time(),
-    )
-    citations = final_citations(
-        state.citations, state.evidence, rendered.claims, numbering.number_of
-    )
+    ).model_copy(update={"budget_reached": state.budget_reached})
+    citations = final_citations(state.citations, evidence, rendered.claims, numbering.number_of)
     report = build_report(
         question=state.question,
         brief=state.brief,
@@ -80,6 +139,9 @@ async def finalize(
         verification=state.verification,
         metrics=metrics,
         config=state.run_config,
+        summary=found.summary if found else "",
+        limitations=found.limitations if found else [],
+        confidence=found.confidence if found else None,
     )
     emit(
         runtime,
@@ -89,7 +151,7 @@ async def finalize(
         supported_ratio=state.verification.supported_ratio,
         verification=state.verification.model_dump(),
     )
-    by_id = {e.id: e for e in state.evidence}
+    by_id = {e.id: e for e in evidence}
     recorded = [c for c in report.citations if c.evidence_id in by_id]
     await services.record(
         runtime,
@@ -112,4 +174,4 @@ async def finalize(
             cited_urls=[r.url for r in report.references],
         ),
     )
-    return {"report": report, "messages": [AIMessage(report.markdown)]}
+    return {"report": report, "messages": [AIMessage(report.markdown)], "usage": usage}

@@ -18,10 +18,20 @@ MAX_NEW_STEPS_PER_ROUND = 3
 
 
 async def reflect(state: State, runtime: Runtime[Context], *, services: Services) -> dict[str, Any]:
-    """Compare findings with the plan, within the depth's budget of rounds and steps."""
+    """Compare findings with the plan, within the depth's budget of rounds, steps and spending.
+
+    Once the run's token or cost limit is reached, research stops, even mid-round.
+    """
+    budget = state.run_config.budget
+    reached = budget.reached(state.usage)
+    if reached is not None:
+        reason = f"{'token' if reached == 'tokens' else 'cost'} budget reached"
+        emit(runtime, "reflection_decision", decision="complete", reasoning=reason)
+        decided = IterationRecord(state.round, decision="complete", reasoning=reason)
+        await services.record(runtime, state.question_nr, Batch(iterations=[decided]))
+        return {"budget_reached": reached}
     if state.round_open:
         return {}  # dispatch sends the round's remaining steps first
-    budget = state.run_config.budget
     room = min(MAX_NEW_STEPS_PER_ROUND, budget.max_steps * budget.max_rounds - len(state.plan))
     if state.round >= budget.max_rounds or room <= 0:
         emit(runtime, "reflection_decision", decision="complete", reasoning="budget reached")
@@ -29,7 +39,7 @@ async def reflect(state: State, runtime: Runtime[Context], *, services: Services
         await services.record(runtime, state.question_nr, Batch(iterations=[decided]))
         return {}
     reply = await services.engine_for(context_of(runtime)).reflect(
-        state.research_question, state.plan, state.findings, room
+        state.research_question, state.plan, state.findings, room, brief=state.brief
     )
     decision = reply.value
     new_steps = []
@@ -37,6 +47,7 @@ async def reflect(state: State, runtime: Runtime[Context], *, services: Services
         new_steps = make_steps(
             decision.new_steps[:room], first_index=len(state.plan) + 1, round=state.round + 1
         )
+    replaced = set(decision.replaces) if decision.decision == "adjust" and new_steps else set()
     emit(
         runtime,
         "reflection_decision",
@@ -47,4 +58,5 @@ async def reflect(state: State, runtime: Runtime[Context], *, services: Services
     )
     decided = IterationRecord(state.round, decision=decision.decision, reasoning=decision.reasoning)
     await services.record(runtime, state.question_nr, Batch(iterations=[decided]))
-    return {"plan": [*state.plan, *new_steps], "usage": reply.usage}
+    plan = [s.model_copy(update={"replaced": True}) if s.id in replaced else s for s in state.plan]
+    return {"plan": [*plan, *new_steps], "usage": reply.usage}

@@ -11,28 +11,27 @@ from deep_research.context import Context
 from deep_research.engines import evidence_key
 from deep_research.errors import SourceError
 from deep_research.events import emit
-from deep_research.persistence.content import put_document
+from deep_research.persistence.content import put_document, resolve_evidence, state_evidence
 from deep_research.persistence.recorder import Batch
 from deep_research.persistence.records import answered_step, searched_step
 from deep_research.services import Services, context_of
 from deep_research.sources.base import SourceProvider
-from deep_research.sources.evidence import select_evidence
+from deep_research.sources.evidence import step_terms
+from deep_research.sources.passages import PASSAGE_BUDGET, rank_passages
 from deep_research.sources.pool import chat_pool
+from deep_research.sources.quotes import locate_quotes
 from deep_research.sources.reading import interleave, read_results, source_of
+from deep_research.sources.scholarly.merge import merge_works, work_tags
 from deep_research.state import (
     Document,
-    EvidenceSpan,
     Finding,
+    Passage,
     ResearcherState,
     SearchResult,
     Source,
 )
-from deep_research.text import content_tokens
 from deep_research.urls import domain_of
 from deep_research.verification.citations import keys_to_markers
-
-SPANS_PER_DOCUMENT = 2
-"""Evidence spans selected from one document for a step."""
 
 
 async def generate_queries(
@@ -41,7 +40,8 @@ async def generate_queries(
     """Ask the engine for new queries (fewer on a second pass)."""
     engine = services.engine_for(context_of(runtime))
     n = state.config.budget.queries_per_step if state.iteration == 0 else 2
-    reply = await engine.queries(state.question, state.step, state.queries, n)
+    finding = state.findings[-1] if state.findings else None  # a second pass: aim at the gaps
+    reply = await engine.queries(state.question, state.step, state.queries, n, finding=finding)
     for query in reply.value:
         emit(runtime, "query_issued", step_id=state.step.id, query=query)
     return {
@@ -57,7 +57,8 @@ async def search_sources(
 ) -> dict[str, Any]:
     """Search every provider with the new queries; dedupe and cap results per domain."""
     k = state.config.budget.results_per_query
-    seen = {s.url for s in state.sources}
+    seen = {url for s in state.sources for url in (s.url, *s.aliases)}
+    known = {tag for s in state.sources for tag in work_tags(s.bib)}
     per_domain: dict[str, int] = {}
     for source in state.sources:
         per_domain[domain_of(source.url)] = per_domain.get(domain_of(source.url), 0) + 1
@@ -82,12 +83,17 @@ async def search_sources(
                 )
             else:
                 ranked.append(outcome)
-        for hit in interleave(ranked):
+        # one work found by several scholarly APIs is one result
+        for hit in merge_works(interleave(ranked)):
+            tags = work_tags(hit.bib)
             domain = domain_of(hit.url)
-            if hit.url in seen or per_domain.get(domain, 0) >= state.config.per_domain_cap:
+            capped = not tags and per_domain.get(domain, 0) >= state.config.per_domain_cap
+            if hit.url in seen or tags & known or capped:
                 continue
             seen.add(hit.url)
-            per_domain[domain] = per_domain.get(domain, 0) + 1
+            known |= tags
+            if not tags:  # a work's link (doi.org) is not a site: no domain cap
+                per_domain[domain] = per_domain.get(domain, 0) + 1
             results.append(hit)
     searched = searched_step(state.step, [p.name for p in providers])
     await services.record(runtime, state.question_nr, Batch(sub_steps=[searched]))
@@ -104,7 +110,12 @@ async def _search(provider: SourceProvider, query: str, k: int) -> list[SearchRe
 async def read_sources(
     state: ResearcherState, runtime: Runtime[Context], *, services: Services
 ) -> dict[str, Any]:
-    """Read each new result, keep its text in the content store, and select evidence."""
+    """Read each new result, keep its text, and have the engine pick evidence from it.
+
+    The pages' passages are ranked for the step within the depth's token budget; the engine
+    reads them and quotes what answers the step, and each quote is located in its page (a
+    quote that is not there is dropped and counted in the ``evidence_picked`` event).
+    """
     providers = {
         p.name: p
         for p in [*await services.sources_for(context_of(runtime)), *chat_pool(state, runtime)]
@@ -119,11 +130,14 @@ async def read_sources(
         for _, document in pages:
             await put_document(runtime.store, document)
     # pure computing: in a thread, so that other researchers' requests proceed meanwhile
-    scanned, evidence = await asyncio.to_thread(_scan_and_select, state, pages)
+    scanned, passages = await asyncio.to_thread(_scan_and_rank, state, pages)
+    engine = services.engine_for(context_of(runtime))
+    reply = await engine.pick_evidence(state.question, state.step, state.queries, passages)
+    located = locate_quotes(reply.value, passages, state.step)
+    evidence = located.spans
     read = iter(scanned)
     sources = [next(read) if isinstance(o, Document) else o for o in outcomes]
-    documents = [document for _, document in pages]
-    for document in documents:
+    for _, document in pages:
         emit(
             runtime,
             "source_found",
@@ -132,27 +146,35 @@ async def read_sources(
             title=document.title,
             evidence=sum(1 for e in evidence if e.document_id == document.id),
         )
+    emit(
+        runtime,
+        "evidence_picked",
+        step_id=state.step.id,
+        passages=len(passages),
+        tokens=sum(p.tokens for p in passages),
+        quotes=len(reply.value),
+        located=len(evidence),
+        dropped=located.dropped,
+    )
     await services.record(runtime, state.question_nr, Batch(sources=sources, evidence=evidence))
-    return {"sources": sources, "evidence": evidence}
+    # the state refers to the quotes in the stored pages instead of copying them
+    stored = state_evidence(runtime.store, evidence)
+    return {"sources": sources, "evidence": stored, "usage": reply.usage}
 
 
-def _scan_and_select(
+def _scan_and_rank(
     state: ResearcherState, pages: list[tuple[SearchResult, Document]]
-) -> tuple[list[Source], list[EvidenceSpan]]:
-    """The pages' source records (their texts scanned for injection), and their evidence."""
+) -> tuple[list[Source], list[Passage]]:
+    """The pages' source records (their texts scanned for injection), and their best passages."""
     documents = [document for _, document in pages]
     scanned = [source_of(hit, document) for hit, document in pages]
-    evidence = select_evidence(
+    passages = rank_passages(
         documents,
-        state.step,
-        state.queries,
-        per_document=SPANS_PER_DOCUMENT,
-        limit=state.config.budget.spans_per_step * 2,
-        topic=content_tokens(state.question),
-        question=state.question,
+        step_terms(state.step, state.queries),
+        budget=PASSAGE_BUDGET[state.config.depth],
         clean={d.id for d, s in zip(documents, scanned, strict=True) if not s.flags},
     )
-    return scanned, evidence
+    return scanned, passages
 
 
 async def take_notes(
@@ -160,7 +182,8 @@ async def take_notes(
 ) -> dict[str, Any]:
     """Summarize the step's best evidence and judge whether it is enough."""
     budget = state.config.budget
-    evidence = sorted(state.evidence, key=lambda e: -e.relevance)[: budget.spans_per_step * 2]
+    best = sorted(state.evidence, key=lambda e: -e.relevance)[: budget.spans_per_step * 2]
+    evidence = await resolve_evidence(runtime.store, best)
     reply = await services.engine_for(context_of(runtime)).notes(
         state.question, state.step, evidence
     )
@@ -172,6 +195,7 @@ async def take_notes(
         queries=state.queries,
         searches=len(state.queries),
         sufficient=reply.value.sufficient,
+        missing=reply.value.missing.strip(),
     )
     emit(
         runtime,

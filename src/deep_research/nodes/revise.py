@@ -3,13 +3,15 @@
 For each claim that needs it (:func:`deep_research.verification.verifier.needs_revision`):
 
 * supported only by an uncited alternate: re-cited to that alternate;
-* unsupported or contradicted: the engine rewrites it from its cited evidence and the best
-  alternates (a correction, a hedge or a narrower claim), or removes it (empty text);
-  a claim with no evidence at all is removed.
+* partial, unsupported or contradicted: the engine rewrites it from its cited evidence and
+  the best alternates (a correction, or the claim narrowed or hedged to what the evidence
+  states), or removes it (empty text); a claim with no evidence at all is removed.
 
 The budget is ``max_revisions`` such passes. When it is spent and claims still need revision,
-one last pass re-cites what an alternate supports and removes the rest without asking the
-engine, so the loop always ends and what the budget could not fix is removed.
+one last pass re-cites what an alternate supports and removes what is unsupported or
+contradicted without asking the engine, so the loop always ends. A claim still PARTIAL then
+stays, and the report marks it with a footnote giving the reason
+(:mod:`deep_research.report_flags`).
 """
 
 from __future__ import annotations
@@ -23,16 +25,26 @@ from langgraph.runtime import Runtime
 
 from deep_research.context import Context
 from deep_research.engines import ClaimCheck, Engine
+from deep_research.persistence.content import resolve_evidence
 from deep_research.services import Services, context_of
 from deep_research.state import Claim, EvidenceSpan, State, TokenUsage
-from deep_research.verification.checks import Analyses, clean_claim
+from deep_research.verification.checks import clean_claim
 from deep_research.verification.citations import (
     CitedSentence,
+    Located,
     drop_empty,
     locate_sentences,
     normalize_draft,
+    remove_sentence,
 )
-from deep_research.verification.verifier import GOOD, key_index, needs_revision, rank_alternates
+from deep_research.verification.verifier import (
+    GOOD,
+    Memo,
+    key_index,
+    needs_final_revision,
+    needs_revision,
+    rank_alternates,
+)
 
 Outcome = Literal["recited", "corrected", "removed", "unchanged"]
 
@@ -45,7 +57,7 @@ async def revise_claim(
     evidence: Sequence[EvidenceSpan],
     *,
     final: bool,
-    analyses: Analyses | None = None,
+    memo: Memo | None = None,
 ) -> tuple[CitedSentence | None, Outcome, TokenUsage]:
     """The sentence that replaces ``claim`` (``None`` removes it), what was done, and its cost.
 
@@ -54,15 +66,18 @@ async def revise_claim(
         claim: A claim that needs revision, with its verdict.
         evidence: All the session's evidence.
         final: The budget is spent: re-cite or remove, never rewrite.
-        analyses: Shared by the claims of one pass, so that each span is analysed once.
+        memo: Shared by the claims of a pass and kept between passes, so that each span is
+            analysed, and each claim ranked against it, once.
     """
-    if claim.verdict in GOOD and claim.evidence_id:
-        return CitedSentence(claim.text, (claim.evidence_id,), "."), "recited", TokenUsage()
+    alternate = claim.evidence_id
+    if claim.verdict in GOOD and alternate and alternate not in claim.citation_keys:
+        return CitedSentence(claim.text, (alternate,), "."), "recited", TokenUsage()
     if final:
         return None, "removed", TokenUsage()
-    by_id: Mapping[str, EvidenceSpan] = {e.id: e for e in evidence}
+    cited = set(claim.citation_keys)  # the last span of an id, as a dict of all would keep
+    by_id: Mapping[str, EvidenceSpan] = {e.id: e for e in evidence if e.id in cited}
     shown = [by_id[k] for k in claim.citation_keys if k in by_id]
-    shown += rank_alternates(claim, evidence, analyses=analyses)
+    shown += rank_alternates(claim, evidence, memo=memo)
     if not shown:
         return None, "removed", TokenUsage()
     reply = await engine.rewrite(ClaimCheck(claim, shown))
@@ -79,26 +94,20 @@ async def revise(state: State, runtime: Runtime[Context], *, services: Services)
     """Edit the draft claim by claim, from the last to the first so offsets stay valid."""
     engine = services.engine_for(context_of(runtime))
     budget = state.run_config.budget.max_revisions
-    targets = {c.position_start: c for c in state.claims if needs_revision(c)}
+    final = state.revisions >= budget
+    wanted = needs_final_revision if final else needs_revision
+    targets = {c.position_start: c for c in state.claims if wanted(c)}
     located = [s for s in locate_sentences(state.draft) if s.start in targets]
-    final, analyses = state.revisions >= budget, Analyses()
+    evidence = await resolve_evidence(runtime.store, state.evidence) if located else []
     # every rewrite is an independent request: send them together, then edit last to first
     results = await asyncio.gather(
         *(
-            revise_claim(engine, targets[s.start], state.evidence, final=final, analyses=analyses)
+            revise_claim(engine, targets[s.start], evidence, final=final, memo=services.memo)
             for s in located
         )
     )
-    draft, usage, outcomes = state.draft, TokenUsage(), Counter[Outcome]()
-    for located_sentence, (sentence, outcome, spent) in reversed(
-        list(zip(located, results, strict=True))
-    ):
-        usage, outcomes[outcome] = usage + spent, outcomes[outcome] + 1
-        rendered = ""
-        if sentence is not None:
-            punct = located_sentence.sentence.punct
-            rendered = CitedSentence(sentence.body, sentence.ids, punct).render()
-        draft = draft[: located_sentence.start] + rendered + draft[located_sentence.full_end :]
+    stated = {c.text for c in state.claims if c.position_start not in targets}
+    draft, usage, outcomes = _edit(state.draft, list(zip(located, results, strict=True)), stated)
     summary = state.verification.model_copy(
         update={
             "removed": state.verification.removed + outcomes["removed"],
@@ -112,3 +121,27 @@ async def revise(state: State, runtime: Runtime[Context], *, services: Services)
         "verification": summary,
         "usage": usage,
     }
+
+
+def _edit(
+    draft: str,
+    revisions: list[tuple[Located, tuple[CitedSentence | None, Outcome, TokenUsage]]],
+    stated: set[str],
+) -> tuple[str, TokenUsage, Counter[Outcome]]:
+    """Apply the revisions from the last to the first, so that offsets stay valid.
+
+    A rewrite that repeats a sentence the draft already states (a partial claim narrowed to
+    what another claim says) removes the claim instead of saying it twice.
+    """
+    usage, outcomes = TokenUsage(), Counter[Outcome]()
+    for located, (sentence, outcome, spent) in reversed(revisions):
+        if sentence is not None and outcome == "corrected" and sentence.body in stated:
+            sentence, outcome = None, "removed"
+        usage, outcomes[outcome] = usage + spent, outcomes[outcome] + 1
+        if sentence is None:  # the next sentence loses a linking word that pointed back
+            draft = remove_sentence(draft, located.start, located.full_end)
+            continue
+        stated.add(sentence.body)
+        rendered = CitedSentence(sentence.body, sentence.ids, located.sentence.punct).render()
+        draft = draft[: located.start] + rendered + draft[located.full_end :]
+    return draft, usage, outcomes

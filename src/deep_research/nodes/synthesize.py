@@ -7,20 +7,32 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from deep_research.context import Context
-from deep_research.engines import evidence_key
+from deep_research.engines import WritingInputs, evidence_key
 from deep_research.events import emit
+from deep_research.persistence.content import resolve_evidence
 from deep_research.services import Services, context_of
-from deep_research.state import EvidenceSpan, State
+from deep_research.sources.identity import on_kept_sources
+from deep_research.state import Finding, State, StateEvidence
 from deep_research.verification.citations import keys_to_markers, normalize_draft
 
 PROGRESS_EVERY_CHARS = 400
 """A ``synthesis_progress`` event is emitted each time this many more characters are written."""
 
 
-def report_evidence(state: State) -> list[EvidenceSpan]:
-    """The evidence the findings selected, in state order (what the writer may cite)."""
-    chosen = {i for f in state.findings for i in f.evidence_ids}
-    return [e for e in state.evidence if e.id in chosen]
+def kept_findings(state: State) -> list[Finding]:
+    """The findings of the steps reflection did not replace."""
+    replaced = {step.id for step in state.plan if step.replaced}
+    return [f for f in state.findings if f.step_id not in replaced]
+
+
+def report_evidence(state: State) -> list[StateEvidence]:
+    """The evidence the kept findings selected, in state order (what the writer may cite).
+
+    A span quoted under a link of a work that another step found by another link names the
+    work's one source (:func:`~deep_research.sources.identity.on_kept_sources`).
+    """
+    chosen = {i for f in kept_findings(state) for i in f.evidence_ids}
+    return on_kept_sources([e for e in state.evidence if e.id in chosen], state.sources)
 
 
 async def synthesize(
@@ -32,7 +44,7 @@ async def synthesize(
     if context.mode == "simple":
         reply = await engine.answer(state.research_question, state.turns)
         return {"draft": normalize_draft(reply.value), "usage": reply.usage}
-    evidence = report_evidence(state)
+    evidence = await resolve_evidence(runtime.store, report_evidence(state))
     written = 0
     reported = 0
 
@@ -43,8 +55,14 @@ async def synthesize(
             reported = written
             emit(runtime, "synthesis_progress", characters=written)
 
+    inputs = WritingInputs(
+        findings=kept_findings(state),
+        titles={s.url: s.title for s in state.sources if s.title},
+        depth=state.run_config.depth,
+    )
+    plan = [step for step in state.plan if not step.replaced]
     reply = await engine.write_report(
-        state.research_question, state.brief, state.plan, evidence, on_progress=progress
+        state.research_question, state.brief, plan, evidence, on_progress=progress, inputs=inputs
     )
     emit(runtime, "synthesis_progress", characters=len(reply.value), done=True)
     keys = {evidence_key(i): e.id for i, e in enumerate(evidence)}

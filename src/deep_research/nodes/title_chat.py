@@ -22,4 +22,4 @@ async def title_chat(
     """Have the engine title the chat from its first question, and record the title."""
     reply = await services.engine_for(context_of(runtime)).title(state.question)
     await services.record(runtime, state.question_nr, Batch(title=reply.value))
-    return {"usage": reply.usage}
+    return {"title": reply.value, "usage": reply.usage}

@@ -16,7 +16,9 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from deep_research.context import Context
+from deep_research.engines import OfflineEngine
 from deep_research.events import emit
+from deep_research.persistence.content import resolve_evidence
 from deep_research.persistence.recorder import Batch
 from deep_research.persistence.records import SessionUpdate
 from deep_research.services import Services, context_of
@@ -33,6 +35,7 @@ def summarize(claims: Sequence[Claim], previous: VerificationSummary) -> Verific
             "partial": counts[Verdict.PARTIAL],
             "unsupported": counts[Verdict.UNSUPPORTED],
             "contradicted": counts[Verdict.CONTRADICTED],
+            "fallback": sum(1 for c in claims if c.verdict and c.checked_by == "fallback"),
             "passes": previous.passes + 1,
         }
     )
@@ -41,7 +44,15 @@ def summarize(claims: Sequence[Claim], previous: VerificationSummary) -> Verific
 async def verify(state: State, runtime: Runtime[Context], *, services: Services) -> dict[str, Any]:
     """Judge the draft's claims; record and report each verdict and the pass's summary."""
     engine = services.engine_for(context_of(runtime))
-    result = await verify_draft(engine, state.draft, state.evidence, state.claims)
+    evidence = await resolve_evidence(runtime.store, state.evidence)
+    result = await verify_draft(
+        engine,
+        state.draft,
+        evidence,
+        state.claims,
+        memo=services.memo,
+        overlap=not isinstance(engine, OfflineEngine),  # the offline engine answers at once
+    )
     summary = summarize(result.claims, state.verification)
     for claim in result.judged:
         emit(
@@ -55,12 +66,14 @@ async def verify(state: State, runtime: Runtime[Context], *, services: Services)
             evidence_id=claim.evidence_id,
             claim_type=claim.claim_type,
             numeric=claim.numeric,
+            checked_by=claim.checked_by,
             passes=summary.passes,
+            total=len(result.judged),
         )
     budget = state.run_config.budget.max_revisions
     final = not revision_due(result.claims, state.revisions, budget)
     emit(runtime, "verification_summary", **summary.model_dump(), final=final)
-    by_id = {e.id: e for e in state.evidence}
+    by_id = {e.id: e for e in evidence}
     recorded = [c for c in result.citations if c.evidence_id in by_id]
     await services.record(
         runtime,

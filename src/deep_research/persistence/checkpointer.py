@@ -2,27 +2,36 @@
 
 ``DEEP_RESEARCH_DATABASE_URL`` (or an explicit URL) picks the backend:
 
-* ``memory``: :class:`InMemorySaver` (tests; nothing survives the process);
-* ``sqlite:///path/to/file.sqlite``: :class:`AsyncSqliteSaver` (the embedded default);
+* ``memory``: :class:`CompactMemorySaver`, LangGraph's :class:`InMemorySaver` (tests; nothing
+  survives the process);
+* ``sqlite:///path/to/file.sqlite``: :class:`~.sqlite_saver.BlobSqliteSaver` (the embedded
+  default: LangGraph's SQLite saver, storing each channel value once per version);
 * ``postgresql://...`` or ``postgresql+psycopg://...``: :class:`AsyncPostgresSaver` on a pool.
 
-Every checkpointer is set up (its tables created) and closed by the context manager.
+Every checkpointer is set up (its tables created) and closed by the context manager, and
+writes short channel versions (:mod:`~deep_research.persistence.versions`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import zlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-from deep_research.errors import ConfigurationError, StoreError
+from deep_research.errors import ConfigurationError
 from deep_research.persistence.locks import async_sqlite_setup_lock
+from deep_research.persistence.timeouts import DatabaseTimeouts, redact
+from deep_research.persistence.versions import ShortVersions
 from deep_research.state import models
+
+__all__ = ["SERDE_ALLOWLIST", "make_serde", "open_checkpointer", "postgres_conninfo", "redact"]
 
 SERDE_ALLOWLIST = tuple(
     (cls.__module__, cls.__name__)
@@ -32,26 +41,54 @@ SERDE_ALLOWLIST = tuple(
 """Our domain types, allowed explicitly so checkpoints never deserialize unknown classes."""
 
 
-CONNECT_TIMEOUT = 10.0
-"""Seconds to wait for the first PostgreSQL connection before giving up with a clear error."""
+COMPRESS_FROM = 256
+"""Serialized values of this many bytes or more are stored compressed (when that is smaller).
+
+Low enough to take in a checkpoint's own record (its channel versions, about 0.5 to 2 KB),
+which the in-memory and SQLite savers store through this serializer; smaller values rarely
+shrink."""
+COMPRESSED = "+zlib"
+"""Suffix of the stored type of a compressed value (``msgpack+zlib``)."""
 
 
-def redact(url: str) -> str:
-    """The URL without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-    return urlunsplit(parts._replace(netloc=netloc))
+class CompressingSerializer(JsonPlusSerializer):
+    """LangGraph's serializer, storing large values zlib-compressed.
+
+    A value of :data:`COMPRESS_FROM` bytes or more (a researcher's evidence, a report, a
+    checkpoint's versions) is stored as ``<type>+zlib``; records of many fields with repeated
+    names and URLs shrink about 3.5 times. Values stored plainly, by this class or before it,
+    read as they are. A subclass rather than a wrapper, so LangGraph's msgpack allowlist still
+    applies to it.
+    """
+
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        """Serialize ``obj``; compress the result when it is large and compression pays."""
+        type_, data = super().dumps_typed(obj)
+        if len(data) < COMPRESS_FROM:
+            return type_, data
+        packed = zlib.compress(data, 1)
+        return (type_ + COMPRESSED, packed) if len(packed) < len(data) else (type_, data)
+
+    def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        """Deserialize a stored value, decompressing it first if it was compressed."""
+        type_, payload = data
+        if type_.endswith(COMPRESSED):
+            return super().loads_typed((type_.removesuffix(COMPRESSED), zlib.decompress(payload)))
+        return super().loads_typed(data)
+
+
+class CompactMemorySaver(ShortVersions, InMemorySaver):
+    """LangGraph's in-memory saver, with short channel versions like the other backends."""
 
 
 def make_serde() -> JsonPlusSerializer:
     """A serializer that deserializes only LangGraph's safe types and our domain models.
 
     The snapshots of the state's ``DeltaChannel``s need no entry: LangGraph stores them under
-    their own msgpack extension, around values made of our models.
+    their own msgpack extension, around values made of our models. Large values are stored
+    compressed (:class:`CompressingSerializer`).
     """
-    return JsonPlusSerializer(allowed_msgpack_modules=SERDE_ALLOWLIST)
+    return CompressingSerializer(allowed_msgpack_modules=SERDE_ALLOWLIST)
 
 
 def postgres_conninfo(url: str) -> str:
@@ -82,50 +119,23 @@ async def open_checkpointer(url: str) -> AsyncIterator[BaseCheckpointSaver[str]]
         ConfigurationError: the URL's scheme is not memory, sqlite or postgresql.
     """
     if url == "memory":
-        yield InMemorySaver(serde=make_serde())
+        yield CompactMemorySaver(serde=make_serde())
     elif url.startswith("sqlite:"):
-        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+        from deep_research.persistence.sqlite_saver import BlobSqliteSaver
 
         path = sqlite_path(url)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
+        await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
+        async with BlobSqliteSaver.from_conn_string(str(path)) as saver:
             saver.serde = make_serde()
             async with async_sqlite_setup_lock(path):
                 await saver.setup()
             yield saver
     elif url.startswith(("postgresql", "postgres")):
-        import psycopg
-        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-        from psycopg.rows import dict_row
-        from psycopg_pool import AsyncConnectionPool, PoolTimeout
+        from deep_research.persistence.postgres import BoundedPostgresSaver, open_pool
 
-        try:  # one plain connection first: a clear, immediate error when the server is down
-            probe = await psycopg.AsyncConnection.connect(
-                postgres_conninfo(url), connect_timeout=int(CONNECT_TIMEOUT)
-            )
-        except psycopg.OperationalError as exc:
-            reason = " ".join(str(exc).split())
-            raise StoreError(
-                f"could not connect to the checkpoint database {redact(url)}: {reason}"
-            ) from exc
-        await probe.close()
-        pool = AsyncConnectionPool(
-            postgres_conninfo(url),
-            min_size=1,
-            max_size=8,
-            open=False,
-            kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
-        )
-        try:
-            await pool.open(wait=True, timeout=CONNECT_TIMEOUT)
-        except PoolTimeout as exc:
-            await pool.close()
-            raise StoreError(
-                f"could not connect to the checkpoint database {redact(url)} "
-                f"within {CONNECT_TIMEOUT:g} s"
-            ) from exc
-        async with pool:
-            postgres = AsyncPostgresSaver(pool, serde=make_serde())  # type: ignore[arg-type]
+        timeouts = DatabaseTimeouts.from_settings()
+        async with open_pool(url, timeouts, max_size=8, what="the checkpoint database") as pool:
+            postgres = BoundedPostgresSaver(pool, url=url, timeouts=timeouts, serde=make_serde())
             await postgres.setup()
             yield postgres
     else:

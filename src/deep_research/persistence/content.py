@@ -4,21 +4,32 @@ It is a LangGraph ``BaseStore`` (``runtime.store`` in nodes): the server provide
 the command line opens one on the database URL, beside the checkpointer. Documents live in the
 ``("documents",)`` namespace under their id (``doc_`` + a sha256 prefix of the text), so the
 same text read twice is stored once, and a checkpoint refers to it by id.
+
+Evidence quotes are slices of that text: with a store, graph state keeps each span as an
+:class:`~deep_research.state.models.EvidenceRef` (:func:`state_evidence`) and the nodes that
+read quotes cut them from the stored pages (:func:`resolve_evidence`).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from typing import cast
 
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, GetOp, Item, TTLConfig
 from langgraph.store.memory import InMemoryStore
 
 from deep_research.errors import ConfigurationError
-from deep_research.persistence.checkpointer import postgres_conninfo, sqlite_path
+from deep_research.persistence.checkpointer import sqlite_path
 from deep_research.persistence.locks import async_sqlite_setup_lock
 from deep_research.persistence.namespaces import DOCUMENTS_NAMESPACE
-from deep_research.state.models import Document
+from deep_research.persistence.timeouts import DatabaseTimeouts
+from deep_research.settings import get_settings
+from deep_research.state.models import Document, EvidenceRef, EvidenceSpan, StateEvidence
+
+logger = logging.getLogger(__name__)
 
 
 async def put_document(store: BaseStore, document: Document) -> None:
@@ -32,11 +43,71 @@ async def put_document(store: BaseStore, document: Document) -> None:
 
 async def get_document_text(store: BaseStore, document_id: str) -> str | None:
     """A document's text, or ``None`` when the store does not have it."""
-    item = await store.aget(DOCUMENTS_NAMESPACE, document_id)
-    if item is None:
+    return _text(await store.aget(DOCUMENTS_NAMESPACE, document_id))
+
+
+def state_evidence(store: BaseStore | None, spans: list[EvidenceSpan]) -> list[StateEvidence]:
+    """What graph state keeps of ``spans``: references to the stored pages when there is a store.
+
+    Without a store there is no page text to refer to, so the spans keep their quotes.
+    """
+    if store is None:
+        return list(spans)
+    return [span.ref() for span in spans]
+
+
+async def resolve_evidence(
+    store: BaseStore | None, spans: Sequence[StateEvidence]
+) -> list[EvidenceSpan]:
+    """The spans with their quotes, cut from the stored text of their pages, in order.
+
+    Spans that carry their quote are returned as they are; the pages of the others are read
+    in one batch. A span whose page the store no longer has (expired, or a thread resumed
+    without its store) is left out and logged: no quote can be shown for it.
+    """
+    wanted = sorted({s.document_id for s in spans if isinstance(s, EvidenceRef)})
+    texts: dict[str, str] = {}
+    if wanted and store is not None:
+        items = await store.abatch([GetOp(DOCUMENTS_NAMESPACE, key) for key in wanted])
+        texts = {
+            key: text for key, item in zip(wanted, items, strict=True) if (text := _text(item))
+        }
+    resolved: list[EvidenceSpan] = []
+    for span in spans:
+        if isinstance(span, EvidenceSpan):
+            resolved.append(span)
+        elif (text := texts.get(span.document_id)) is not None and span.end <= len(text):
+            resolved.append(span.resolve(text))
+        else:
+            logger.warning("evidence %s left out: its page %s is not stored", span.id, span.url)
+    return resolved
+
+
+def _text(item: Item | None | object) -> str | None:
+    value = item.value.get("text") if isinstance(item, Item) else None
+    return value if isinstance(value, str) else None
+
+
+TTL_KEYS = ("default_ttl", "refresh_on_read", "sweep_interval_minutes", "omit_expired")
+"""The keys of LangGraph's ``TTLConfig``, as ``store.ttl`` in langgraph.json spells them."""
+
+
+def store_ttl() -> TTLConfig | None:
+    """The content store's retention, if one is set.
+
+    ``DEEP_RESEARCH_STORE_TTL_MINUTES`` wins; else, under the LangGraph server, ``store.ttl``
+    of ``langgraph.json`` (which the server hands to its process as ``LANGGRAPH_STORE``). An
+    item expires that many minutes after it was last written or read; items written while no
+    retention was set never expire.
+    """
+    settings = get_settings()
+    if settings.store_ttl_minutes is not None:
+        minutes = settings.store_ttl_minutes
+        return {"default_ttl": minutes, "refresh_on_read": True, "sweep_interval_minutes": 60}
+    ttl = settings.langgraph_store.get("ttl") if settings.langgraph_store else None
+    if not isinstance(ttl, dict) or ttl.get("default_ttl") is None:
         return None
-    text = item.value.get("text")
-    return text if isinstance(text, str) else None
+    return cast(TTLConfig, {k: ttl[k] for k in TTL_KEYS if k in ttl})
 
 
 @asynccontextmanager
@@ -52,18 +123,22 @@ async def open_store(url: str) -> AsyncIterator[BaseStore]:
         from langgraph.store.sqlite.aio import AsyncSqliteStore
 
         path = sqlite_path(url)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        async with AsyncSqliteStore.from_conn_string(str(path)) as store:
+        await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
+        async with AsyncSqliteStore.from_conn_string(str(path), ttl=store_ttl()) as store:
             async with async_sqlite_setup_lock(path):
                 await store.setup()
+            if store.ttl_config:
+                await store.sweep_ttl()
             yield store
     elif url.startswith(("postgresql", "postgres")):
-        from langgraph.store.postgres.aio import AsyncPostgresStore
+        from deep_research.persistence.postgres import BoundedPostgresStore, open_pool
 
-        async with AsyncPostgresStore.from_conn_string(
-            postgres_conninfo(url), pool_config={"min_size": 1, "max_size": 4}
-        ) as postgres:
+        timeouts = DatabaseTimeouts.from_settings()
+        async with open_pool(url, timeouts, max_size=4, what="the content store") as pool:
+            postgres = BoundedPostgresStore(pool, url=url, timeouts=timeouts, ttl=store_ttl())
             await postgres.setup()
+            if postgres.ttl_config:
+                await postgres.sweep_ttl()
             yield postgres
     else:
         raise ConfigurationError(

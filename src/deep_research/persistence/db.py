@@ -9,22 +9,32 @@ sync drivers) run in a worker thread when called from async code.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, nullcontext
+from contextlib import asynccontextmanager, closing, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.ext.asyncio import create_async_engine as _create_async_engine
 from sqlalchemy.pool import NullPool
 
-from deep_research.errors import ConfigurationError, StoreError
+from deep_research.errors import ConfigurationError, DatabaseUnavailableError, StoreError
 from deep_research.persistence.locks import sqlite_setup_lock
+from deep_research.persistence.timeouts import (
+    Breaker,
+    DatabaseTimeouts,
+    breaker_for,
+    translated,
+    unavailable,
+    within,
+)
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 """How long a SQLite writer waits for the checkpointer's or another process's lock."""
@@ -106,10 +116,17 @@ def create_engine(url: str, *, pooled: bool = True, pool_sqlite: bool = False) -
     if is_sqlite(target) and (path := _sqlite_file(target)) is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
     options: dict[str, Any] = {}
+    if not is_sqlite(target):
+        from deep_research.persistence.postgres import bounded_connector
+
+        timeouts = DatabaseTimeouts.from_settings()
+        options["async_creator"] = bounded_connector(url, timeouts)
     if not pooled or (is_sqlite(target) and not pool_sqlite):
         options["poolclass"] = NullPool
     else:
         options.update(pool_size=5, max_overflow=5, pool_pre_ping=True)
+        if not is_sqlite(target):
+            options["pool_timeout"] = DatabaseTimeouts.from_settings().operation
     engine = _create_async_engine(target, **options)
     prepare_engine(engine)
     return engine
@@ -121,15 +138,43 @@ class Database:
 
     engine: AsyncEngine
     sessions: async_sessionmaker[AsyncSession] = field(init=False)
+    breaker: Breaker = field(init=False)
+    """Fails the transactions that follow a lost database at once, for a connect timeout
+    (each would otherwise wait out its own connect or statement timeout, and a node's
+    retries would repeat that), and ends those under way. Shared with the checkpointer
+    and the content store on the same database (see :func:`.timeouts.breaker_for`)."""
 
     def __post_init__(self) -> None:
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        self.breaker = breaker_for(self.engine.url.render_as_string(hide_password=True))
 
     @asynccontextmanager
     async def session_scope(self) -> AsyncIterator[AsyncSession]:
-        """One transaction: committed when the block ends, rolled back when it raises."""
-        async with self.sessions() as session, session.begin():
-            yield session
+        """One transaction: committed when the block ends, rolled back when it raises.
+
+        On PostgreSQL each statement, commit and rollback is bounded by the database timeout
+        (``DEEP_RESEARCH_DATABASE_TIMEOUT``, see :mod:`.timeouts`).
+
+        Raises:
+            DatabaseUnavailableError: the database could not be reached, or did not answer.
+        """
+        if self.engine.dialect.name != "postgresql":
+            async with self.sessions() as session, session.begin():
+                yield session
+            return
+        where = self.engine.url.render_as_string(hide_password=True)
+        self.breaker.check()
+        try:
+            async with (
+                translated(where, "using the domain store"),
+                within(None, breaker=self.breaker),
+                self.sessions() as session,
+                session.begin(),
+            ):
+                yield session
+        except DatabaseUnavailableError as exc:
+            self.breaker.trip(exc)
+            raise
 
     async def dispose(self) -> None:
         """Close the engine's connections."""
@@ -161,7 +206,8 @@ def upgrade(url: str, revision: str = "head") -> None:
 
     Raises:
         ConfigurationError: the URL is neither SQLite nor PostgreSQL.
-        StoreError: the database could not be reached or migrated.
+        DatabaseUnavailableError: the database could not be reached.
+        StoreError: the database could not be migrated.
     """
     from alembic import command
 
@@ -173,6 +219,9 @@ def upgrade(url: str, revision: str = "head") -> None:
     with _schema_lock, across_processes:
         try:
             command.upgrade(alembic_config(url), revision)
+        except (OperationalError, SQLAlchemyTimeoutError) as exc:
+            where = make_url(target).render_as_string(hide_password=True)
+            raise unavailable(where, "migrating its schema", exc) from exc
         except SQLAlchemyError as exc:
             where = make_url(target).render_as_string(hide_password=True)
             raise StoreError(
@@ -183,8 +232,35 @@ def upgrade(url: str, revision: str = "head") -> None:
 
 
 def ensure_schema(url: str) -> None:
-    """Upgrade to head once per process and URL (blocking)."""
+    """Upgrade to head once per process and URL (blocking).
+
+    A SQLite file already at the head revision is recognised without Alembic (see
+    :func:`stored_revisions`), so that commands on an up-to-date store do not pay its import.
+    """
     with _schema_lock:
         if url in _upgraded:
             return
+    from deep_research.persistence.migrate import head_revisions
+
+    if stored_revisions(url) == head_revisions():
+        with _schema_lock:
+            _upgraded.add(url)
+        return
     upgrade(url)
+
+
+def stored_revisions(url: str) -> frozenset[str] | None:
+    """The revisions an existing SQLite file records in ``alembic_version``, read directly.
+
+    ``None`` when that cannot be told cheaply: not SQLite, no file yet, or no version table.
+    """
+    target = async_url(url)
+    path = _sqlite_file(target) if is_sqlite(target) else None
+    if path is None or not path.is_file():
+        return None
+    try:
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+            rows = conn.execute("SELECT version_num FROM alembic_version").fetchall()
+    except sqlite3.Error:
+        return None
+    return frozenset(str(row[0]) for row in rows)

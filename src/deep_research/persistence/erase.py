@@ -14,8 +14,8 @@ referred to that nothing refers to any more are removed after that commit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
@@ -23,7 +23,14 @@ from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from deep_research.persistence.db import Database
-from deep_research.persistence.models import Chat, ResearchSession, Source
+from deep_research.persistence.models import (
+    Chat,
+    MessageFeedback,
+    ResearchSession,
+    Source,
+    UserPreferences,
+    utcnow,
+)
 from deep_research.persistence.namespaces import DOCUMENTS_NAMESPACE
 
 
@@ -35,15 +42,23 @@ class Erased:
     """The purged chats' thread ids."""
     documents: int
     """Documents removed from the content store (those no other chat refers to)."""
+    items: int = 0
+    """Items removed from the user's own store namespaces (:func:`erase_user`)."""
 
 
 async def _chats(
-    session: AsyncSession, *, user_id: str, deleted_before: datetime | None
+    session: AsyncSession,
+    *,
+    user_id: str,
+    deleted_before: datetime | None,
+    thread_id: str | None = None,
 ) -> tuple[list[int], list[str], set[str]]:
     """The user's chats to erase: row ids, thread ids, and the documents they refer to."""
     query = select(Chat.id, Chat.thread_id).where(Chat.user_id == user_id)
     if deleted_before is not None:
         query = query.where(Chat.deleted_at.is_not(None), Chat.deleted_at < deleted_before)
+    if thread_id is not None:
+        query = query.where(Chat.thread_id == thread_id)
     chats = (await session.execute(query)).all()
     if not chats:
         return [], [], set()
@@ -74,6 +89,7 @@ async def erase_chats(
     *,
     user_id: str,
     deleted_before: datetime | None,
+    thread_id: str | None = None,
 ) -> Erased:
     """Erase a user's chats from the domain store, the checkpointer and the content store.
 
@@ -84,10 +100,11 @@ async def erase_chats(
         user_id: Whose chats.
         deleted_before: Erase the chats soft-deleted before this moment; ``None`` erases all
             the user's chats, deleted or not (``purge --user``).
+        thread_id: Erase only this chat (if it is the user's and matches ``deleted_before``).
     """
     async with database.session_scope() as session:
         ids, threads, documents = await _chats(
-            session, user_id=user_id, deleted_before=deleted_before
+            session, user_id=user_id, deleted_before=deleted_before, thread_id=thread_id
         )
     if not ids:
         return Erased(threads=(), documents=0)
@@ -100,3 +117,50 @@ async def erase_chats(
     for document in sorted(orphans):
         await store.adelete(DOCUMENTS_NAMESPACE, document)
     return Erased(threads=tuple(threads), documents=len(orphans))
+
+
+async def erase_user(
+    database: Database,
+    checkpointer: BaseCheckpointSaver[str],
+    store: BaseStore,
+    *,
+    user_id: str,
+) -> Erased:
+    """Erase everything a user left behind.
+
+    That is every chat (as :func:`erase_chats` does), their preferences and feedback, and the
+    items of their own store namespaces (those whose first element is their user id).
+    """
+    erased = await erase_chats(database, checkpointer, store, user_id=user_id, deleted_before=None)
+    async with database.session_scope() as session:
+        await session.execute(delete(MessageFeedback).where(MessageFeedback.user_id == user_id))
+        await session.execute(delete(UserPreferences).where(UserPreferences.user_id == user_id))
+    items = 0
+    for namespace in await store.alist_namespaces(prefix=(user_id,), limit=10_000):
+        while found := await store.asearch(namespace, limit=100):
+            for item in found:
+                await store.adelete(item.namespace, item.key)
+            items += len(found)
+    return replace(erased, items=items)
+
+
+async def expire_checkpoints(
+    database: Database, checkpointer: BaseCheckpointSaver[str], *, ttl_minutes: float
+) -> tuple[str, ...]:
+    """Delete the checkpoints of every chat idle for longer than ``ttl_minutes``.
+
+    A chat's last activity is its row's ``updated_at`` (every recorded step touches it). Its
+    rows stay, so it can still be read, but its thread cannot be resumed any more. Deleting a
+    thread twice is harmless, so a sweep can be repeated.
+
+    Returns:
+        The thread ids whose checkpoints were deleted.
+    """
+    cutoff = utcnow() - timedelta(minutes=ttl_minutes)
+    async with database.session_scope() as session:
+        threads = tuple(
+            (await session.scalars(select(Chat.thread_id).where(Chat.updated_at < cutoff))).all()
+        )
+    for thread in threads:
+        await checkpointer.adelete_thread(thread)
+    return threads

@@ -8,13 +8,15 @@ to drop them.
 
 from __future__ import annotations
 
+import re
+from functools import cache
 from pathlib import Path
-from typing import Any
-
-from alembic.config import Config
+from typing import TYPE_CHECKING, Any
 
 from deep_research.errors import ConfigurationError
-from deep_research.persistence.db import sync_url
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 LANGGRAPH_TABLES = frozenset(
     {
@@ -51,8 +53,33 @@ def include_name(name: str | None, type_: str, _parent_names: Any) -> bool:
     return not (type_ == "table" and name in LANGGRAPH_TABLES)
 
 
+_REVISION = re.compile(r"^(down_revision|revision)\b[^=\n]*=\s*(.+)$", re.M)
+_NAME = re.compile(r"[\"']([^\"']+)[\"']")
+
+
+@cache
+def head_revisions() -> frozenset[str]:
+    """The revisions no migration builds on, read from the scripts' text.
+
+    Importing Alembic and its script machinery costs more than a short command's whole run;
+    this is all :func:`deep_research.persistence.db.ensure_schema` needs to see that a
+    database is already up to date.
+    """
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for script in (migrations_dir() / "versions").glob("*.py"):
+        for name, value in _REVISION.findall(script.read_text(encoding="utf-8")):
+            found = _NAME.findall(value)
+            (revisions if name == "revision" else parents).update(found)
+    return frozenset(revisions - parents)
+
+
 def alembic_config(url: str) -> Config:
     """An Alembic configuration for the database at ``url`` (any driver spelling)."""
+    from alembic.config import Config
+
+    from deep_research.persistence.db import sync_url
+
     config = Config()
     config.set_main_option("script_location", str(migrations_dir()))
     config.attributes["url"] = sync_url(url)

@@ -13,6 +13,7 @@ natural key (a unique constraint), so that the recorder's upserts never duplicat
                                    ├─ Claim             (session, claim_id) ─ Citation
                                    └─ ResearchEvent     (session, task_id, seq)
     UserPreferences (user_id)      MessageFeedback (message, user_id)
+    ActiveRun (run_id): the server's run cap, shared by its replicas
 
 JSON columns are JSONB on PostgreSQL and JSON elsewhere. Deleting a chat (a purge) cascades
 to everything under it, in the database (``ON DELETE CASCADE``) and in the ORM.
@@ -211,6 +212,8 @@ class Source(Timestamps, Base):
     __table_args__ = (
         UniqueConstraint("session_id", "url_hash"),
         CheckConstraint(_in("crawl_status", CRAWL_STATUSES), name="crawl_status"),
+        Index(None, "doi"),
+        Index(None, "pmid"),
     )
 
     id: Mapped[int] = mapped_column(Id, primary_key=True)
@@ -226,6 +229,21 @@ class Source(Timestamps, Base):
     document_id: Mapped[str | None] = mapped_column(String(100))
     """Key of the page text in the content store."""
     is_cited: Mapped[bool] = mapped_column(Boolean, default=False)
+    doi: Mapped[str | None] = mapped_column(String(255))
+    """The work's DOI, lower case, without ``https://doi.org/``."""
+    pmid: Mapped[str | None] = mapped_column(String(20))
+    pmcid: Mapped[str | None] = mapped_column(String(20))
+    nct_id: Mapped[str | None] = mapped_column(String(20))
+    openalex_id: Mapped[str | None] = mapped_column(String(40))
+    authors: Mapped[list[str] | None] = mapped_column(PortableJSON)
+    """Authors in citation form (``Surname Initials``)."""
+    year: Mapped[int | None] = mapped_column(Integer)
+    published: Mapped[str | None] = mapped_column(String(10))
+    """Publication date, ISO, as precise as known (``2021``, ``2021-03``, ``2021-03-04``)."""
+    venue: Mapped[str | None] = mapped_column(Text)
+    """Journal, preprint server, registry or site."""
+    bibliography: Mapped[dict[str, Any] | None] = mapped_column(PortableJSON)
+    """The whole bibliographic record (volume, issue, pages, versions...), as in report.json."""
 
 
 class EvidenceSpan(Timestamps, Base):
@@ -267,6 +285,8 @@ class Claim(Timestamps, Base):
     confidence: Mapped[float | None] = mapped_column(Float)
     reasoning: Mapped[str] = mapped_column(Text, default="")
     evidence_id: Mapped[str | None] = mapped_column(String(100))
+    checked_by: Mapped[str | None] = mapped_column(String(20))
+    """``model``, ``offline``, or ``fallback``: the offline checker stood in for the model."""
 
 
 class Citation(Timestamps, Base):
@@ -340,3 +360,26 @@ class MessageFeedback(Timestamps, Base):
     rating: Mapped[int] = mapped_column(SmallInteger)
     text: Mapped[str | None] = mapped_column(Text)
     trace_id: Mapped[str | None] = mapped_column(String(100))
+
+
+class ActiveRun(Base):
+    """A run the server admitted under its user's cap, counted while it may still be active.
+
+    The replicas of a server that share the database count a user's runs here
+    (``DEEP_RESEARCH_MAX_RUNS_PER_USER``, see :mod:`deep_research.server.limits`). The replica
+    that admitted a run renews its lease while the run is pending or running and deletes the
+    row once it is not; a row whose lease ran out (its replica stopped) no longer counts.
+    Times are Unix seconds, compared across replicas (their clocks are assumed in sync).
+    """
+
+    __tablename__ = "active_runs"
+    __table_args__ = (Index(None, "user_id", "lease_until"),)
+
+    run_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(255))
+    thread_id: Mapped[str | None] = mapped_column(String(64))
+    """``None`` for a thread-less run (``POST /runs``), whose thread the cap is not told."""
+    replica: Mapped[str] = mapped_column(String(100))
+    """The server process that admitted the run and renews its lease."""
+    admitted_at: Mapped[float] = mapped_column(Float)
+    lease_until: Mapped[float] = mapped_column(Float)

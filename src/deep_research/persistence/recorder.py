@@ -24,7 +24,7 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from deep_research.events import RecordedEvent
+from deep_research.events import RecordedEvent, RunIds, remember_run_ids, run_ids
 from deep_research.persistence import models as tables
 from deep_research.persistence import repository as repo
 from deep_research.persistence.db import Database, create_engine, ensure_schema, open_database
@@ -34,9 +34,10 @@ from deep_research.persistence.records import (
     SessionStatus,
     SessionUpdate,
     SubStepRecord,
+    question_position,
 )
 from deep_research.settings import get_settings
-from deep_research.state.models import Citation, Claim, EvidenceSpan, Source
+from deep_research.state.models import BibRecord, Citation, Claim, EvidenceSpan, Source
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,35 @@ class SqlRecorder:
                 max_messages=self.max_messages,
             )
             await _write_research(session, session_id, batch)
+            known = run_ids(scope.thread_id)
+            if known is None or known.question_nr != scope.question_nr or not known.message_id:
+                message_id = await repo.get_message_id(
+                    session, chat_id=chat_id, position=question_position(scope.question_nr)
+                )
+                ids = RunIds(scope.question_nr, session_id, message_id)
+                remember_run_ids(scope.thread_id, ids)
+
+    async def load_run_ids(self, scope: RunScope) -> None:
+        """Read the ids of the scope's session and question, if recorded, for its events.
+
+        A run resumed in a new process calls it before its first node, so that the events of
+        that node carry the ids too.
+        """
+        known = run_ids(scope.thread_id)
+        if known is not None and known.question_nr == scope.question_nr:
+            return
+        if self.url is not None:
+            await asyncio.to_thread(ensure_schema, self.url)
+        async with self.database.session_scope() as session:
+            found = await repo.get_run_ids(
+                session,
+                user_id=scope.user_id,
+                thread_id=scope.thread_id,
+                question_nr=scope.question_nr,
+                position=question_position(scope.question_nr),
+            )
+        if found is not None:
+            remember_run_ids(scope.thread_id, RunIds(scope.question_nr, *found))
 
 
 async def _write_research(session: AsyncSession, session_id: int, batch: Batch) -> None:
@@ -158,6 +188,10 @@ async def _write_research(session: AsyncSession, session_id: int, batch: Batch) 
         rows=rows([_evidence(e) for e in batch.evidence]),
         keys=["session_id", "evidence_id"],
     )
+    aliases = {
+        alias: (url_hash(alias), source.url) for source in batch.sources for alias in source.aliases
+    }
+    await repo.merge_source_rows(session, session_id=session_id, aliases=aliases)
     await repo.upsert_rows(
         session,
         model=tables.Claim,
@@ -193,6 +227,28 @@ def _source(source: Source) -> dict[str, Any]:
         "crawl_status": source.crawl_status,
         "reason": source.reason,
         "document_id": source.document_id,
+        **_bibliographic(source.bib),
+    }
+
+
+def _bibliographic(bib: BibRecord | None) -> dict[str, Any]:
+    """A source row's identifier and bibliographic columns (all empty without a record)."""
+    if bib is None:
+        return dict.fromkeys(
+            ("doi", "pmid", "pmcid", "nct_id", "openalex_id", "authors", "year", "published")
+            + ("venue", "bibliography")
+        )
+    return {
+        "doi": bib.doi,
+        "pmid": bib.pmid,
+        "pmcid": bib.pmcid,
+        "nct_id": bib.nct_id,
+        "openalex_id": bib.openalex_id,
+        "authors": bib.authors,
+        "year": bib.year,
+        "published": bib.date,
+        "venue": bib.venue,
+        "bibliography": bib.model_dump(mode="json", by_alias=True),
     }
 
 

@@ -94,6 +94,11 @@ _ROLES = {
 }
 
 
+def question_position(question_nr: int) -> int:
+    """The position of a question's own message in its chat (see :class:`MessageRecord`)."""
+    return question_nr * len(MessageKind) + MessageKind.QUESTION
+
+
 @dataclass(frozen=True)
 class MessageRecord:
     """A chat message of one question; its kind fixes its role and its place in the chat."""

@@ -21,6 +21,7 @@ from deep_research.persistence.models import (
     Base,
     Chat,
     Claim,
+    EvidenceSpan,
     Message,
     MessageFeedback,
     ResearchSession,
@@ -155,6 +156,32 @@ async def upsert_messages(
     )
 
 
+async def get_message_id(session: AsyncSession, *, chat_id: int, position: int) -> int | None:
+    """The id of the chat's message at ``position``, if there is one."""
+    return await session.scalar(
+        select(Message.id).where(Message.chat_id == chat_id, Message.position == position)
+    )
+
+
+async def get_run_ids(
+    session: AsyncSession, *, user_id: str, thread_id: str, question_nr: int, position: int
+) -> tuple[int, int | None] | None:
+    """The ids of a question's research session and of its message at ``position``."""
+    row = (
+        await session.execute(
+            select(ResearchSession.id, Message.id)
+            .join(Chat, Chat.id == ResearchSession.chat_id)
+            .outerjoin(Message, (Message.chat_id == Chat.id) & (Message.position == position))
+            .where(
+                Chat.user_id == user_id,
+                Chat.thread_id == thread_id,
+                ResearchSession.question_nr == question_nr,
+            )
+        )
+    ).first()
+    return None if row is None else (int(row[0]), row[1])
+
+
 async def mark_cited(session: AsyncSession, *, session_id: int, urls: Iterable[str]) -> None:
     """Flag the session's sources whose URL the report cites (and clear the others)."""
     cited = list(urls)
@@ -163,6 +190,30 @@ async def mark_cited(session: AsyncSession, *, session_id: int, urls: Iterable[s
         .where(Source.session_id == session_id)
         .values(is_cited=Source.url.in_(cited) if cited else False)
     )
+
+
+async def merge_source_rows(
+    session: AsyncSession, *, session_id: int, aliases: Mapping[str, tuple[str, str]]
+) -> None:
+    """Fold the rows of a merged source's other URLs into its row.
+
+    ``aliases``: an other URL -> (its ``url_hash``, the URL the source is known by). Their
+    source rows are deleted, and the evidence quoted under them moves to the kept URL.
+    """
+    if not aliases:
+        return
+    await session.execute(
+        delete(Source).where(
+            Source.session_id == session_id,
+            Source.url_hash.in_([url_hash for url_hash, _ in aliases.values()]),
+        )
+    )
+    for alias, (_, kept) in aliases.items():
+        await session.execute(
+            update(EvidenceSpan)
+            .where(EvidenceSpan.session_id == session_id, EvidenceSpan.url == alias)
+            .values(url=kept)
+        )
 
 
 async def keep_only_claims(

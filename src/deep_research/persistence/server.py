@@ -4,22 +4,50 @@ The server enters each factory once per event loop and closes it on shutdown. Bo
 project's own factories on ``DEEP_RESEARCH_DATABASE_URL`` (default: the SQLite file in the data
 directory), so the server, the command line and ``deep-research resume`` share checkpoints;
 with a database URL set, runs are also recorded in the domain store, whose schema the
-checkpointer factory upgrades at startup.
+checkpointer factory upgrades at startup. With ``DEEP_RESEARCH_CHECKPOINT_TTL_MINUTES`` the
+checkpointer factory deletes the checkpoints of idle chats when the server starts and then
+every ``DEEP_RESEARCH_CHECKPOINT_SWEEP_MINUTES`` (default: hourly) while it runs; with
+``DEEP_RESEARCH_STORE_TTL_MINUTES`` the store expires page text (swept hourly).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
+from langgraph.store.postgres.aio import AsyncPostgresStore
+from langgraph.store.sqlite.aio import AsyncSqliteStore
 
+from deep_research.errors import DatabaseUnavailableError
 from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.persistence.content import open_store
-from deep_research.persistence.db import ensure_schema
+from deep_research.persistence.db import ensure_schema, open_database
+from deep_research.persistence.erase import expire_checkpoints
 from deep_research.settings import get_settings
+
+logger = logging.getLogger(__name__)
+
+
+async def sweep_checkpoints(
+    url: str, saver: BaseCheckpointSaver[str], *, ttl_minutes: float, every_minutes: float
+) -> None:
+    """Every ``every_minutes``, delete the checkpoints of idle chats, until cancelled.
+
+    A database that does not answer skips one sweep (logged); the next one tries again.
+    """
+    while True:
+        await asyncio.sleep(every_minutes * 60)
+        try:
+            async with open_database(url) as database:
+                expired = await expire_checkpoints(database, saver, ttl_minutes=ttl_minutes)
+            if expired:
+                logger.info("expired the checkpoints of %d idle chat(s)", len(expired))
+        except DatabaseUnavailableError as exc:
+            logger.warning("checkpoint retention sweep skipped: %s", exc)
 
 
 @asynccontextmanager
@@ -30,11 +58,36 @@ async def checkpointer() -> AsyncIterator[BaseCheckpointSaver[str]]:
     if settings.database_url is not None and url != "memory":
         await asyncio.to_thread(ensure_schema, url)
     async with open_checkpointer(url) as saver:
-        yield saver
+        if settings.checkpoint_ttl_minutes is None or url == "memory":
+            yield saver
+            return
+        async with open_database(url) as database:  # before the first run, as at every start
+            await expire_checkpoints(database, saver, ttl_minutes=settings.checkpoint_ttl_minutes)
+        sweeper = asyncio.create_task(
+            sweep_checkpoints(
+                url,
+                saver,
+                ttl_minutes=settings.checkpoint_ttl_minutes,
+                every_minutes=settings.checkpoint_sweep_minutes,
+            )
+        )
+        try:
+            yield saver
+        finally:
+            sweeper.cancel()
+            with suppress(asyncio.CancelledError):
+                await sweeper
 
 
 @asynccontextmanager
 async def store() -> AsyncIterator[BaseStore]:
-    """The server's store: the content store for page text."""
+    """The server's store: the content store for page text, swept hourly with a retention."""
     async with open_store(get_settings().resolved_database_url) as content:
-        yield content
+        if not isinstance(content, AsyncSqliteStore | AsyncPostgresStore) or not content.ttl_config:
+            yield content
+            return
+        await content.start_ttl_sweeper()
+        try:
+            yield content
+        finally:
+            await content.stop_ttl_sweeper(timeout=5)

@@ -35,11 +35,17 @@ class _ExportSchema(GenerateJsonSchema):
         return field.get("serialization_exclude_if") is None
 
 
+ADDED_REPORT_FIELDS = ("summary", "limitations", "confidence")
+"""Report fields added to v1 after its first release. Exports write them, but the schema does
+not require them, so that reports exported before they existed still validate."""
+
+
 def report_schema() -> dict[str, Any]:
     """The JSON Schema of a report's JSON export, generated from :class:`Report` now."""
     schema = Report.model_json_schema(
         by_alias=True, mode="serialization", schema_generator=_ExportSchema
     )
+    schema["required"] = [key for key in schema["required"] if key not in ADDED_REPORT_FIELDS]
     return {"$schema": JSON_SCHEMA_DIALECT, "$id": REPORT_SCHEMA_FILE, **schema}
 
 
@@ -63,6 +69,7 @@ def write_report_schema(path: Path | None = None) -> Path:
 
 
 __all__ = [
+    "ADDED_REPORT_FIELDS",
     "REPORT_SCHEMA_FILE",
     "render",
     "report_schema",

@@ -153,9 +153,10 @@ async def check_context(context: Any) -> None:
     """
     if not isinstance(context, dict):
         return
-    model = context.get("model")
-    if model and str(model) not in get_settings().served_models:
-        raise _refuse(403, model_refusal(str(model)))
+    for key in ("model", "judge_model", "notes_model"):
+        model = context.get(key)
+        if model and str(model) not in get_settings().served_models:
+            raise _refuse(403, model_refusal(str(model)))
     if context.get("corpus_dir"):
         folder, roots = str(context["corpus_dir"]), corpus_roots(get_settings())
         try:  # resolving links touches the disk: off the event loop

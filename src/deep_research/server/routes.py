@@ -1,11 +1,12 @@
 """The server's own HTTP routes (``langgraph.json`` → ``http.app``), read from the domain store.
 
 Chats with their messages, research sessions with their sources, evidence, claims, verdicts
-and events, reports as Markdown and JSON, feedback on messages, and preferences. The routes
-are mounted in the LangGraph server beside its API, behind the same custom auth
-(``http.enable_custom_route_auth``), and every read is scoped by the authenticated user through
-:mod:`deep_research.persistence.queries`: another user's ids answer 404, like ids that do not
-exist. Their OpenAPI description is merged into the server's ``/openapi.json`` and ``/docs``.
+and events, reports as JSON, Markdown and a self-contained HTML page, feedback on messages, and
+preferences. The routes are mounted in the LangGraph server beside its API, behind the same
+custom auth (``http.enable_custom_route_auth``), and every read is scoped by the authenticated
+user through :mod:`deep_research.persistence.queries`: another user's ids answer 404, like ids
+that do not exist. Their OpenAPI description is merged into the server's ``/openapi.json`` and
+``/docs``.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from datetime import timedelta
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from deep_research.errors import NotFoundError
+from deep_research.errors import DatabaseUnavailableError, NotFoundError
 from deep_research.persistence import queries
 from deep_research.persistence import repository as repo
 from deep_research.persistence.models import (
@@ -36,6 +37,7 @@ from deep_research.preferences import (
     get_user_preferences,
     put_user_preferences,
 )
+from deep_research.report_html import render_html
 from deep_research.server.auth import owner_id
 from deep_research.server.cors import CORSPolicy, allowed_origins
 from deep_research.server.database import (
@@ -43,6 +45,7 @@ from deep_research.server.database import (
     close_domain_stores,
     domain_session,
 )
+from deep_research.server.purge import ChatNotDeletedError, purge_chat, purge_user
 from deep_research.server.schemas import (
     ChatDetail,
     ChatRename,
@@ -54,6 +57,7 @@ from deep_research.server.schemas import (
     FeedbackIn,
     FeedbackOut,
     IterationOut,
+    PurgeOut,
     SessionDetail,
     SessionSummary,
     SourceOut,
@@ -61,11 +65,15 @@ from deep_research.server.schemas import (
 )
 from deep_research.server.tokens import current_verifier
 from deep_research.settings import get_settings
+from deep_research.state import Report
 
 RowId = Annotated[int, Path(ge=1, le=2**63 - 1, description="a row id")]
 """A row id in a path: a positive 64-bit integer (larger ones are 422, not a database error)."""
 
 logger = logging.getLogger(__name__)
+
+RETRY_AFTER_SECONDS = 10
+"""The ``Retry-After`` of a 503 answered while the database is unreachable."""
 
 
 @asynccontextmanager
@@ -114,22 +122,38 @@ def current_user(request: Request) -> str:
 
 
 async def store_session() -> AsyncIterator[AsyncSession]:
-    """One read transaction on the domain store for the request.
+    """One read transaction on the domain store for the route's function.
 
-    Routes that write open their own (:func:`domain_session`), so that the commit happens
-    before the response is sent, not in the dependency's teardown.
+    It ends when the function returns, before the response is sent (``scope="function"``):
+    a database lost by then still answers 503, not a 200 followed by a broken connection.
+    Routes that write open their own (:func:`domain_session`), committed before they return.
     """
     async with domain_session() as session:
         yield session
 
 
 User = Annotated[str, Depends(current_user)]
-Store = Annotated[AsyncSession, Depends(store_session)]
+Store = Annotated[AsyncSession, Depends(store_session, scope="function")]
 
 
 @app.exception_handler(NotFoundError)
 async def _not_found(_request: Request, exc: NotFoundError) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, status_code=404)
+
+
+@app.exception_handler(DatabaseUnavailableError)
+async def _database_unavailable(_request: Request, exc: DatabaseUnavailableError) -> JSONResponse:
+    logger.error("deep-research route failed: %s", exc)  # the database's address stays here
+    return JSONResponse(
+        {"detail": "the database is unreachable; try again later"},
+        status_code=503,
+        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+    )
+
+
+@app.exception_handler(ChatNotDeletedError)
+async def _not_deleted(_request: Request, exc: ChatNotDeletedError) -> JSONResponse:
+    return JSONResponse({"detail": str(exc)}, status_code=409)
 
 
 @app.exception_handler(StoreDisabledError)
@@ -191,6 +215,27 @@ async def restore_chat(thread_id: str, user: User) -> ChatSummary:
         await repo.restore_chat(session, user_id=user, thread_id=thread_id, window=window)
         chat = await queries.get_chat(session, user_id=user, thread_id=thread_id)
         return ChatSummary.model_validate(chat)
+
+
+@app.post("/chats/{thread_id}/purge", tags=["chats"])
+async def purge_deleted_chat(thread_id: str, user: User) -> PurgeOut:
+    """Erase your deleted chat for good (409 while it is not deleted).
+
+    Its rows, every checkpoint of its thread and the page text no other chat refers to go.
+    """
+    erased = await purge_chat(user_id=user, thread_id=thread_id)
+    return PurgeOut(threads=list(erased.threads), documents=erased.documents)
+
+
+@app.post("/me/purge", tags=["chats"])
+async def purge_my_data(user: User) -> PurgeOut:
+    """Erase everything you left on this server.
+
+    Every chat (deleted or not) with its checkpoints and page text, your preferences and
+    feedback, and the items of your own store namespaces go.
+    """
+    erased = await purge_user(user_id=user)
+    return PurgeOut(threads=list(erased.threads), documents=erased.documents, items=erased.items)
 
 
 @app.get("/sessions/{session_id}", tags=["sessions"])
@@ -298,6 +343,34 @@ async def get_report_markdown(session_id: RowId, user: User, store: Store) -> Pl
     """The session's report as Markdown, with its numbered references."""
     report = await _report(store, user, session_id)
     return PlainTextResponse(str(report.get("markdown", "")), media_type="text/markdown")
+
+
+REPORT_PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+        "img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "private, no-store",
+}
+"""Headers of a report's page: it loads nothing, posts nothing, is framed by no one and is
+cached by no shared cache (it is one user's)."""
+
+
+@app.get(
+    "/reports/{session_id}.html",
+    tags=["reports"],
+    response_class=HTMLResponse,
+    responses={200: {"content": {"text/html": {}}}},
+)
+async def get_report_html(session_id: RowId, user: User, store: Store) -> HTMLResponse:
+    """The session's report as one self-contained page (what ``report.html`` holds).
+
+    Every claim is highlighted by its verdict, and clicking it shows its evidence; the page
+    needs no network. Only the report's owner gets it; other ids answer 404.
+    """
+    report = Report.model_validate(await _report(store, user, session_id))
+    return HTMLResponse(render_html(report), headers=REPORT_PAGE_HEADERS)
 
 
 @app.get("/messages/{message_id}/feedback", tags=["feedback"])

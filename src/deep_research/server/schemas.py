@@ -86,6 +86,18 @@ class SourceOut(_Row):
     reason: str | None
     document_id: str | None
     is_cited: bool
+    doi: str | None = None
+    pmid: str | None = None
+    pmcid: str | None = None
+    nct_id: str | None = None
+    openalex_id: str | None = None
+    authors: list[str] | None = None
+    year: int | None = None
+    published: str | None = None
+    """Publication date, ISO, as precise as known."""
+    venue: str | None = None
+    bibliography: dict[str, Any] | None = None
+    """The whole bibliographic record, as a report's ``bib`` (docs/scholarly-sources.md)."""
 
 
 class EvidenceOut(_Row):
@@ -200,3 +212,14 @@ class FeedbackOut(_Row):
     text: str | None
     trace_id: str | None
     updated_at: datetime
+
+
+class PurgeOut(BaseModel):
+    """What a purge erased for good."""
+
+    threads: list[str]
+    """The thread ids of the chats erased (rows and every checkpoint)."""
+    documents: int
+    """Pages of text removed from the content store (no other chat referred to them)."""
+    items: int = 0
+    """Items removed from your own store namespaces (``POST /me/purge``)."""

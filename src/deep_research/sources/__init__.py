@@ -1,4 +1,4 @@
-"""Source providers (local corpus, Tavily, SearXNG, MCP, the web reader), and evidence selection."""
+"""Source providers (local corpus, Tavily, SearXNG, MCP, scholarly APIs, the web reader)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
+from deep_research.context import source_names
 from deep_research.errors import ConfigurationError, CorpusOutsideRootsError
 from deep_research.settings import Settings, get_settings
 from deep_research.sources.base import SourceProvider
 from deep_research.sources.local import CorpusLimits, LocalCorpus, default_index_path
+from deep_research.sources.served import ServedCorpus
 
 __all__ = ["SAMPLE_CORPUS", "LocalCorpus", "SourceProvider", "load_sources"]
 
@@ -52,63 +54,88 @@ def load_sources(
 ) -> list[SourceProvider]:
     """Return the providers a run searches, by the context's ``sources`` choice.
 
-    ``auto`` means Tavily when ``TAVILY_API_KEY`` is set, else SearXNG when
-    ``DEEP_RESEARCH_SEARXNG_URL`` is, else the local corpus. With Tavily or SearXNG comes the
-    web reader (``web``), which reads the pages they find through the page cache and the
-    SSRF-guarded fetcher. ``mcp`` adds every MCP server of ``DEEP_RESEARCH_MCP_CONFIG``
-    that has a search tool.
+    ``kind`` is ``auto`` or provider names joined with ``+`` (see
+    :func:`deep_research.context.source_names`). ``auto`` means Tavily when
+    ``TAVILY_API_KEY`` is set, else SearXNG when ``DEEP_RESEARCH_SEARXNG_URL`` is, else the
+    local corpus. With Tavily or SearXNG comes the web reader (``web``), which reads the pages
+    they find through the page cache and the SSRF-guarded fetcher. ``mcp`` adds every MCP
+    server of ``DEEP_RESEARCH_MCP_CONFIG`` that has a search tool. ``pubmed``, ``europepmc``,
+    ``openalex`` and ``clinicaltrials`` (``academic``: all four) are the keyless scholarly
+    APIs (:mod:`deep_research.sources.scholarly`).
 
     A served run (``served``, a user's run on the server) may read a local corpus only inside
     the operator's corpus roots (:func:`corpus_roots`).
 
     Raises:
-        ConfigurationError: a provider is asked for without its setting (Tavily's key,
-            SearXNG's URL, the MCP configuration), or a setting is invalid.
+        ConfigurationError: a name is unknown, a provider is asked for without its setting
+            (Tavily's key, SearXNG's URL, the MCP configuration), or a setting is invalid.
         CorpusOutsideRootsError: a served run named a corpus folder outside the roots.
         CorpusNotFoundError: the corpus folder does not exist.
     """
     settings = get_settings()
-    has_tavily = settings.tavily_api_key is not None
-    if kind == "auto":
-        kind = "tavily" if has_tavily else "searxng" if settings.searxng_url else "local"
+    try:
+        names = source_names(kind)
+    except ValueError as exc:
+        raise ConfigurationError(str(exc)) from None
+    if names == ["auto"]:
+        has_tavily = settings.tavily_api_key is not None
+        names = ["tavily" if has_tavily else "searxng" if settings.searxng_url else "local"]
     providers: list[SourceProvider] = []
-    if "local" in kind:
-        if served:
-            check_corpus_dir(corpus_dir, corpus_roots(settings))
-        limits = CorpusLimits(
-            max_file_bytes=settings.corpus_max_file_bytes,
-            max_files=settings.corpus_max_files,
-            max_total_bytes=settings.corpus_max_bytes,
-        )
-        providers.append(_local(corpus_dir or str(SAMPLE_CORPUS), str(settings.data_dir), limits))
-    if "tavily" in kind:
-        if settings.tavily_api_key is None:
-            raise ConfigurationError("Tavily search needs TAVILY_API_KEY; it is not set")
-        from deep_research.sources.tavily import TavilySearch
-        from deep_research.sources.web import WebConfig, web_reader
+    for name in names:
+        if name == "local":
+            corpus = _local_corpus(settings, corpus_dir, served=served)
+            providers.append(ServedCorpus(corpus) if served else corpus)
+        elif name == "tavily":
+            providers += _tavily(settings, [p.name for p in providers])
+        elif name == "searxng":
+            providers += _searxng(settings, [p.name for p in providers])
+        elif name == "mcp":
+            if settings.mcp_config is None:
+                raise ConfigurationError("MCP sources need DEEP_RESEARCH_MCP_CONFIG; it is not set")
+            from deep_research.sources.mcp import mcp_sources
 
-        reader = web_reader(WebConfig.from_settings(settings))
-        providers.append(
-            TavilySearch(
-                settings.tavily_api_key.get_secret_value(),
-                base_url=settings.tavily_base_url,
-                search_depth=settings.tavily_search_depth,
-                include_raw_content=settings.tavily_raw_content,
-                cache=reader.cache,
-                timeout=settings.tavily_timeout,
-                max_attempts=settings.tavily_max_attempts,
-            )
-        )
-        providers.append(reader)
-    if "searxng" in kind:
-        providers += _searxng(settings, [p.name for p in providers])
-    if "mcp" in kind:
-        if settings.mcp_config is None:
-            raise ConfigurationError("MCP sources need DEEP_RESEARCH_MCP_CONFIG; it is not set")
-        from deep_research.sources.mcp import mcp_sources
+            providers += mcp_sources(str(settings.mcp_config))
+        else:
+            from deep_research.sources.scholarly import scholarly_provider
 
-        providers += mcp_sources(str(settings.mcp_config))
+            providers.append(scholarly_provider(name, settings))
     return providers
+
+
+def _local_corpus(settings: Settings, corpus_dir: str | None, *, served: bool) -> LocalCorpus:
+    """The local corpus (a served run's folder must lie inside the corpus roots)."""
+    if served:
+        check_corpus_dir(corpus_dir, corpus_roots(settings))
+    limits = CorpusLimits(
+        max_file_bytes=settings.corpus_max_file_bytes,
+        max_files=settings.corpus_max_files,
+        max_total_bytes=settings.corpus_max_bytes,
+    )
+    return _local(corpus_dir or str(SAMPLE_CORPUS), str(settings.data_dir), limits)
+
+
+def _tavily(settings: Settings, chosen: list[str]) -> list[SourceProvider]:
+    """Tavily, and the web reader that reads what it finds unless the run has one already.
+
+    Raises:
+        ConfigurationError: ``TAVILY_API_KEY`` is not set.
+    """
+    if settings.tavily_api_key is None:
+        raise ConfigurationError("Tavily search needs TAVILY_API_KEY; it is not set")
+    from deep_research.sources.tavily import TavilySearch
+    from deep_research.sources.web import WebConfig, web_reader
+
+    reader = web_reader(WebConfig.from_settings(settings))
+    search = TavilySearch(
+        settings.tavily_api_key.get_secret_value(),
+        base_url=settings.tavily_base_url,
+        search_depth=settings.tavily_search_depth,
+        include_raw_content=settings.tavily_raw_content,
+        cache=reader.cache,
+        timeout=settings.tavily_timeout,
+        max_attempts=settings.tavily_max_attempts,
+    )
+    return [search, *([] if "web" in chosen else [reader])]
 
 
 def _searxng(settings: Settings, chosen: list[str]) -> list[SourceProvider]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from deep_research.state.models import Document, SearchResult
 
@@ -26,5 +26,18 @@ class SourceProvider(Protocol):
 
         Raises:
             SourceError: the document could not be read.
+        """
+        ...
+
+
+@runtime_checkable
+class WorkReader(Protocol):
+    """A provider that reads a scholarly work by its identifiers rather than by URL."""
+
+    async def read_hit(self, hit: SearchResult) -> Document:
+        """Return the text of the work ``hit`` names (its ``bib`` holds the identifiers).
+
+        Raises:
+            SourceError: the work could not be read.
         """
         ...

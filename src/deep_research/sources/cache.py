@@ -30,8 +30,11 @@ _SCHEMA = """CREATE TABLE IF NOT EXISTS pages (
     content_type TEXT NOT NULL,
     language TEXT,
     origin TEXT NOT NULL,
-    fetched_at REAL NOT NULL
+    fetched_at REAL NOT NULL,
+    byline TEXT
 )"""
+
+_COLUMNS = "url, title, text, content_type, language, origin, fetched_at, byline"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +51,9 @@ class CachedPage:
     """``web`` when fetched, else the search provider that delivered the text."""
     fetched_at: float
     """Epoch seconds when the text was obtained."""
+    byline: str | None = None
+    """What extraction found of the page's author, date and site name, as JSON
+    (``{"author": ..., "date": ..., "site_name": ...}``), or ``None``."""
 
 
 class PageCache:
@@ -91,6 +97,7 @@ class PageCache:
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(_SCHEMA)
+            _add_byline(conn)
             yield conn
         finally:
             conn.close()
@@ -101,8 +108,7 @@ class PageCache:
         try:
             with self._connect() as conn:
                 row = conn.execute(
-                    "SELECT url, title, text, content_type, language, origin, fetched_at"
-                    " FROM pages WHERE url = ? AND fetched_at >= ?",
+                    f"SELECT {_COLUMNS} FROM pages WHERE url = ? AND fetched_at >= ?",
                     (url, oldest),
                 ).fetchone()
         except sqlite3.Error as exc:
@@ -117,8 +123,16 @@ class PageCache:
                 conn.execute("BEGIN IMMEDIATE")
                 conn.execute("DELETE FROM pages WHERE fetched_at < ?", (oldest,))
                 conn.execute(
-                    "INSERT OR REPLACE INTO pages VALUES (?, ?, ?, ?, ?, ?, ?)", astuple(page)
+                    f"INSERT OR REPLACE INTO pages ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    astuple(page),
                 )
                 conn.execute("COMMIT")
         except (sqlite3.Error, OSError) as exc:
             logger.warning("page cache %s not written: %s", self.path, exc)
+
+
+def _add_byline(conn: sqlite3.Connection) -> None:
+    """Give a cache written before bylines were kept its ``byline`` column."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(pages)")}
+    if "byline" not in columns:
+        conn.execute("ALTER TABLE pages ADD COLUMN byline TEXT")

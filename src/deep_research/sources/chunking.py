@@ -35,6 +35,34 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(normalized(text).encode()).hexdigest()
 
 
+def chunk_windows(
+    text: str, *, max_tokens: int = MAX_TOKENS, overlap: int = OVERLAP
+) -> list[tuple[int, int, int]]:
+    """The ``(start, end, tokens)`` of each window :func:`chunk_text` cuts, without the chunks.
+
+    Ranking passages needs only where each window lies; hashing and building every chunk
+    would cost more than finding the windows.
+
+    Raises:
+        ValueError: the sizes are out of range.
+    """
+    if max_tokens < 1 or not 0 <= overlap < max_tokens:
+        raise ValueError(
+            f"need max_tokens >= 1 and 0 <= overlap < max_tokens, got {max_tokens}, {overlap}"
+        )
+    found = list(_TOKEN.finditer(text))
+    windows: list[tuple[int, int, int]] = []
+    step = max_tokens - overlap
+    first = 0
+    while first < len(found):
+        last = min(first + max_tokens, len(found)) - 1
+        windows.append((found[first].start(), found[last].end(), last - first + 1))
+        if first + max_tokens >= len(found):
+            break
+        first += step
+    return windows
+
+
 def chunk_text(
     document_id: str, text: str, *, max_tokens: int = MAX_TOKENS, overlap: int = OVERLAP
 ) -> list[Chunk]:
@@ -52,31 +80,18 @@ def chunk_text(
     Raises:
         ValueError: the sizes are out of range.
     """
-    if max_tokens < 1 or not 0 <= overlap < max_tokens:
-        raise ValueError(
-            f"need max_tokens >= 1 and 0 <= overlap < max_tokens, got {max_tokens}, {overlap}"
+    return [
+        Chunk(
+            id=f"{document_id}#{index}",
+            document_id=document_id,
+            index=index,
+            start=start,
+            end=end,
+            text=text[start:end],
+            sha256=content_hash(text[start:end]),
+            token_count=count,
         )
-    spans = [(m.start(), m.end()) for m in _TOKEN.finditer(text)]
-    chunks: list[Chunk] = []
-    step = max_tokens - overlap
-    first = 0
-    while first < len(spans):
-        window = spans[first : first + max_tokens]
-        start, end = window[0][0], window[-1][1]
-        body = text[start:end]
-        chunks.append(
-            Chunk(
-                id=f"{document_id}#{len(chunks)}",
-                document_id=document_id,
-                index=len(chunks),
-                start=start,
-                end=end,
-                text=body,
-                sha256=content_hash(body),
-                token_count=len(window),
-            )
+        for index, (start, end, count) in enumerate(
+            chunk_windows(text, max_tokens=max_tokens, overlap=overlap)
         )
-        if first + max_tokens >= len(spans):
-            break
-        first += step
-    return chunks
+    ]

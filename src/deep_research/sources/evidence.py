@@ -1,28 +1,35 @@
-"""Evidence selection: the best minimal verbatim quotes of a document for a research step.
+"""Evidence selection without a model: sentence windows from a step's ranked passages.
 
-Two stages. Each document is cut into overlapping token-bounded chunks
-(:mod:`deep_research.sources.chunking`) and its :data:`CHUNKS_PER_DOCUMENT` best chunks for
-the step are kept, so that a long page competes with its relevant passages only. The sentences
-starting in those passages are then ranked together across documents.
+The step's pages are cut into passages and ranked across pages within the depth's token budget
+(:mod:`deep_research.sources.passages`). Offline, the quotable sentences of those passages are
+then ranked together (BM25, boosted by the question's distinctive terms and by the kind of figure
+the step asks for), and each chosen sentence grows into a window of contiguous sentences of its
+paragraph when its neighbours are on the step's subject too, so that a fact stated over two
+sentences survives. A page's share follows relevance: each window a page already gave discounts
+its next by :data:`~deep_research.sources.passages.PAGE_DECAY`, and windows far below the best
+are not taken, so how many quotes a page gives depends on what it holds.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 
-from deep_research.sources.chunking import chunk_text
 from deep_research.sources.injection import is_instruction
-from deep_research.state.models import Document, EvidenceSpan, PlanStep, stable_id
+from deep_research.sources.passages import PAGE_DECAY, PASSAGE_BUDGET, rank_passages
+from deep_research.state.models import Document, EvidenceSpan, Passage, PlanStep, stable_id
 from deep_research.text import (
     BM25,
     STOPWORDS,
     Sentence,
     content_tokens,
+    ends_sentence,
     jaccard,
     numbers,
     sentences,
     stem,
+    word_count,
 )
 from deep_research.verification.quantities import quantities
 
@@ -30,8 +37,9 @@ MAX_QUOTE_CHARS = 600
 """Longer sentences are not quoted: a quote must be minimal to be checkable."""
 
 MIN_QUOTE_WORDS = 5
-"""Shorter sentences rarely state a checkable fact. Lines without end punctuation (titles,
-captions) are not quoted either."""
+"""Shorter sentences rarely state a checkable fact (words as :func:`~deep_research.text.word_count`
+counts them: two CJK characters make one). Lines without end punctuation (titles, captions) are
+not quoted either."""
 
 _REDUNDANT = 0.6
 """Token overlap above which a candidate repeats an already selected quote."""
@@ -79,9 +87,24 @@ ANSWER_TERMS = frozenset(
 )
 """Question terms that name what is asked, not what it is asked about: never subject terms."""
 
-CHUNKS_PER_DOCUMENT = 4
-"""Passages of one document whose sentences compete for evidence (at 256-token chunks, a
-document of up to about 900 words is considered whole)."""
+PASSAGE_WEIGHT = 1.0
+"""Score multiplier added in proportion to the sentence's passage score (the best passage's
+sentences score up to twice as high)."""
+
+WINDOW_SENTENCES = 3
+"""Most sentences in one window."""
+
+MAX_WINDOW_CHARS = 900
+"""Longest window: a neighbour that would make it longer is left out."""
+
+MAX_WINDOWS = 12
+"""Most windows taken for a step in one reading round."""
+
+WINDOW_FLOOR = 0.25
+"""A window scoring below this share of the step's best window is not taken."""
+
+_ANAPHOR = re.compile(r"^(?:it|its|this|these|that|those|they|their|such|then|thus|here)\b", re.I)
+"""A sentence opening with one of these words leans on the sentence before it."""
 
 
 def step_terms(step: PlanStep, queries: Sequence[str] = ()) -> list[str]:
@@ -94,55 +117,105 @@ def select_evidence(
     step: PlanStep,
     queries: Sequence[str],
     *,
-    per_document: int,
-    limit: int,
+    budget: int = PASSAGE_BUDGET["medium"],
+    limit: int = MAX_WINDOWS,
     topic: Sequence[str] = (),
     question: str = "",
     clean: Collection[str] = (),
 ) -> list[EvidenceSpan]:
-    """Return the most relevant, mutually diverse sentences of ``documents`` as spans.
+    """Rank the passages of ``documents`` within ``budget`` tokens and select windows as spans.
 
-    Sentences of all documents are ranked together (BM25 over the pooled sentences, so a
-    term rare across the documents weighs more), at most ``per_document`` from one document
-    and ``limit`` in all. A sentence that also names the research question's distinctive
-    terms (``topic``: those in fewer than a quarter of the candidates) ranks higher, so that
-    a step about, say, a timeline prefers the timeline of the subject asked about. Sentences
-    that address the agent (prompt injection) are never chosen; ``clean`` names documents
-    whose whole text :func:`~deep_research.sources.injection.injection_flags` found clean,
-    and their sentences are not scanned again (a sentence is a verbatim slice of the text,
-    so it is clean too). Every span's ``quote`` equals ``document.text[start:end]``.
+    The offline pipeline in one call (:func:`~deep_research.sources.passages.rank_passages`,
+    then :func:`select_windows`); every span's ``quote`` equals ``document.text[start:end]``.
+    """
+    passages = rank_passages(documents, step_terms(step, queries), budget=budget, clean=clean)
+    windows = select_windows(passages, step, queries, limit=limit, topic=topic, question=question)
+    return [_span(w, step) for w in windows]
+
+
+@dataclass(frozen=True)
+class Window:
+    """Contiguous quotable sentences of one passage, with their page offsets and score."""
+
+    passage: int
+    """Index of the passage in the list given."""
+    start: int
+    end: int
+    text: str
+    section: str | None
+    score: float
+    url: str
+    document_id: str
+
+    @property
+    def relevance(self) -> float:
+        """The score mapped to 0..1."""
+        return round(self.score / (self.score + 5.0), 4)
+
+
+def select_windows(
+    passages: Sequence[Passage],
+    step: PlanStep,
+    queries: Sequence[str],
+    *,
+    limit: int = MAX_WINDOWS,
+    topic: Sequence[str] = (),
+    question: str = "",
+) -> list[Window]:
+    """Return the most relevant, mutually diverse sentence windows of ``passages``.
+
+    Sentences of all passages are ranked together (BM25 over the pooled sentences, so a term
+    rare across the pages weighs more). A sentence that also names the research question's
+    distinctive terms (``topic``: those in fewer than a quarter of the candidates) ranks
+    higher, so that a step about, say, a timeline prefers the timeline of the subject asked
+    about. Each chosen sentence becomes a window with its on-topic neighbours of the same line
+    (:func:`_window`). Sentences that address the agent (prompt injection) are never chosen
+    unless their passage comes from a page scanned clean (``Passage.clean``).
     """
     query = step_terms(step, queries)
-    candidates = _candidates(documents, query, clean)
+    candidates = _candidates(passages)
     if not candidates:
         return []
-    bags = [content_tokens(s.text) for _, s in candidates]
-    scores = _scores(candidates, bags, query, step, topic=topic, question=question)
-    chosen = _diverse(candidates, bags, scores, per_document=per_document, limit=limit)
-    return [_span(candidates[i][0], candidates[i][1], step, scores[i]) for i in chosen]
+    bags = [content_tokens(c.sentence.text) for c in candidates]
+    scores = _scores(passages, candidates, bags, query, step, topic=topic, question=question)
+    return _windows(passages, candidates, bags, scores, limit=limit)
 
 
-Candidate = tuple[Document, Sentence]
+@dataclass(frozen=True)
+class Candidate:
+    """A quotable sentence (page offsets) of a passage, and its place in that passage."""
+
+    passage: int
+    order: int
+    """Position among the passage's sentences, quotable or not."""
+    sentence: Sentence
+    document_id: str
 
 
-def _candidates(
-    documents: Sequence[Document], query: Sequence[str], clean: Collection[str]
-) -> list[Candidate]:
-    """Quotable sentences of the documents' best passages (whole, short, not instructions)."""
-    passages = best_passages(documents, query, per_document=CHUNKS_PER_DOCUMENT)
-    return [
-        (document, s)
-        for document in documents
-        for s in sentences(document.text)
-        if any(start <= s.start < end for start, end in passages[document.id])
-        and len(s.text) <= MAX_QUOTE_CHARS
-        and len(s.text.split()) >= MIN_QUOTE_WORDS
-        and s.text.rstrip("\"')]").endswith((".", "!", "?"))
-        and (document.id in clean or not is_instruction(s.text))
-    ]
+def _candidates(passages: Sequence[Passage]) -> list[Candidate]:
+    """Quotable sentences of the passages (whole, short, not instructions), page offsets."""
+    found: list[Candidate] = []
+    for index, passage in enumerate(passages):
+        for order, s in enumerate(sentences(passage.text)):
+            if (
+                len(s.text) <= MAX_QUOTE_CHARS
+                and word_count(s.text) >= MIN_QUOTE_WORDS
+                and not s.text[0].islower()  # a fragment of a list or a cut-off sentence
+                and ends_sentence(s.text)
+                and (passage.clean or not is_instruction(s.text))
+            ):
+                placed = Sentence(
+                    s.text,
+                    passage.start + s.start,
+                    passage.start + s.end,
+                    s.section or passage.section,
+                )
+                found.append(Candidate(index, order, placed, passage.document_id))
+    return found
 
 
 def _scores(
+    passages: Sequence[Passage],
     candidates: Sequence[Candidate],
     bags: Sequence[list[str]],
     query: Sequence[str],
@@ -153,53 +226,189 @@ def _scores(
 ) -> list[float]:
     """Each candidate's score for the step.
 
-    BM25 over the pooled candidates, boosted by the question's distinctive terms and by the
-    kind of answer the step asks for; zero when off the subject a facet step is anchored on.
+    BM25 over the pooled candidates, boosted by the question's distinctive terms, by the
+    kind of answer the step asks for and by the score of the passage the sentence stands in
+    (which saw the page's title, the section heading and the page's lead); zero when off the
+    subject the step is anchored on (:func:`needs_anchor`).
     """
     bm25 = BM25(bags)
     subject = subject_terms(topic)
     distinctive = _distinctive(subject, bags)
+    about = _mentions(passages, candidates, bags)
     held: dict[str, set[str]] = {}  # each document's terms, as its candidate sentences hold them
-    for (document, _), bag in zip(candidates, bags, strict=True):
-        held.setdefault(document.id, set()).update(bag)
-    anchors = _anchors(subject_names(question), subject, list(held.values()), bags)
+    for candidate, bag in zip(candidates, bags, strict=True):
+        held.setdefault(candidate.document_id, set()).update(_possessed(bag))
+    headings = {h for p in passages for h in (p.title, p.section)} | {
+        c.sentence.section for c in candidates
+    }
+    named = name_anchors(
+        subject_names(question),
+        list(held.values()),
+        [_terms(h) for h in sorted(h for h in headings if h)],
+    )
+    own = set(named) & _terms(step.title)  # the names the step's title names
+    anchors = own or set(named) or _topic_anchors(subject, bags)
     wanted = answer_kinds(step.title)
-    anchored = needs_anchor(step, subject)
+    anchored = needs_anchor(step, subject, named=bool(named))
+    best = max((p.score for p in passages), default=0.0)
+    passage_share = [p.score / best if best > 0 else 0.0 for p in passages]
+    titles = {i: set(content_tokens(p.title)) for i, p in enumerate(passages) if p.title}
     scores: list[float] = []
-    for i, (_, sentence) in enumerate(candidates):
-        score = bm25.score(query, i) * (1 + TOPIC_BOOST * len(distinctive.intersection(bags[i])))
-        on_topic = bool(anchors.intersection(bags[i])) if anchors else True
+    for i, candidate in enumerate(candidates):
+        # the boost counts the page's title, not its section headings: a term of a heading
+        # lifts every sentence under it, which the passage score already did
+        titled = set(bags[i]) | titles.get(candidate.passage, set())
+        score = bm25.score(query, i) * (1 + TOPIC_BOOST * len(distinctive & titled))
+        score *= 1 + PASSAGE_WEIGHT * passage_share[candidate.passage]
+        on_topic = bool(anchors & about[i]) if anchors else True
         if anchored and not on_topic:
             score = 0.0
-        elif wanted and on_topic and _answers(sentence.text, wanted):
+        elif wanted and on_topic and _answers(candidate.sentence.text, wanted):
             score *= 1 + ANSWER_BOOST
         scores.append(score)
     return scores
 
 
-def _diverse(
+def _mentions(
+    passages: Sequence[Passage], candidates: Sequence[Candidate], bags: Sequence[list[str]]
+) -> list[set[str]]:
+    """The terms each candidate's subject shows in: what a sentence is about, named or not.
+
+    Its own terms, its page's title and its section heading (a sentence of a page or section
+    about the subject is about it: "The expansion cost..."), and, for a sentence that opens
+    by referring back ("It cost..."), the sentence before it in its paragraph.
+    """
+    headings: dict[tuple[str, str | None], set[str]] = {}
+    found: list[set[str]] = []
+    for i, candidate in enumerate(candidates):
+        key = (passages[candidate.passage].title, candidate.sentence.section)
+        if key not in headings:
+            headings[key] = _terms(f"{key[0]} {key[1] or ''}")
+        terms = _possessed(bags[i]) | headings[key]
+        if _ANAPHOR.match(candidate.sentence.text) and _adjacent(passages, candidates, i - 1, i):
+            terms |= _possessed(bags[i - 1])
+        found.append(terms)
+    return found
+
+
+def _terms(text: str) -> set[str]:
+    """The content terms of ``text``, possessives with their owner's (:func:`_possessed`)."""
+    return _possessed(content_tokens(text))
+
+
+def _possessed(terms: Sequence[str]) -> set[str]:
+    """``terms`` plus the owner of each possessive: ``korea'`` (of "Korea's") adds ``korea``."""
+    return {*terms, *(t.rstrip("'’") for t in terms)}
+
+
+def _windows(
+    passages: Sequence[Passage],
     candidates: Sequence[Candidate],
     bags: Sequence[list[str]],
     scores: Sequence[float],
     *,
-    per_document: int,
     limit: int,
-) -> list[int]:
-    """The best candidates: ``per_document`` per document, ``limit`` in all, no repeats."""
-    ranked = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
-    chosen: list[int] = []
+) -> list[Window]:
+    """The best windows, ``limit`` at most, no repeats, each page's share following relevance.
+
+    Seeds are taken by score, discounted by :data:`PAGE_DECAY` per window their page already
+    gave; a seed inside a window already taken, repeating one (token overlap), or below
+    :data:`WINDOW_FLOOR` of the best score is passed over.
+    """
+    left = [
+        i for i in sorted(range(len(candidates)), key=lambda i: (-scores[i], i)) if scores[i] > 0
+    ]
+    floor = WINDOW_FLOOR * scores[left[0]] if left else 0.0
+    used: set[int] = set()
     taken: dict[str, int] = {}
-    for i in ranked:
-        document_id = candidates[i][0].id
-        if scores[i] <= 0 or len(chosen) >= limit:
+    chosen: list[tuple[Window, set[str]]] = []
+    while left and len(chosen) < limit:
+        seed = max(
+            left,
+            key=lambda i: (scores[i] * PAGE_DECAY ** taken.get(candidates[i].document_id, 0), -i),
+        )
+        left.remove(seed)
+        if seed in used or scores[seed] < floor:
+            continue
+        members = _window(passages, candidates, scores, seed)
+        bag = {t for i in members for t in bags[i]}
+        if any(jaccard(bag, other) > _REDUNDANT for _, other in chosen):
+            continue
+        used.update(members)
+        taken[candidates[seed].document_id] = taken.get(candidates[seed].document_id, 0) + 1
+        chosen.append((_joined(passages, candidates, members, scores[seed]), bag))
+    return [window for window, _ in chosen]
+
+
+def _window(
+    passages: Sequence[Passage], candidates: Sequence[Candidate], scores: Sequence[float], seed: int
+) -> list[int]:
+    """The candidates of the seed's window: itself, then neighbours while they belong.
+
+    A neighbour belongs when it is the next (or previous) sentence of the same passage, on the
+    same line, quotable, and on the step's subject (a positive score) or, for the sentence
+    before, when the one after it opens by referring back to it ("It...", "This...").
+    """
+    members = [seed]
+
+    def neighbour(i: int, step: int) -> int | None:
+        j = i + step
+        return j if _adjacent(passages, candidates, min(i, j), max(i, j)) else None
+
+    while len(members) < WINDOW_SENTENCES:
+        after = neighbour(members[-1], 1)
+        before = neighbour(members[0], -1)
+        if after is not None and (
+            scores[after] > 0 or _ANAPHOR.match(candidates[after].sentence.text)
+        ):
+            grown = [*members, after]
+        elif before is not None and _ANAPHOR.match(candidates[members[0]].sentence.text):
+            grown = [before, *members]
+        else:
             break
-        if taken.get(document_id, 0) >= per_document:
-            continue
-        if any(jaccard(set(bags[i]), set(bags[j])) > _REDUNDANT for j in chosen):
-            continue
-        chosen.append(i)
-        taken[document_id] = taken.get(document_id, 0) + 1
-    return chosen
+        if (
+            candidates[grown[-1]].sentence.end - candidates[grown[0]].sentence.start
+            > MAX_WINDOW_CHARS
+        ):
+            break
+        members = grown
+    return members
+
+
+def _adjacent(
+    passages: Sequence[Passage], candidates: Sequence[Candidate], first: int, second: int
+) -> bool:
+    """Whether candidate ``second`` is the sentence right after ``first``, on the same line."""
+    if first < 0 or second >= len(candidates):
+        return False
+    a, b = candidates[first], candidates[second]
+    if a.passage != b.passage or b.order != a.order + 1:
+        return False
+    passage = passages[a.passage]
+    return (
+        "\n" not in passage.text[a.sentence.end - passage.start : b.sentence.start - passage.start]
+    )
+
+
+def _joined(
+    passages: Sequence[Passage],
+    candidates: Sequence[Candidate],
+    members: Sequence[int],
+    score: float,
+) -> Window:
+    first, last = candidates[members[0]], candidates[members[-1]]
+    passage = passages[first.passage]
+    start, end = first.sentence.start, last.sentence.end
+    return Window(
+        passage=first.passage,
+        start=start,
+        end=end,
+        text=passage.text[start - passage.start : end - passage.start],
+        section=first.sentence.section,
+        score=score,
+        url=passage.url,
+        document_id=passage.document_id,
+    )
 
 
 def subject_terms(topic: Sequence[str]) -> list[str]:
@@ -212,13 +421,17 @@ def answer_kinds(text: str) -> frozenset[str]:
     return frozenset(kind for _, cue, kinds in ANSWER_TYPES if cue.search(text) for kind in kinds)
 
 
-def needs_anchor(step: PlanStep, subject: Sequence[str]) -> bool:
-    """Whether the step's evidence must name the subject: its title names none of it.
+def needs_anchor(step: PlanStep, subject: Sequence[str], *, named: bool = False) -> bool:
+    """Whether the step's evidence must be about the question's subject.
 
-    Such a step is a facet of the question (its history, its risks) or a broadened step; its
+    It must when the question names its subject (``named``: "Hornsdale Power Reserve", "South
+    Korea"): a step that names it keeps to it, and any other step keeps to the question's
+    names, so that a sentence sharing only other words ("a Megapack fire") does not land
+    under its heading. It must also when the step's title names none of the subject terms:
+    such a step is a facet of the question (its history, its risks) or a broadened step; its
     own terms are generic, and sentences that match them only are about something else.
     """
-    return bool(subject) and not set(subject).intersection(content_tokens(step.title))
+    return named or bool(subject) and not set(subject).intersection(content_tokens(step.title))
 
 
 def _answers(text: str, kinds: frozenset[str]) -> bool:
@@ -248,23 +461,42 @@ def subject_names(question: str) -> list[list[str]]:
     return names
 
 
-def _anchors(
+def name_anchors(
     names: Sequence[Sequence[str]],
-    subject: Sequence[str],
     texts: Sequence[set[str]],
-    bags: Sequence[Sequence[str]],
-) -> set[str]:
-    """The terms of which a sentence must hold one to be about the question's subject.
+    headings: Sequence[set[str]],
+) -> list[str]:
+    """Of each name, the term whose mention makes a text about it, in the names' order.
 
-    When the question names its subject, of each name its rarest term among the documents'
-    terms (``texts``: each document's terms, as far as its candidate sentences show them;
-    ``hornsdale`` rather than ``power`` or ``reserve``, which other pages use for other
-    things; a term no document holds is rarest, and then no sentence is about that name).
-    Otherwise its distinctive terms, or, for a broad question whose terms are all common,
-    any of them; none (no anchoring) when no candidate holds any question term.
+    The name's rarest term among the documents' terms (``texts``: each document's terms, as
+    far as its candidate sentences show them; ``hornsdale`` rather than ``power`` or
+    ``reserve``, which other pages use for other things; a term no document holds is rarest,
+    and then no sentence is about that name), chosen among the terms of the name that a page
+    title or section heading (``headings``) holds along with the rest of it, or with another
+    of its terms, when one does: pages about South Korea's fires title them "South Korea", and
+    ``ess`` of "the South Korea ESS fires", rarer, may stand in one page only, about a company
+    called ESS Inc.
     """
-    if names:
-        return {min(name, key=lambda term: sum(term in text for text in texts)) for name in names}
+    anchors: list[str] = []
+    for name in names:
+        terms = set(name)
+        titled = {
+            term
+            for heading in headings
+            if len(terms & heading) >= min(2, len(terms))
+            for term in terms & heading
+        }
+        pool = [term for term in name if term in titled] or list(name)
+        anchors.append(min(pool, key=lambda term: sum(term in text for text in texts)))
+    return anchors
+
+
+def _topic_anchors(subject: Sequence[str], bags: Sequence[Sequence[str]]) -> set[str]:
+    """The anchors of a question that names nothing.
+
+    Its distinctive terms, or, for a broad question whose terms are all common, any of them;
+    none (no anchoring) when no candidate holds any question term.
+    """
     distinctive = _distinctive(subject, bags)
     return distinctive or {term for term in subject if any(term in bag for bag in bags)}
 
@@ -279,34 +511,16 @@ def _distinctive(topic: Sequence[str], bags: Sequence[Sequence[str]]) -> set[str
     }
 
 
-def best_passages(
-    documents: Sequence[Document], query: Sequence[str], *, per_document: int
-) -> dict[str, list[tuple[int, int]]]:
-    """The ``(start, end)`` offsets of each document's best chunks for ``query``.
-
-    Chunks of all documents are ranked together with BM25; ties keep document order.
-    """
-    chunks = [chunk for document in documents for chunk in chunk_text(document.id, document.text)]
-    bm25 = BM25([content_tokens(chunk.text) for chunk in chunks])
-    scores = [bm25.score(query, i) for i in range(len(chunks))]
-    kept: dict[str, list[tuple[int, int]]] = {document.id: [] for document in documents}
-    for i in sorted(range(len(chunks)), key=lambda i: (-scores[i], i)):
-        chosen = kept[chunks[i].document_id]
-        if len(chosen) < per_document:
-            chosen.append((chunks[i].start, chunks[i].end))
-    return kept
-
-
-def _span(document: Document, sentence: Sentence, step: PlanStep, score: float) -> EvidenceSpan:
+def _span(window: Window, step: PlanStep) -> EvidenceSpan:
     return EvidenceSpan(
-        id=stable_id("ev", step.id, document.url, sentence.start, sentence.end),
-        url=document.url,
-        document_id=document.id,
+        id=stable_id("ev", step.id, window.url, window.start, window.end),
+        url=window.url,
+        document_id=window.document_id,
         step_id=step.id,
-        quote=sentence.text,
-        start=sentence.start,
-        end=sentence.end,
-        section=sentence.section,
-        relevance=round(score / (score + 5.0), 4),
-        has_numbers=bool(numbers(sentence.text)),
+        quote=window.text,
+        start=window.start,
+        end=window.end,
+        section=window.section,
+        relevance=window.relevance,
+        has_numbers=bool(numbers(window.text)),
     )

@@ -41,6 +41,12 @@ class ExtractedPage:
     language: str | None
     """The page's declared language (``<html lang>``), if any."""
     content_type: str
+    author: str | None = None
+    """The page's author(s) as its metadata names them (``Jane Doe; John Roe``)."""
+    date: str | None = None
+    """The page's publication date (ISO ``YYYY-MM-DD``), as trafilatura found it."""
+    site_name: str | None = None
+    """The site's name (``og:site_name`` and the like)."""
 
 
 def pdf_supported() -> bool:
@@ -168,6 +174,9 @@ def _html(body: bytes, charset: str | None) -> ExtractedPage:
         text=_render(result.body),
         language=_language(tree, result.language),
         content_type="text/html",
+        author=_title(getattr(result, "author", None)),
+        date=_title(getattr(result, "date", None)),
+        site_name=_title(getattr(result, "sitename", None)),
     )
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from deep_research import text as textutil
 from deep_research.errors import CorpusNotFoundError, CorpusTooLargeError, SourceError
 from deep_research.sources.extract import clean_text, extract_html_file
 from deep_research.sources.snippets import make_snippet, term_stems
@@ -37,9 +38,10 @@ from deep_research.urls import normalize_url
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 """Version of the index schema and of the text extraction; an index of another version is
-rebuilt from scratch (version 2: HTML extracted by trafilatura, documents have a language)."""
+rebuilt from scratch (version 2: HTML extracted by trafilatura, documents have a language;
+version 3: CJK characters indexed one by one, see :func:`spaced_cjk`)."""
 
 CONTENT_TYPES = {
     ".md": "text/markdown",
@@ -75,12 +77,14 @@ STOPWORDS = frozenset(
     themselves then there these they this those through to too under until up very was we were
     what when where which while who whom why will with would you your yours yourself
     yourselves""".split()
-)
-"""Very common English words, left out of search queries."""
+) | (textutil.STOPWORDS - {"vs", "versus", "compare", "explain", "describe", "show", "tell"})
+"""Very common words (English, and the function words of French, Spanish and German), left out
+of search queries."""
 
 _FTS5_OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
 _MAX_QUERY_TERMS = 64
 _WORD = re.compile(r"[^\W_]+")
+_CJK_CHAR = re.compile(f"([{textutil.CJK_CLASS}])")
 _MARKDOWN_H1 = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 
 _SCHEMA = (
@@ -102,16 +106,18 @@ _SCHEMA = (
         tokenize='porter unicode61 remove_diacritics 2'
     )""",
     """CREATE TRIGGER documents_ai AFTER INSERT ON documents BEGIN
-        INSERT INTO documents_fts (rowid, title, text) VALUES (new.id, new.title, new.text);
+        INSERT INTO documents_fts (rowid, title, text)
+        VALUES (new.id, cjk_spaced(new.title), cjk_spaced(new.text));
     END""",
     """CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
         INSERT INTO documents_fts (documents_fts, rowid, title, text)
-        VALUES ('delete', old.id, old.title, old.text);
+        VALUES ('delete', old.id, cjk_spaced(old.title), cjk_spaced(old.text));
     END""",
     """CREATE TRIGGER documents_au AFTER UPDATE OF title, text ON documents BEGIN
         INSERT INTO documents_fts (documents_fts, rowid, title, text)
-        VALUES ('delete', old.id, old.title, old.text);
-        INSERT INTO documents_fts (rowid, title, text) VALUES (new.id, new.title, new.text);
+        VALUES ('delete', old.id, cjk_spaced(old.title), cjk_spaced(old.text));
+        INSERT INTO documents_fts (rowid, title, text)
+        VALUES (new.id, cjk_spaced(new.title), cjk_spaced(new.text));
     END""",
 )
 
@@ -287,6 +293,7 @@ class LocalCorpus:
         # Autocommit mode: transactions are opened and closed explicitly.
         conn = sqlite3.connect(self.index_path, timeout=30.0, isolation_level=None)
         try:
+            conn.create_function("cjk_spaced", 1, spaced_cjk, deterministic=True)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             yield conn
@@ -374,15 +381,29 @@ def default_index_path(data_dir: Path, root: Path) -> Path:
     return data_dir / "indexes" / f"{root.name}-{digest}.sqlite"
 
 
+def spaced_cjk(text: str | None) -> str | None:
+    """``text`` with a space around every CJK character, so that FTS5 indexes each one.
+
+    FTS5's ``unicode61`` tokenizer splits at spaces and punctuation, and Chinese or Japanese
+    text has neither between words: a whole clause would be one token. Indexed one character
+    at a time, a word is found as a phrase of its characters (see :func:`query_terms`).
+    """
+    return None if text is None else _CJK_CHAR.sub(r" \1 ", text)
+
+
 def query_terms(query: str) -> list[str]:
     """Return the significant words of free text, lower-cased and once each (at most 64).
 
-    FTS5 syntax and stopwords are left out.
+    FTS5 syntax and stopwords are left out. CJK text becomes its character bigrams, each a
+    two-character phrase (``"比 亚"``) that matches the index of :func:`spaced_cjk`.
     """
     terms: dict[str, None] = {}
     for word in _WORD.findall(query):
         lowered = word.lower()
-        if word not in _FTS5_OPERATORS and lowered not in STOPWORDS:
+        if textutil.has_cjk(word):
+            for token in textutil.tokens(word):
+                terms.setdefault(" ".join(token) if textutil.has_cjk(token) else token)
+        elif word not in _FTS5_OPERATORS and lowered not in STOPWORDS:
             terms.setdefault(lowered)
     return list(terms)[:_MAX_QUERY_TERMS]
 

@@ -19,6 +19,7 @@ from langgraph.store.base import BaseStore
 from deep_research.errors import SourceError
 from deep_research.persistence.content import get_document_text
 from deep_research.sources import SourceProvider
+from deep_research.sources.identity import source_keys
 from deep_research.state.models import Document, SearchResult, Source
 from deep_research.text import BM25, content_tokens
 
@@ -29,12 +30,18 @@ POOL_PROVIDER = "chat"
 
 
 def extend_pool(pool: Sequence[Source], read: Sequence[Source]) -> list[Source]:
-    """The pool after a question: its successfully read sources first, one entry per URL."""
-    merged: dict[str, Source] = {}
+    """The pool after a question: its successfully read sources first, one per page or work.
+
+    An earlier entry that shares a URL or an identifier's link with a newer one is dropped.
+    """
+    merged: list[Source] = []
+    taken: set[str] = set()
     for source in (*read, *pool):
-        if source.crawl_status == "ok" and source.document_id and source.url not in merged:
-            merged[source.url] = source
-    return list(merged.values())[:POOL_LIMIT]
+        keys = source_keys(source)
+        if source.crawl_status == "ok" and source.document_id and not keys & taken:
+            merged.append(source)
+            taken |= keys
+    return merged[:POOL_LIMIT]
 
 
 class ChatPool:
@@ -63,7 +70,10 @@ class ChatPool:
         scored = [(index.score(terms, i), s) for i, (s, _) in enumerate(readable)]
         ranked = sorted((p for p in scored if p[0] > 0), key=lambda p: (-p[0], p[1].url))
         return [
-            SearchResult(url=s.url, title=s.title, provider=self.name, score=score)
+            # the text is at hand: when a scholarly API finds the same work, the pool reads it
+            SearchResult(
+                url=s.url, title=s.title, provider=self.name, score=score, bib=s.bib, richness=3
+            )
             for score, s in ranked[:k]
         ]
 

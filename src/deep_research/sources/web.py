@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -17,7 +18,7 @@ from pathlib import Path
 from deep_research.errors import FetchBlockedError
 from deep_research.settings import Settings
 from deep_research.sources.cache import CachedPage, PageCache
-from deep_research.sources.extract import extract_page
+from deep_research.sources.extract import ExtractedPage, extract_page
 from deep_research.sources.fetcher import Fetcher, FetchLimits
 from deep_research.sources.ssrf import WEB_SCHEMES, Allowlist, SsrfGuard
 from deep_research.state.models import CacheStatus, Document, SearchResult
@@ -41,6 +42,8 @@ def page_document(
     }
     if page.language:
         metadata["language"] = page.language
+    if page.byline:
+        metadata["byline"] = page.byline
     if final_url and final_url != page.url:
         metadata["final_url"] = final_url
     return Document(
@@ -52,6 +55,13 @@ def page_document(
         metadata=metadata,
         cache=cache,
     )
+
+
+def byline_of(page: ExtractedPage) -> str | None:
+    """The author, date and site name extraction found, as JSON (``None``: nothing found)."""
+    found = {"author": page.author, "date": page.date, "site_name": page.site_name}
+    kept = {key: value for key, value in found.items() if value}
+    return json.dumps(kept, ensure_ascii=False, sort_keys=True) if kept else None
 
 
 class WebReader:
@@ -101,6 +111,7 @@ class WebReader:
             language=extracted.language,
             origin="web",
             fetched_at=self.cache.now(),
+            byline=byline_of(extracted),
         )
         await self.cache.put(page)
         return page_document(page, cache="miss", final_url=fetched.final_url)

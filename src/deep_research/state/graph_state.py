@@ -15,27 +15,26 @@ from langgraph.channels.delta import DeltaChannel
 from langgraph.graph.message import add_messages
 
 from deep_research.state.models import (
+    BudgetLimit,
     Citation,
     Claim,
     Config,
-    EvidenceSpan,
     Finding,
     PlanStep,
     Report,
     SearchResult,
     Source,
+    StateEvidence,
     TokenUsage,
     Turn,
     VerificationSummary,
 )
 from deep_research.state.reducers import (
     add_usage,
-    merge_evidence,
+    latest_write,
     merge_evidence_batches,
     merge_finding_batches,
-    merge_findings,
     merge_source_batches,
-    merge_sources,
 )
 
 
@@ -59,10 +58,17 @@ class State(OutputState):
 
     ``findings``, ``sources`` and ``evidence`` grow with the run, so they are LangGraph
     ``DeltaChannel``s: a checkpoint stores the writes that add to them, not the whole lists,
-    and reading the state replays those writes (see docs/decisions.md).
+    and reading the state replays those writes (see docs/decisions.md). ``draft``, ``claims``
+    and ``citations``, which grow with the sources and are replaced whole, are
+    ``DeltaChannel``s whose latest write wins, so each is stored once, as its write.
+    With a content store, ``evidence`` holds :class:`EvidenceRef`s, whose quotes stay in
+    the stored page text: nodes resolve them with
+    :func:`~deep_research.persistence.content.resolve_evidence`.
     """
 
     question: str = ""
+    title: str = ""
+    """The chat's title, written for its first question (the first report's H1)."""
     question_nr: int = 0
     """Number of the question in this thread (1, 2...); keys the domain store's session."""
     pool: list[Source] = field(default_factory=list)
@@ -89,16 +95,18 @@ class State(OutputState):
     sources: Annotated[list[Source], DeltaChannel(merge_source_batches)] = field(
         default_factory=list
     )
-    evidence: Annotated[list[EvidenceSpan], DeltaChannel(merge_evidence_batches)] = field(
+    evidence: Annotated[list[StateEvidence], DeltaChannel(merge_evidence_batches)] = field(
         default_factory=list
     )
     usage: Annotated[TokenUsage, add_usage] = field(default_factory=TokenUsage)
-    draft: str = ""
+    draft: Annotated[str, DeltaChannel(latest_write)] = ""
     """The report's Markdown with ``[@evidence_id]`` citation markers."""
-    claims: list[Claim] = field(default_factory=list)
-    citations: list[Citation] = field(default_factory=list)
+    claims: Annotated[list[Claim], DeltaChannel(latest_write)] = field(default_factory=list)
+    citations: Annotated[list[Citation], DeltaChannel(latest_write)] = field(default_factory=list)
     verification: VerificationSummary = field(default_factory=VerificationSummary)
     revisions: int = 0
+    budget_reached: BudgetLimit | None = None
+    """The spending limit that stopped research (reflect sets it), if one did."""
     started_at: float = 0.0
     """Wall-clock start of the question (epoch seconds), for the run's duration."""
 
@@ -148,19 +156,30 @@ class ResearcherInput:
 class ResearcherOutput:
     """What a researcher hands back; merged into the parent by key."""
 
-    findings: Annotated[list[Finding], merge_findings] = field(default_factory=list)
-    sources: Annotated[list[Source], merge_sources] = field(default_factory=list)
-    evidence: Annotated[list[EvidenceSpan], merge_evidence] = field(default_factory=list)
+    findings: Annotated[list[Finding], DeltaChannel(merge_finding_batches)] = field(
+        default_factory=list
+    )
+    sources: Annotated[list[Source], DeltaChannel(merge_source_batches)] = field(
+        default_factory=list
+    )
+    evidence: Annotated[list[StateEvidence], DeltaChannel(merge_evidence_batches)] = field(
+        default_factory=list
+    )
     usage: Annotated[TokenUsage, add_usage] = field(default_factory=TokenUsage)
 
 
 @dataclass(kw_only=True)
 class ResearcherState(ResearcherInput, ResearcherOutput):
-    """Working memory of one researcher."""
+    """Working memory of one researcher.
+
+    Its records (``findings``, ``sources``, ``evidence``) and the latest ``results`` are
+    ``DeltaChannel``s like the main state's lists: the subgraph's checkpoints keep the writes
+    that produced them, not a second copy of each value (see docs/decisions.md).
+    """
 
     queries: list[str] = field(default_factory=list)
     """Queries issued so far, in order."""
     new_queries: list[str] = field(default_factory=list)
-    results: list[SearchResult] = field(default_factory=list)
+    results: Annotated[list[SearchResult], DeltaChannel(latest_write)] = field(default_factory=list)
     """Results of the latest searches, not yet read."""
     iteration: int = 0

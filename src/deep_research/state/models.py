@@ -10,6 +10,7 @@ import hashlib
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
+from urllib.parse import quote
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, computed_field, model_validator
 from pydantic.alias_generators import to_camel
@@ -52,6 +53,79 @@ CacheStatus = Literal["hit", "miss"]
 """Whether a web page came from the page cache or from the network."""
 
 
+VenueType = Literal["journal", "preprint", "registry", "repository", "book", "website", "other"]
+"""What kind of place published a work: a journal, a preprint server, a trial registry..."""
+
+
+class BibRecord(DomainModel):
+    """What a reference needs to be found again: authors, date, venue, identifiers.
+
+    Scholarly providers fill it from their APIs; for web pages it holds what extraction
+    found (author, date, site name). Identifiers are stored in canonical form: a DOI in
+    lower case without its ``https://doi.org/`` prefix, a PMID as digits, a PMCID as
+    ``PMC`` + digits, an NCT id as ``NCT`` + 8 digits, an OpenAlex id as ``W`` + digits.
+    """
+
+    authors: list[str] = Field(default_factory=list)
+    """Authors in citation form (``Surname Initials``, as Vancouver writes them), or the
+    responsible organization (a trial's sponsor); at most :data:`MAX_AUTHORS`."""
+    more_authors: bool = False
+    """True when the work has more authors than are listed (``et al.``)."""
+    year: int | None = None
+    date: str | None = None
+    """Publication date in ISO form, as precise as known (``2021``, ``2021-03``, ``2021-03-04``)."""
+    venue: str | None = None
+    """The journal, preprint server, registry or site that published the work."""
+    venue_type: VenueType | None = None
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    publication_type: str | None = None
+    """The kind of work (``Journal Article``, ``Review``, ``preprint``, ``Interventional``)."""
+    doi: str | None = None
+    pmid: str | None = None
+    pmcid: str | None = None
+    nct_id: str | None = None
+    openalex_id: str | None = None
+    open_access: bool | None = None
+    """True when an open-access full text is known to exist."""
+    versions: list[str] = Field(default_factory=list)
+    """Other versions of the same work (a preprint and its published article), as
+    ``doi:...``, ``pmid:...`` or ``pmcid:...``, when the metadata links them."""
+    found_by: list[str] = Field(default_factory=list)
+    """The providers that found this work (several when their results were merged)."""
+
+    def identifiers(self) -> dict[str, str]:
+        """The work's identifiers by kind (``doi``, ``pmid``, ``pmcid``, ``nct``, ``openalex``)."""
+        pairs = (
+            ("doi", self.doi),
+            ("pmid", self.pmid),
+            ("pmcid", self.pmcid),
+            ("nct", self.nct_id),
+            ("openalex", self.openalex_id),
+        )
+        return {kind: value for kind, value in pairs if value}
+
+    def links(self) -> list[str]:
+        """A link for each identifier: the DOI first, then PubMed, PMC, the registry, OpenAlex."""
+        pairs = (
+            (self.doi, "https://doi.org/{}"),
+            (self.pmid, "https://pubmed.ncbi.nlm.nih.gov/{}/"),
+            (self.pmcid, "https://pmc.ncbi.nlm.nih.gov/articles/{}/"),
+            (self.nct_id, "https://clinicaltrials.gov/study/{}"),
+            (self.openalex_id, "https://openalex.org/{}"),
+        )
+        return [form.format(quote(value, safe="/:;()._-")) for value, form in pairs if value]
+
+    def link(self) -> str | None:
+        """The best link to the work (the first of :meth:`links`), or ``None`` without one."""
+        return next(iter(self.links()), None)
+
+
+MAX_AUTHORS = 10
+"""Most authors a :class:`BibRecord` lists; the rest are ``et al.``."""
+
+
 class SearchResult(DomainModel):
     """One hit of a source provider."""
 
@@ -65,6 +139,11 @@ class SearchResult(DomainModel):
     """Full text carried with the result. Kept for providers without a page cache; the
     Tavily provider puts raw content in the page cache instead, so that page text never
     travels in graph state."""
+    bib: BibRecord | None = None
+    """Bibliographic record of a scholarly work (or what is known of a web page)."""
+    richness: int = Field(default=0, ge=0, le=3)
+    """How much text reading the result gives: 0 a title, 1 a summary, 2 an abstract,
+    3 a full text. When results of several providers are merged, the richest reads."""
 
 
 class Document(DomainModel):
@@ -95,6 +174,38 @@ class Chunk(DomainModel):
     token_count: int = Field(ge=0)
 
 
+class Passage(DomainModel):
+    """A run of whole sentences of a page, ranked for a research step and shown to its engine.
+
+    Passages are computed while a step reads its pages and never stored in graph state: the
+    engine picks its evidence from them (:meth:`~deep_research.engines.base.Engine.pick_evidence`).
+    """
+
+    id: str
+    document_id: str
+    url: Url
+    title: str = ""
+    """Title of the page the passage is from."""
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str
+    """``document.text[start:end]``."""
+    section: str | None = None
+    """Heading of the section the passage starts in."""
+    score: float = 0.0
+    """BM25 relevance to the step, comparable among the passages of one step."""
+    tokens: int = Field(default=0, ge=0)
+    """Whitespace-separated tokens (about 1.3 model tokens each in English)."""
+    clean: bool = False
+    """True when the page's whole text was scanned and holds no instruction to the agent."""
+
+    @model_validator(mode="after")
+    def _offsets_match_text(self) -> Passage:
+        if self.end - self.start != len(self.text):
+            raise ValueError("passage offsets must span exactly its text")
+        return self
+
+
 class Source(DomainModel):
     """A source consulted by the run (cited or not), with how reading it went."""
 
@@ -110,6 +221,12 @@ class Source(DomainModel):
     flags: list[str] = Field(default_factory=list)
     """Warnings about the page, such as ``prompt_injection:instruction_override`` when its
     text tries to instruct the agent. Flagged text stays data: it is never obeyed."""
+    bib: BibRecord | None = None
+    """Authors, date, venue and identifiers, when known."""
+    aliases: list[str] = Field(default_factory=list, exclude_if=lambda urls: not urls)
+    """The source's other URLs, sorted: links under which research steps found the same work
+    before their records were merged (evidence quoted under them belongs to this source).
+    Left out of exports when empty."""
 
 
 class EvidenceSpan(DomainModel):
@@ -133,6 +250,45 @@ class EvidenceSpan(DomainModel):
             raise ValueError("evidence offsets must span exactly the quote")
         return self
 
+    def ref(self) -> EvidenceRef:
+        """The span without its quote, as graph state keeps it when its page is stored."""
+        return EvidenceRef(**self.model_dump(exclude={"quote"}))
+
+
+class EvidenceRef(DomainModel):
+    """An evidence span whose quote is left in its page: ``text[start:end]`` of the document.
+
+    Graph state keeps these when the run has a content store, which holds the page text
+    already, so that checkpoints do not copy quotes (see docs/decisions.md). A node that
+    needs the quotes resolves them from the store
+    (:func:`~deep_research.persistence.content.resolve_evidence`).
+    """
+
+    id: str
+    url: Url
+    document_id: str
+    step_id: str
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    section: str | None = None
+    """Heading of the section the quote stands in."""
+    relevance: Confidence = 0.0
+    has_numbers: bool = False
+
+    @model_validator(mode="after")
+    def _offsets_in_order(self) -> EvidenceRef:
+        if self.end < self.start:
+            raise ValueError("evidence offsets must not end before they start")
+        return self
+
+    def resolve(self, text: str) -> EvidenceSpan:
+        """The span with its quote, cut from ``text``, the text of its document."""
+        return EvidenceSpan(**self.model_dump(), quote=text[self.start : self.end])
+
+
+StateEvidence = EvidenceSpan | EvidenceRef
+"""An evidence span as graph state holds it: with its quote, or referring to its page."""
+
 
 class PlanStep(DomainModel):
     """One step of the research plan."""
@@ -145,6 +301,8 @@ class PlanStep(DomainModel):
     """What evidence would settle it."""
     round: int = Field(default=1, ge=1)
     """The research round in which the step was added."""
+    replaced: bool = False
+    """Reflection replaced the step by a reworded one: its findings no longer reach the writer."""
 
 
 class Finding(DomainModel):
@@ -156,6 +314,8 @@ class Finding(DomainModel):
     queries: list[str] = Field(default_factory=list)
     searches: int = 0
     sufficient: bool = True
+    missing: str = ""
+    """What the notes say the step still lacks, for the next queries and for reflection."""
 
 
 class Verdict(StrEnum):
@@ -167,6 +327,16 @@ class Verdict(StrEnum):
     CONTRADICTED = "CONTRADICTED"
 
 
+CheckedBy = Literal["model", "offline", "fallback"]
+"""Who judged a claim (see :attr:`Claim.checked_by`)."""
+
+
+ClaimType = Literal["fact", "estimate", "opinion", "synthesis"]
+"""What a claim states. ``synthesis``: an uncited comparison, cause or conclusion drawn from
+the report's cited facts; it states no figure and names nothing the evidence does not, and
+is checked for those only."""
+
+
 class Claim(DomainModel):
     """An atomic factual claim of the report, located by offsets into its Markdown."""
 
@@ -174,7 +344,7 @@ class Claim(DomainModel):
     text: str
     position_start: int = Field(ge=0)
     position_end: int = Field(ge=0)
-    claim_type: Literal["fact", "estimate", "opinion"] = "fact"
+    claim_type: ClaimType = "fact"
     numeric: bool = False
     citation_keys: list[str] = Field(default_factory=list)
     """Ids of the evidence spans the claim cites."""
@@ -183,6 +353,9 @@ class Claim(DomainModel):
     reasoning: str = ""
     evidence_id: str | None = None
     """The evidence span the verdict relied on."""
+    checked_by: CheckedBy | None = None
+    """Who judged it: the run's ``model``, the ``offline`` engine, or the offline checker as a
+    ``fallback`` when the model gave no usable verdict (such a claim is never revised)."""
 
 
 class Citation(DomainModel):
@@ -205,6 +378,10 @@ class Reference(DomainModel):
     title: str
     location: str
     """The URL of a web page, or the file path of a local document."""
+    bib: BibRecord | None = None
+    """Authors, date, venue and identifiers, when known (added in schema v1, compatibly)."""
+    citation: str | None = None
+    """The reference as the report lists it, in Vancouver style (see docs/scholarly-sources.md)."""
 
 
 class VerificationSummary(DomainModel):
@@ -218,6 +395,9 @@ class VerificationSummary(DomainModel):
     corrected: int = 0
     recited: int = 0
     passes: int = 0
+    fallback: int = 0
+    """Claims (among those counted above) that the offline checker judged because the model
+    gave no usable verdict."""
 
     @model_validator(mode="before")
     @classmethod
@@ -247,13 +427,23 @@ class TokenUsage(DomainModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     calls: int = 0
+    cost_usd: float = 0.0
+    """What the calls cost at the prices of the models that made them (0 when unpriced)."""
+    trimmed: int = 0
+    """Evidence spans, notes and earlier turns left out of prompts to fit a model's window."""
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             calls=self.calls + other.calls,
+            cost_usd=self.cost_usd + other.cost_usd,
+            trimmed=self.trimmed + other.trimmed,
         )
+
+
+BudgetLimit = Literal["tokens", "cost"]
+"""A spending limit of a run (:attr:`Budget.max_tokens`, :attr:`Budget.max_cost_usd`)."""
 
 
 class Metrics(DomainModel):
@@ -264,6 +454,11 @@ class Metrics(DomainModel):
     completion_tokens: int = 0
     model_calls: int = 0
     cost_estimate_usd: float = 0.0
+    trimmed_for_context: int = 0
+    """Evidence spans, notes and earlier turns left out of prompts to fit a model's window."""
+    budget_reached: BudgetLimit | None = None
+    """The spending limit that stopped research early (the report is written from what was
+    found by then), if one did."""
     searches: int = 0
     sources_consulted: int = 0
     sources_cited: int = 0
@@ -282,6 +477,7 @@ EventType = Literal[
     "step_started",
     "query_issued",
     "source_found",
+    "evidence_picked",
     "step_completed",
     "reflection_decision",
     "synthesis_progress",
@@ -298,6 +494,11 @@ class TraceEvent(DomainModel):
     type: EventType
     at: datetime = Field(default_factory=_now)
     data: dict[str, Any] = Field(default_factory=dict)
+    session_id: int | None = None
+    """The research session's id in the domain store (``/sessions/{id}``); ``None`` without
+    one."""
+    message_id: int | None = None
+    """The id of the question's message in the domain store (``/messages/{id}``)."""
 
 
 class Budget(DomainModel):
@@ -310,6 +511,19 @@ class Budget(DomainModel):
     max_parallel_researchers: int = Field(ge=1, le=16)
     max_revisions: int = Field(ge=0, le=5)
     spans_per_step: int = Field(ge=1, le=20)
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Model tokens (prompt and completion) the run may spend; research stops once spent."""
+    max_cost_usd: float | None = Field(default=None, gt=0)
+    """Estimated USD the run may spend (priced models only); research stops once spent."""
+
+    def reached(self, usage: TokenUsage) -> BudgetLimit | None:
+        """Which of the run's spending limits ``usage`` has reached, if any."""
+        if self.max_tokens is not None:
+            if usage.prompt_tokens + usage.completion_tokens >= self.max_tokens:
+                return "tokens"
+        if self.max_cost_usd is not None and usage.cost_usd >= self.max_cost_usd:
+            return "cost"
+        return None
 
 
 DEPTH_BUDGETS: dict[str, Budget] = {
@@ -341,9 +555,9 @@ DEPTH_BUDGETS: dict[str, Budget] = {
         spans_per_step=6,
     ),
 }
-"""Named budgets. ``auto`` resolves to light or medium when the plan is made."""
+"""Named budgets. ``auto`` resolves to one of them when the plan is made."""
 
-AUTO_DEPTH: dict[str, str] = {"simple": "light", "moderate": "medium", "complex": "medium"}
+AUTO_DEPTH: dict[str, str] = {"simple": "light", "moderate": "medium", "complex": "extended"}
 """The depth ``auto`` becomes, by the plan's classification of the question."""
 
 
@@ -380,6 +594,45 @@ class ReportSection(DomainModel):
     markdown: str
 
 
+LimitationKind = Literal["uncovered", "conflict", "other"]
+"""What a limitation is about: a part of the question no supported claim answers, sources that
+disagree, or another caveat the writer stated."""
+
+
+class Limitation(DomainModel):
+    """One limit of the report: what it does not cover, or where its sources disagree."""
+
+    kind: LimitationKind
+    text: str
+    """One sentence stating the limit, its citations rendered as reference numbers ``[n]``."""
+    step_id: str | None = None
+    """The plan step left uncovered (``uncovered`` limitations of a plan step)."""
+    evidence_ids: list[str] = Field(default_factory=list)
+    """The evidence it cites; a conflict cites both sides."""
+    references: list[int] = Field(default_factory=list)
+    """The reference numbers of that evidence, in order of citation."""
+
+
+ConfidenceLevel = Literal["high", "medium", "low"]
+
+
+class ReportConfidence(DomainModel):
+    """How far the report can be trusted overall, and the figures that judgement rests on."""
+
+    level: ConfidenceLevel
+    basis: str
+    """One sentence giving the reasons: verdicts, sources and their independence, limits."""
+    supported_ratio: float | None = None
+    """Share of the checked claims fully supported (``None`` when none was checked)."""
+    claims_checked: int = Field(default=0, ge=0)
+    sources_cited: int = Field(default=0, ge=0)
+    """Distinct documents or pages the report cites."""
+    independent_sources: int = Field(default=0, ge=0)
+    """Distinct publishers among them: web domains, or documents of a local corpus."""
+    conflicts: int = Field(default=0, ge=0)
+    uncovered: int = Field(default=0, ge=0)
+
+
 class Report(DomainModel):
     """The final report, schema version v1."""
 
@@ -399,3 +652,10 @@ class Report(DomainModel):
     extractive: bool
     """True when the offline engine wrote the report from extracted sentences."""
     created_at: datetime = Field(default_factory=_now)
+    summary: str = ""
+    """A few sentences answering the question, with the report's citations ``[n]``."""
+    limitations: list[Limitation] = Field(default_factory=list)
+    """Parts of the question left uncovered and conflicts between sources, both sides cited."""
+    confidence: ReportConfidence | None = None
+    """The overall confidence and its basis; ``None`` in reports written before it existed
+    and in ``simple`` answers, which cite nothing."""

@@ -2,6 +2,8 @@
 
 Each merges by a natural key, so a retried or resumed branch cannot duplicate anything, and
 sorts its result, so the merged value does not depend on the order branches finished in.
+Sources have several keys: a page is one source per URL, a work one source whatever link and
+provider each research step found it by (see :mod:`deep_research.sources.identity`).
 
 The main graph keeps its growing lists in LangGraph ``DeltaChannel``s, which call a batched
 reducer, ``reducer(state, [write, ...])``: the ``*_batches`` functions. Folding the writes one
@@ -14,7 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
-from deep_research.state.models import EvidenceSpan, Finding, Source, TokenUsage
+from deep_research.sources.identity import merge_same_sources, merged_aliases
+from deep_research.sources.scholarly.merge import merge_records
+from deep_research.state.models import Finding, Source, StateEvidence, TokenUsage
+from deep_research.urls import normalize_url
 
 T = TypeVar("T")
 
@@ -39,27 +44,47 @@ def _newer(old: T, new: T) -> T:
 
 
 def _better_source(old: Source, new: Source) -> Source:
-    """Keep the more successful crawl of the same URL (a later "ok" beats an earlier failure).
+    """One source from two reads of one page or work (``new`` the later): what both saw.
 
-    Two reads of one page in a run (by two researchers) keep what both saw: a page fetched by
-    either counts as a cache miss of the run, and the flags of both are kept.
+    The more successful crawl is kept (a later "ok" beats an earlier failure). A page fetched
+    by either counts as a cache miss of the run, and the flags of both are kept. Two records
+    of one work keep every identifier and the fullest fields
+    (:func:`~deep_research.sources.scholarly.merge.merge_records`, the kept read's first);
+    found under two links, the work is known by its best link (the DOI first) and the other
+    becomes an alias.
     """
     best = new if _STATUS_RANK[new.crawl_status] >= _STATUS_RANK[old.crawl_status] else old
-    cache = "miss" if "miss" in (old.cache, new.cache) else best.cache
-    flags = sorted({*old.flags, *new.flags})
-    if cache == best.cache and flags == best.flags:
+    other = old if best is new else new
+    bib = best.bib or other.bib
+    if best.bib is not None and other.bib is not None and best.bib != other.bib:
+        bib = merge_records([best.bib, other.bib])
+    link = bib.link() if bib is not None else None
+    url = old.url if old.url == new.url or link is None else normalize_url(link)
+    changes: dict[str, object] = {
+        "url": url,
+        "aliases": merged_aliases(url, bib, old, new),
+        "cache": "miss" if "miss" in (old.cache, new.cache) else best.cache,
+        "flags": sorted({*old.flags, *new.flags}),
+        "bib": bib,
+    }
+    if all(getattr(best, name) == value for name, value in changes.items()):
         return best
-    return best.model_copy(update={"cache": cache, "flags": flags})
+    return best.model_copy(update=changes)
 
 
 def merge_sources(left: list[Source], right: list[Source]) -> list[Source]:
-    """Merge sources by normalized URL, keeping the best crawl status; sorted by URL."""
-    merged = _merge_by_key(left, right, lambda s: s.url, _better_source)
-    return [merged[url] for url in sorted(merged)]
+    """Merge the sources that are one page or one work, keeping the best crawl; sorted by URL.
+
+    One page: the same normalized URL; one work: see :mod:`deep_research.sources.identity`.
+    """
+    return merge_same_sources((*left, *right), _better_source)
 
 
-def merge_evidence(left: list[EvidenceSpan], right: list[EvidenceSpan]) -> list[EvidenceSpan]:
-    """Merge evidence spans by id; sorted by step, then by descending relevance, then id."""
+def merge_evidence(left: list[StateEvidence], right: list[StateEvidence]) -> list[StateEvidence]:
+    """Merge evidence spans by id; sorted by step, then by descending relevance, then id.
+
+    A span and its :class:`~deep_research.state.models.EvidenceRef` are the same span.
+    """
     merged = _merge_by_key(left, right, lambda e: e.id, _newer)
     return sorted(merged.values(), key=lambda e: (e.step_id, -e.relevance, e.id))
 
@@ -80,8 +105,8 @@ def merge_source_batches(state: list[Source], batches: Sequence[list[Source]]) -
 
 
 def merge_evidence_batches(
-    state: list[EvidenceSpan], batches: Sequence[list[EvidenceSpan]]
-) -> list[EvidenceSpan]:
+    state: list[StateEvidence], batches: Sequence[list[StateEvidence]]
+) -> list[StateEvidence]:
     """:func:`merge_evidence` of several writes at once (the reducer of a ``DeltaChannel``)."""
     return merge_evidence(state, _flatten(batches))
 
@@ -89,6 +114,15 @@ def merge_evidence_batches(
 def merge_finding_batches(state: list[Finding], batches: Sequence[list[Finding]]) -> list[Finding]:
     """:func:`merge_findings` of several writes at once (the reducer of a ``DeltaChannel``)."""
     return merge_findings(state, _flatten(batches))
+
+
+def latest_write(state: T, batches: Sequence[T]) -> T:
+    """The last write replaces the value (a ``DeltaChannel`` kept for its storage, not merged).
+
+    Batching-invariant as a ``DeltaChannel`` requires: the last of all the writes wins however
+    they are split. With no write the value is unchanged.
+    """
+    return batches[-1] if batches else state
 
 
 def add_usage(left: TokenUsage, right: TokenUsage) -> TokenUsage:

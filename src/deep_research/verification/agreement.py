@@ -17,6 +17,7 @@ CONFUSABLE = frozenset(
     {
         frozenset({"power", "energy"}),  # 150 MW is not 150 MWh
         frozenset({"money/energy", "money/power"}),  # $/kWh is not $/kW
+        frozenset({"percent", "points"}),  # up 5% is not up 5 percentage points
     }
 )
 """Kinds of figure that are often written one for the other: the same number in the other
@@ -43,9 +44,12 @@ def same_kind(a: Quantity, b: Quantity) -> bool:
 
 
 def _currencies_agree(a: str, b: str) -> bool:
-    if a == b or not a or not b:
+    """Equal, or one of them ambiguous: ``$`` is any dollar, ``¥`` yen or yuan, ``¢`` any cent."""
+    if a == b or not a or not b or "¢" in (a, b):
         return True
-    return "$" in (a, b) and a.endswith("$") and b.endswith("$")
+    if "$" in (a, b):
+        return a.endswith("$") and b.endswith("$")
+    return "¥" in (a, b) and {a, b} <= {"¥", "JPY", "CNY"}
 
 
 def _bare(quantity: Quantity) -> bool:

@@ -3,7 +3,7 @@
 The evidence passages are split into sentences. The sentence sharing most of the claim's
 content words leads the claim's support; up to :data:`MAX_SUPPORT_SENTENCES` join it when each
 adds :data:`MIN_GAIN` of the claim. The claim's figures (see :mod:`.quantities`) are looked up
-in the support and the nearest sentences, and a figure of the same kind stated differently by a
+in the whole evidence (the support first), and a figure of the same kind stated differently by a
 well aligned sentence is recorded as a conflict. :mod:`.checks` turns an :class:`Alignment`
 into a verdict.
 """
@@ -36,8 +36,6 @@ NAME_WEIGHT = 1.5
 FIGURE_WEIGHT = 1.0
 """Weight of each figure of the claim in its coverage."""
 
-_NEARBY = 5
-"""Best-aligned sentences searched for the claim's figures."""
 
 _CITATION = re.compile(r"\s*\[(?:@[\w]+|E?\d+(?:\s*,\s*E?\d+)*)\]")
 _CONTEXTUAL = ("date", "decade", "percent", "count")
@@ -218,13 +216,17 @@ def align(
         side.blanked, claim_words, dict(side.weights), list(figures), support, covered
     )
     if figures:
-        _match_figures(alignment, ranked[:_NEARBY], analyses)
+        _match_figures(alignment, ranked, analyses)
     return alignment
 
 
-def _match_figures(alignment: Alignment, nearby: list[Unit], analyses: Analyses) -> None:
-    """Match the claim's figures near its support; record one a support sentence contradicts."""
-    pool = list(dict.fromkeys([*alignment.support, *nearby]))
+def _match_figures(alignment: Alignment, ranked: list[Unit], analyses: Analyses) -> None:
+    """Match the claim's figures in the evidence; record one a support sentence contradicts.
+
+    A figure stated anywhere in the evidence is stated (support sentences are searched
+    first); only a support sentence can contradict one.
+    """
+    pool = list(dict.fromkeys([*alignment.support, *ranked]))
     stated = [(unit, q) for unit in pool for q in analyses.quantities(unit.text)]
     used: set[int] = set()
     for figure in alignment.figures:

@@ -11,8 +11,11 @@ graph's verify node runs on a draft.
 from __future__ import annotations
 
 import asyncio
+import heapq
 import re
-from collections.abc import Sequence
+import threading
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +25,8 @@ from deep_research.state.models import Citation, Claim, EvidenceSpan, TokenUsage
 from deep_research.text import content_tokens
 from deep_research.verification.checks import Analyses, clean_claim, figure_problem, support_rank
 from deep_research.verification.citations import extract_claims
+from deep_research.verification.claim_types import names
+from deep_research.verification.reasons import reason
 
 BATCH = 20
 """Claims judged per engine call."""
@@ -34,6 +39,78 @@ SHORTLIST = 12
 
 GOOD = (Verdict.SUPPORTED, Verdict.PARTIAL)
 """Verdicts that keep a claim as it is."""
+
+MEMO_LIMIT = 20_000
+"""Support ranks a :class:`Memo` keeps before it forgets everything and starts again."""
+
+INDEX_LIMIT = 4
+"""Evidence lists a :class:`Memo` keeps indexed before it forgets them and starts again (the
+passes of a run read one list; a graph serving several runs at once reads one per run)."""
+
+
+class SpanIndex:
+    """The spans of one evidence list by content word: which share words with a claim.
+
+    Built once per evidence list (see :meth:`Memo.index`), so that shortlisting the spans for
+    each claim reads the postings of the claim's few words, not every span.
+    """
+
+    def __init__(self, evidence: Sequence[EvidenceSpan], analyses: Analyses) -> None:
+        """Index the distinct content words of each span's quote."""
+        self.spans = list(evidence)
+        self._postings: dict[str, list[int]] = {}
+        for position, span in enumerate(self.spans):
+            for word in analyses.tokens(span.quote):
+                self._postings.setdefault(word, []).append(position)
+
+    def sharing(self, words: Iterable[str]) -> Counter[int]:
+        """How many of ``words`` (distinct) each span shares, by position (none: left out)."""
+        shared: Counter[int] = Counter()
+        for word in words:
+            shared.update(self._postings.get(word, ()))
+        return shared
+
+
+class Memo:
+    """What the checks work out from texts alone, kept from one verify or revise pass to the next.
+
+    A revise pass ranks alternates for the very claims the verify pass before it ranked, against
+    the same evidence, and each later pass reads the same spans again; a graph keeps one memo
+    (see :class:`~deep_research.services.Services`) so that this is worked out once. Every
+    entry is a pure function of its texts, so a memo changes no result. It is bounded: past
+    :data:`MEMO_LIMIT` ranks it starts afresh.
+    """
+
+    def __init__(self, limit: int = MEMO_LIMIT) -> None:
+        """Start empty; ``limit`` bounds the ranks kept."""
+        self.analyses = Analyses()
+        self._ranks: dict[tuple[str, str], tuple[int, float]] = {}
+        self._limit = limit
+        self._indexes: dict[tuple[tuple[str, ...], tuple[str, ...]], SpanIndex] = {}
+
+    def support_rank(self, claim: str, quote: str) -> tuple[int, float]:
+        """:func:`~deep_research.verification.checks.support_rank` of ``claim`` and ``quote``."""
+        key = (claim, quote)
+        rank = self._ranks.get(key)
+        if rank is None:
+            if len(self._ranks) >= self._limit:
+                self.analyses, self._ranks = Analyses(), {}
+            rank = self._ranks[key] = support_rank(claim, quote, self.analyses)
+        return rank
+
+    def index(self, evidence: Sequence[EvidenceSpan]) -> SpanIndex:
+        """The :class:`SpanIndex` of ``evidence``, built once per list of ids and quotes.
+
+        Keyed by every span's id and quote, so a list that changed in any way is indexed
+        afresh; past :data:`INDEX_LIMIT` lists the memo forgets the indexes it has.
+        """
+        key = (tuple([e.id for e in evidence]), tuple([e.quote for e in evidence]))
+        found = self._indexes.get(key)
+        if found is None:
+            if len(self._indexes) >= INDEX_LIMIT:
+                self._indexes = {}
+            found = self._indexes[key] = SpanIndex(evidence, self.analyses)
+        return found
 
 
 def key_index(key: str | None, count: int) -> int | None:
@@ -54,7 +131,7 @@ def _hold_to_figures(check: ClaimCheck, verdict: ClaimVerdict, analyses: Analyse
         update={
             "verdict": problem.verdict,
             "confidence": problem.confidence,
-            "reasoning": f"{problem.reasoning} (figure check; the engine said SUPPORTED)",
+            "reasoning": reason("figure_check", reason=problem.reasoning),
             "evidence_key": f"E{problem.index + 1}",
             "quote": quote,
         }
@@ -76,7 +153,7 @@ async def judge(
             claim_id=c.claim.id,
             verdict=Verdict.UNSUPPORTED,
             confidence=0.9,
-            reasoning="there is no evidence for it",
+            reasoning=reason("no_evidence"),
         )
         for i, c in enumerate(checks)
         if not c.evidence
@@ -188,29 +265,61 @@ def rank_alternates(
     evidence: Sequence[EvidenceSpan],
     limit: int = ALTERNATES,
     analyses: Analyses | None = None,
+    memo: Memo | None = None,
 ) -> list[EvidenceSpan]:
     """The uncited spans that best support ``claim`` by the offline checks, best first.
 
     The full checks are costly, so they run only on the :data:`SHORTLIST` spans sharing the
-    most words with the claim; a span sharing none cannot support it anyway. Pass the same
-    ``analyses`` when ranking for several claims, so that each span is analysed once.
+    most words with the claim (ties in id order, then in evidence order); a span sharing none
+    cannot support it anyway. Pass the same ``analyses`` when ranking for several claims, so
+    that each span is analysed once, or a ``memo`` (which brings its own analyses and indexes
+    the evidence by word) to keep the ranks for later passes too.
     """
-    analyses = analyses or Analyses()
-    words = set(content_tokens(claim.text))
-    overlap = [
-        (len(words.intersection(analyses.tokens(e.quote))), e.id, e)
-        for e in evidence
-        if e.id not in claim.citation_keys
-    ]
-    shortlist = [e for n, _, e in sorted(overlap, key=lambda t: (-t[0], t[1])) if n][:SHORTLIST]
+    memo = memo or Memo()
+    analyses = analyses or memo.analyses
+    index = memo.index(evidence)
+    shared = index.sharing(set(content_tokens(claim.text)))
+    uncited = {p: n for p, n in shared.items() if index.spans[p].id not in claim.citation_keys}
+    # only spans sharing at least as many words as the SHORTLIST-th most can make the list
+    least = min(heapq.nlargest(SHORTLIST, uncited.values()), default=0)
+    contenders = [p for p in sorted(uncited) if uncited[p] >= least]
+    contenders.sort(key=lambda p: (-uncited[p], index.spans[p].id))
+    shortlist = [index.spans[p] for p in contenders[:SHORTLIST]]
     scored = sorted(
-        ((support_rank(claim.text, e.quote, analyses), e.id, e) for e in shortlist), reverse=True
+        ((_rank(memo, analyses, claim.text, e.quote), e.id, e) for e in shortlist), reverse=True
     )
     return [e for (rank, _, e) in scored[:limit] if rank[1] > 0]
 
 
+def _rank(memo: Memo, analyses: Analyses, claim: str, quote: str) -> tuple[int, float]:
+    if analyses is memo.analyses:
+        return memo.support_rank(claim, quote)
+    return support_rank(claim, quote, analyses)
+
+
 def needs_revision(claim: Claim) -> bool:
-    """Unsupported or contradicted, or supported only by an uncited alternate."""
+    """Partial, unsupported or contradicted, or supported only by an uncited alternate.
+
+    A PARTIAL claim is narrowed or hedged to what the evidence states while the budget allows
+    rewriting; when it does not, the claim stays, marked in the report (see
+    :func:`needs_final_revision`). A claim the offline checker judged because the model gave
+    no usable verdict (``checked_by="fallback"``) is never revised: the model's failure must
+    not cost it.
+    """
+    if claim.checked_by == "fallback":
+        return False
+    return claim.verdict is Verdict.PARTIAL or needs_final_revision(claim)
+
+
+def needs_final_revision(claim: Claim) -> bool:
+    """Unsupported or contradicted, or supported only by an uncited alternate.
+
+    What the last pass, which never rewrites, re-cites or removes. A partial claim is not
+    among them: part of it is supported, so it stays, marked. Nor is a claim judged by the
+    fallback (see :func:`needs_revision`).
+    """
+    if claim.checked_by == "fallback":
+        return False
     if claim.verdict in (Verdict.UNSUPPORTED, Verdict.CONTRADICTED):
         return True
     return claim.evidence_id is not None and claim.evidence_id not in claim.citation_keys
@@ -219,10 +328,15 @@ def needs_revision(claim: Claim) -> bool:
 def revision_due(claims: Sequence[Claim], revisions: int, max_revisions: int) -> bool:
     """True while a claim needs revision and the budget allows another revise pass.
 
-    The budget is ``max_revisions`` rewriting passes plus one last pass that only re-cites or
-    removes (see :mod:`deep_research.nodes.revise`), so the loop always ends.
+    The budget is ``max_revisions`` rewriting passes, for every claim that
+    :func:`needs_revision`, plus one last pass that only re-cites or removes what
+    :func:`needs_final_revision` (see :mod:`deep_research.nodes.revise`), so the loop always
+    ends.
     """
-    return 0 < max_revisions and revisions <= max_revisions and any(map(needs_revision, claims))
+    if max_revisions <= 0 or revisions > max_revisions:
+        return False
+    wanted = needs_revision if revisions < max_revisions else needs_final_revision
+    return any(map(wanted, claims))
 
 
 def citations_of(claim: Claim) -> list[Citation]:
@@ -243,8 +357,48 @@ def _apply(claim: Claim, verdict: ClaimVerdict, evidence: Sequence[EvidenceSpan]
             "confidence": verdict.confidence,
             "reasoning": verdict.reasoning,
             "evidence_id": evidence[position].id if position is not None else None,
+            "checked_by": verdict.checked_by,
         }
     )
+
+
+def check_synthesis(claim: Claim, evidence: Sequence[EvidenceSpan]) -> Claim:
+    """A synthesis claim checked for names: kept unjudged, or a fact to judge if it names more.
+
+    Analysis states no figure (:func:`~deep_research.verification.citations.is_analysis`); it
+    may name only what the evidence names. A synthesis claim that names something no evidence
+    span mentions is a factual claim after all, and is returned as a ``fact`` to be judged.
+    """
+    if claim.claim_type != "synthesis":
+        return claim
+    corpus = " ".join(e.quote for e in evidence).casefold()
+    new = [name for name in names(claim.text) if name.casefold() not in corpus]
+    if new:
+        return claim.model_copy(update={"claim_type": "fact"})
+    return claim.model_copy(
+        update={
+            "verdict": None,
+            "reasoning": reason("analysis"),
+        }
+    )
+
+
+def _alternates_of(
+    claims: Sequence[Claim],
+    evidence: Sequence[EvidenceSpan],
+    memo: Memo,
+    stop: threading.Event,
+) -> dict[str, list[EvidenceSpan]]:
+    """:func:`rank_alternates` of each claim, by claim id, in order until ``stop`` is set.
+
+    The ranks depend on a claim's text and citations only, so they hold for its verdict too.
+    """
+    ranked: dict[str, list[EvidenceSpan]] = {}
+    for claim in claims:
+        if stop.is_set():
+            break
+        ranked[claim.id] = rank_alternates(claim, evidence, memo=memo)
+    return ranked
 
 
 @dataclass(frozen=True)
@@ -263,35 +417,59 @@ async def verify_draft(
     draft: str,
     evidence: Sequence[EvidenceSpan],
     previous: Sequence[Claim] = (),
+    memo: Memo | None = None,
+    *,
+    overlap: bool = False,
 ) -> DraftVerification:
     """Extract the draft's claims and judge each against the evidence it cites.
 
-    A claim whose text and citations are unchanged since ``previous`` keeps its verdict. A
-    claim its citations do not support is judged again against the best uncited spans
+    A claim whose text and citations are unchanged since ``previous`` keeps its verdict; a
+    synthesis claim is checked for names only (:func:`check_synthesis`). A claim its
+    citations do not support is judged again against the best uncited spans
     (:func:`rank_alternates`); one that fully supports it is recorded as its ``evidence_id``
     and a non-primary citation, and revise re-cites the claim to it. A merely partial
     alternate changes nothing: it must not hide that the cited evidence contradicts a claim.
+    ``memo`` keeps what the checks work out for later passes (see :class:`Memo`).
+
+    With ``overlap`` (an engine whose judging takes a model's round trip), the judged claims'
+    alternates are ranked in a worker thread while the engine judges, until it answers: the
+    ranks of the claims it does not support are then mostly ready, and those of the claims
+    revise takes up are in the memo. The verdicts are the same.
     """
     by_id = {e.id: e for e in evidence}
     known = {(c.text, tuple(c.citation_keys)): c for c in previous if c.verdict is not None}
-    fields = ("verdict", "confidence", "reasoning", "evidence_id")
+    fields = ("verdict", "confidence", "reasoning", "evidence_id", "checked_by")
     claims, fresh = [], []
     for claim in extract_claims(draft):
+        claim = check_synthesis(claim, evidence)
         earlier = known.get((claim.text, tuple(claim.citation_keys)))
-        if earlier is None:
+        if claim.claim_type == "synthesis":
+            pass  # analysis is not judged against a quote
+        elif earlier is None:
             fresh.append(claim)
         else:
             claim = claim.model_copy(update={f: getattr(earlier, f) for f in fields})
         claims.append(claim)
     checks = [ClaimCheck(c, [by_id[k] for k in c.citation_keys if k in by_id]) for c in fresh]
-    analyses = Analyses()  # every check of this pass reads the same evidence
-    primary = await judge(engine, checks, analyses)
+    memo = memo or Memo()  # every check of this pass reads the same evidence
+    analyses = memo.analyses
+    stop = threading.Event()  # set when the verdicts are in: the rest is ranked as needed
+    ranking = (
+        asyncio.create_task(asyncio.to_thread(_alternates_of, fresh, evidence, memo, stop))
+        if overlap and fresh
+        else None
+    )
+    try:
+        primary = await judge(engine, checks, analyses)
+    finally:
+        stop.set()
+        ranked = await ranking if ranking is not None else {}
     judged = {
         c.claim.id: _apply(c.claim, v, c.evidence)
         for c, v in zip(checks, primary.value, strict=True)
     }
     retry = [
-        ClaimCheck(c, rank_alternates(c, evidence, analyses=analyses))
+        ClaimCheck(c, ranked[c.id] if c.id in ranked else rank_alternates(c, evidence, memo=memo))
         for c in judged.values()
         if c.verdict not in GOOD
     ]

@@ -1,0 +1,163 @@
+"""Whether two quotes disagree: sentence by sentence, on one subject, on a figure or a fact.
+
+:func:`disagreement` compares each sentence of one quote with each of the other (evidence
+quotes may be windows of several sentences). Two sentences disagree when
+
+* they share at least :data:`MIN_SHARED_TERMS` content words and speak of one subject (a name in
+  common, or the first :data:`SUBJECT_TERMS` content words of one stated in the other:
+  "Pumped storage hydropower achieves 70 to 80 percent" and "Huntorf achieves 42 percent" are
+  two plants);
+* they state figures of one kind other than a date, or neither states a figure (dates alone are
+  not compared: "after August 2017" and "in the late 2010s" tell of two events more often than
+  they disagree on one; sums of money only with a word in common on what they pay for);
+* and the offline verifier, reading one as a claim and the other as its evidence, finds it
+  CONTRADICTED (:func:`~deep_research.verification.checks.check_one`): a figure of the same
+  kind stated differently, or a negation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from deep_research.sources.evidence import subject_names
+from deep_research.state.models import Verdict
+from deep_research.text import content_tokens, sentences
+from deep_research.verification.checks import Analyses, check_one
+from deep_research.verification.quantities import quantities
+
+MIN_SHARED_TERMS = 2
+"""Content words (figures aside) two sentences must share to be compared."""
+
+SUBJECT_TERMS = 2
+"""Leading content words taken as a sentence's subject."""
+
+_DATES = frozenset({"date", "decade"})
+_MONEY_WORDS = frozenset(
+    content_tokens("million millions billion billions thousand dollars euros pounds money sum")
+)
+
+
+def _terms(text: str) -> set[str]:
+    return {t for t in content_tokens(text) if not t[0].isdigit()}
+
+
+def _names(text: str) -> set[str]:
+    return {term for name in subject_names(text) for term in name}
+
+
+@dataclass(frozen=True)
+class _Read:
+    """What the comparison of two sentences reads from each of them alone."""
+
+    terms: frozenset[str]
+    """Content words, figures aside."""
+    names: frozenset[str]
+    """Words of the names it mentions."""
+    lead: frozenset[str]
+    """Its first :data:`SUBJECT_TERMS` content words: what it is about."""
+    kinds: frozenset[str]
+    """Kinds of the figures it states."""
+
+
+def _read(text: str) -> _Read:
+    tokens = content_tokens(text)
+    terms = {t for t in tokens if not t[0].isdigit()}
+    return _Read(
+        frozenset(terms),
+        frozenset(_names(text)),
+        frozenset([t for t in tokens if t in terms][:SUBJECT_TERMS]),
+        frozenset(q.kind for q in quantities(text)),
+    )
+
+
+def same_subject(a: str, b: str) -> bool:
+    """Whether two sentences speak of one thing: a name in common, or one's subject in the other."""
+    return _same_subject(_read(a), _read(b))
+
+
+def _same_subject(a: _Read, b: _Read) -> bool:
+    return bool(a.names & b.names) or a.lead <= b.terms or b.lead <= a.terms
+
+
+def comparable_figures(a: str, b: str) -> bool:
+    """Whether two sentences state figures of one kind other than a date, or neither has any.
+
+    Sums of money are many for one subject (a grant, a fine, a budget): two of them are
+    compared only when the sentences also share a word that says what the money is for.
+    """
+    return _comparable_figures(_read(a), _read(b))
+
+
+def _comparable_figures(a: _Read, b: _Read) -> bool:
+    if not a.kinds and not b.kinds:
+        return True  # a negation or an antonym is the only way they can disagree
+    shared = (a.kinds & b.kinds) - _DATES
+    if shared == {"money"}:
+        purpose = (a.terms & b.terms) - a.names - b.names - _MONEY_WORDS
+        return bool(purpose)
+    return bool(shared)
+
+
+def _contradict(a: str, b: str, comparisons: Comparisons) -> bool:
+    read_a, read_b = comparisons.read(a), comparisons.read(b)
+    if len(read_a.terms & read_b.terms) < MIN_SHARED_TERMS:
+        return False
+    if not _same_subject(read_a, read_b) or not _comparable_figures(read_a, read_b):
+        return False
+    return any(
+        check_one(claim, other, analyses=comparisons.analyses).verdict is Verdict.CONTRADICTED
+        for claim, other in ((a, b), (b, a))
+    )
+
+
+class Comparisons:
+    """Each quote's sentences, what each sentence says and each pair's outcome, worked out once.
+
+    Finding the conflicts of a report compares each cited quote with every other one, so each
+    quote is in many pairs and, when both are cited, a pair is compared twice; one instance
+    shared by those calls splits each quote, reads each sentence (its words, names and figures,
+    and the checks' analyses) and compares each pair of sentences once. Every entry is a pure
+    function of its texts.
+    """
+
+    def __init__(self) -> None:
+        """Start with nothing worked out."""
+        self._sentences: dict[str, list[str]] = {}
+        self._reads: dict[str, _Read] = {}
+        self._pairs: dict[tuple[str, str], bool] = {}
+        self.analyses = Analyses()
+        """Shared by the offline checks of every pair."""
+
+    def sentences(self, quote: str) -> list[str]:
+        """The quote's sentences (the quote itself when it has none)."""
+        if quote not in self._sentences:
+            self._sentences[quote] = [s.text for s in sentences(quote)] or [quote]
+        return self._sentences[quote]
+
+    def read(self, text: str) -> _Read:
+        """What the comparison reads from one sentence alone."""
+        if text not in self._reads:
+            self._reads[text] = _read(text)
+        return self._reads[text]
+
+    def contradict(self, a: str, b: str) -> bool:
+        """:func:`_contradict` of two sentences (symmetric, so one entry serves both orders)."""
+        if len(self.read(a).terms & self.read(b).terms) < MIN_SHARED_TERMS:
+            return False  # the cheap test first, before the pair is looked up
+        key = (a, b) if a <= b else (b, a)
+        if key not in self._pairs:
+            self._pairs[key] = _contradict(a, b, self)
+        return self._pairs[key]
+
+
+def disagreement(a: str, b: str, comparisons: Comparisons | None = None) -> tuple[str, str] | None:
+    """The first sentence of ``a`` and of ``b`` that disagree (see the module), or ``None``.
+
+    ``comparisons`` keeps the quotes' sentences and the pairs' outcomes for further calls.
+    """
+    comparisons = comparisons or Comparisons()
+    for one in comparisons.sentences(a):
+        for other in comparisons.sentences(b):
+            if comparisons.contradict(one, other):
+                return one, other
+    return None

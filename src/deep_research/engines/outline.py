@@ -1,0 +1,242 @@
+"""How the offline engine fits its plan and its sections to the question and the evidence.
+
+* :func:`facets_for`: the standard facets a question calls for. A broad question (a bare
+  topic, "what is X", "tell me about X") calls for an overview, so every facet; a specific
+  question ("what did X cost", "how does git bisect find a commit") calls for none: its parts
+  are its steps.
+* :func:`arrange`: which quotes go under which heading. A quote goes under the heading it
+  answers best (the words of the heading it states, and the kind of answer the heading asks
+  for: a currency amount spent for a cost, a date for a timeline), so that a section about
+  one subject is not filled with another subject's sentences; facet sections keep only quotes
+  of their kind, so a facet the evidence does not call for gets no section.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from deep_research.state.models import EvidenceSpan, PlanStep
+from deep_research.text import content_tokens
+from deep_research.verification.quantities import quantities
+
+
+@dataclass(frozen=True)
+class Facet:
+    """A standard facet of a subject: its step title, intent, and what a quote of it states."""
+
+    title: str
+    intent: str
+    states: re.Pattern[str] | None = None
+    """Words a quote of this facet holds; ``None`` when it is told by figures alone."""
+    kinds: frozenset[str] = frozenset()
+    """Kinds of figure (:func:`~deep_research.verification.quantities.quantities`) that mark
+    a quote of this facet."""
+    names: tuple[tuple[str, str, str], ...] = ()
+    """``(language, title, intent)`` in other languages than English."""
+
+    def named(self, language: str) -> tuple[str, str]:
+        """The facet's step title and intent in ``language`` (English when it has none)."""
+        return next(
+            ((t, i) for lang, t, i in self.names if lang == language), (self.title, self.intent)
+        )
+
+
+FACETS = (
+    Facet(
+        "How it works",
+        "Mechanisms and definitions",
+        re.compile(r"\b(?:works?|uses?|consists?|made of|means?|defined|is an?|are)\b", re.I),
+        names=(
+            ("fr", "Fonctionnement", "Mécanismes et définitions"),
+            ("zh", "工作原理", "机制与定义"),
+        ),
+    ),
+    Facet(
+        "Key figures, costs and sizes",
+        "Numbers that characterise the subject",
+        kinds=frozenset({"money", "money/energy", "power", "energy", "percent", "count", "mass"}),
+        names=(
+            ("fr", "Chiffres clés, coûts et tailles", "Les chiffres qui caractérisent le sujet"),
+            ("zh", "关键数据、成本与规模", "描述该主题的数据"),
+        ),
+    ),
+    Facet(
+        "History and timeline",
+        "Dates and milestones",
+        kinds=frozenset({"date", "decade"}),
+        names=(
+            ("fr", "Historique et chronologie", "Dates et étapes"),
+            ("zh", "发展历程", "日期与里程碑"),
+        ),
+    ),
+    Facet(
+        "Risks, limitations and disagreements",
+        "Problems and points on which sources differ",
+        re.compile(
+            r"\b(?:risks?|fires?|failures?|failed|hazards?|unsafe|safety|dangers?|problems?|"
+            r"limit(?:s|ed|ation|ations)?|drawbacks?|degrad\w*|penalt(?:y|ies)|disput\w*|"
+            r"concerns?|cannot|can't|not)\b",
+            re.I,
+        ),
+        names=(
+            (
+                "fr",
+                "Risques, limites et désaccords",
+                "Problèmes et points où les sources divergent",
+            ),
+            ("zh", "风险、局限与分歧", "问题以及来源之间的分歧"),
+        ),
+    ),
+    Facet(
+        "Outlook and trends",
+        "What is expected next",
+        re.compile(
+            r"\b(?:expected|expects?|forecasts?|projected|outlook|future|will|trends?|"
+            r"growing|by 20[3-9]\d)\b",
+            re.I,
+        ),
+        names=(
+            ("fr", "Perspectives et tendances", "Ce qui est attendu"),
+            ("zh", "前景与趋势", "未来的预期"),
+        ),
+    ),
+)
+"""The facets, in the order a broad question's plan lists them."""
+
+MIN_FIT_ELSEWHERE = 0.5
+"""How well a quote must fit a heading it was not found for to go under it (half its words)."""
+
+MARGIN = 0.25
+"""How much better another heading must fit a quote to take it from the heading it was found
+for."""
+
+_BROAD = re.compile(
+    r"^\s*(?:(?:what|who) (?:is|are|was|were) (?:an? |the )?(?!\S+ of\b)\S+(?: \S+){0,2}\??\s*$"
+    r"|(?:tell me|teach me|learn) about\b|(?:an )?overview\b|explain\b|describe\b|summar)",
+    re.I,
+)
+_QUESTION_WORD = re.compile(
+    r"\b(?:what|how|why|when|where|which|who|whom|whether|is|are|was|were|does|do|did|can|"
+    r"could|should|quel(?:le)?s?|comment|pourquoi|combien|quand|où|est-ce)\b|\?|？"
+    r"|什么|哪些|哪个|如何|怎么|怎样|为什么|多少|是否|吗",
+    re.I,
+)
+
+_SPENT = re.compile(
+    r"\b(?:cost(?:s|ing)?|pric(?:e|es|ed)|paid for|spent|invest(?:ed|ment)|fund(?:s|ed|ing)|"
+    r"contribut(?:ed|ion|ions)|grants?|capital|budget(?:ed)?|built for|financ(?:e|ed|ing))\b",
+    re.I,
+)
+"""What a quote says when it tells what something cost: money spent, granted or invested."""
+
+_COST_ASKED = re.compile(r"\b(?:cost(?:s|ed)?|pric(?:e|es)|how much|paid|spent|invest)", re.I)
+_WHEN_ASKED = re.compile(r"\b(?:when|(?:what|which) year|timeline|history|since)\b", re.I)
+_SIZE_ASKED = re.compile(r"\b(?:how (?:many|large|big)|capacity|sizes?)\b", re.I)
+_SIZE_KINDS = frozenset({"power", "energy", "length", "mass", "count"})
+
+
+def facets_for(question: str, parts: Sequence[str]) -> list[Facet]:
+    """The facets ``question`` calls for: all for a broad question of one part, else none."""
+    if len(parts) > 1:
+        return []
+    broad = bool(_BROAD.search(question)) or not _QUESTION_WORD.search(question)
+    return list(FACETS) if broad else []
+
+
+def _facet(step: PlanStep) -> Facet | None:
+    return next(
+        (f for f in FACETS if step.title == f.title or any(step.title == t for _, t, _ in f.names)),
+        None,
+    )
+
+
+def _is_of(facet: Facet, quote: str) -> bool:
+    """Whether ``quote`` states what ``facet`` is about."""
+    if facet.kinds and any(q.kind in facet.kinds for q in quantities(quote)):
+        return True
+    return facet.states is not None and bool(facet.states.search(quote))
+
+
+def asks_cost(title: str) -> bool:
+    """Whether ``title`` asks what something cost."""
+    return bool(_COST_ASKED.search(title))
+
+
+def answers_kind(title: str, quote: str) -> float:
+    """How well ``quote`` gives the kind of answer ``title`` asks for: 1, 0, or -1.
+
+    A cost question is answered by money spent, granted or invested, not by a fine or a
+    saving (-1: money of another kind); a "when" question by a date; a size question by a
+    quantity of power, energy, length, mass or count.
+    """
+    kinds = {q.kind.split("/")[0] for q in quantities(quote)}
+    if _COST_ASKED.search(title):
+        if "money" not in kinds:
+            return 0.0
+        return 1.0 if _SPENT.search(quote) else -1.0
+    if _WHEN_ASKED.search(title):
+        return 1.0 if kinds & {"date", "decade"} else 0.0
+    if _SIZE_ASKED.search(title):
+        return 1.0 if kinds & _SIZE_KINDS else 0.0
+    return 0.0
+
+
+SPENDING_WORDS = ("cost", "contributed", "funding", "invested", "million", "built")
+"""Words of the sentences that tell what something cost, searched for with a cost step."""
+
+
+def spending_terms(title: str) -> list[str]:
+    """Words to search with when ``title`` asks what something cost (else none)."""
+    return list(SPENDING_WORDS) if _COST_ASKED.search(title) else []
+
+
+def fit(step: PlanStep, quote: str) -> float:
+    """How well ``quote`` answers the heading of ``step`` (higher is better; 0: not at all).
+
+    A facet's quote fits when it is of the facet's kind. Another heading's quote fits by the
+    share of the heading's words it states, plus the kind of answer it gives.
+    """
+    facet = _facet(step)
+    if facet is not None:
+        return 0.5 if _is_of(facet, quote) else 0.0
+    wanted = set(content_tokens(step.title))
+    if not wanted:
+        return 0.0
+    share = len(wanted & set(content_tokens(quote))) / len(wanted)
+    return share + 0.5 * answers_kind(step.title, quote) if share else 0.0
+
+
+def _home(step_id: str, scores: dict[str, float], facets: set[str]) -> str | None:
+    """The heading a quote found for ``step_id`` goes under (``None``: none takes it)."""
+    own = scores.get(step_id)
+    best_id = max(scores, key=lambda k: scores[k], default="")
+    best = scores.get(best_id, 0.0)
+    if own is not None and own > 0 and (step_id in facets or own >= best - MARGIN):
+        return step_id  # it answers the heading it was found for
+    if best >= MIN_FIT_ELSEWHERE or (own is None and best > 0 and best_id in facets):
+        return best_id
+    return step_id if own is not None and step_id not in facets else None
+
+
+def arrange(plan: Sequence[PlanStep], evidence: Sequence[EvidenceSpan]) -> dict[str, list[int]]:
+    """Each step's quotes (positions in ``evidence``), best first, each quote under one heading.
+
+    A quote stays under the heading it was found for when it answers it about as well as any
+    (:func:`fit`, within :data:`MARGIN`); otherwise it goes to the heading it answers best. A
+    facet heading takes only quotes of its kind, and no heading takes a quote of the wrong kind
+    of answer (a fine for a cost). Within a heading, quotes that give the kind of answer asked
+    for come first, then the best fitting, then the most relevant.
+    """
+    facets = {s.id for s in plan if _facet(s) is not None}
+    titles = {s.id: s.title for s in plan}
+    placed: dict[str, list[tuple[float, float, float, int]]] = {s.id: [] for s in plan}
+    for i, span in enumerate(evidence):
+        scores = {s.id: fit(s, span.quote) for s in plan if answers_kind(s.title, span.quote) >= 0}
+        home = _home(span.step_id, scores, facets)
+        if home is None:
+            continue
+        kind = answers_kind(titles[home], span.quote)
+        placed[home].append((-kind, -scores[home], -span.relevance, i))
+    return {step_id: [i for *_, i in sorted(rows)] for step_id, rows in placed.items()}

@@ -1,0 +1,158 @@
+"""Offline plans and sections fit the question and the evidence."""
+
+from __future__ import annotations
+
+import pytest
+
+from deep_research.engines import OfflineEngine
+from deep_research.engines.outline import FACETS, answers_kind, arrange
+from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
+from deep_research.sources.local import default_index_path
+from deep_research.state import EvidenceSpan, PlanStep
+from tests.fakes import offline_report
+
+FACET_TITLES = {f.title for f in FACETS}
+COST = "What did Hornsdale Power Reserve cost"
+PENALTY = (
+    "In 2022 the Federal Court of Australia ordered Hornsdale Power Reserve to pay a "
+    "A$900,000 penalty."
+)
+GRANT = "The South Australian Government contributed A$15 million toward the expansion."
+
+
+async def _plan_titles(question: str, max_steps: int = 8) -> list[str]:
+    plan = (await OfflineEngine().plan(question, [], max_steps)).value
+    return [s.title for s in plan.steps]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does git stash do, and how do you get the stashed changes back?",
+        "Which housekeeping tasks does git gc run?",
+        COST,
+        "What is the round-trip efficiency of pumped hydro storage?",
+    ],
+)
+async def test_a_specific_question_gets_no_standard_facets(question: str) -> None:
+    titles = await _plan_titles(question)
+    assert not FACET_TITLES.intersection(titles), titles
+    assert titles[0].rstrip("?") in question
+
+
+@pytest.mark.parametrize("question", ["grid battery storage", "What are flow batteries?"])
+async def test_a_broad_question_gets_the_facets_of_an_overview(question: str) -> None:
+    titles = await _plan_titles(question)
+    assert FACET_TITLES <= set(titles)
+
+
+async def test_a_comparison_of_two_names_studies_each() -> None:
+    titles = await _plan_titles("How do LFP and NMC batteries compare for grid storage?")
+    assert titles == ["How do LFP and NMC batteries compare for grid storage", "LFP", "NMC"]
+
+
+def test_a_cost_is_answered_by_money_spent_not_by_a_fine() -> None:
+    assert answers_kind(COST, GRANT) == 1.0
+    assert answers_kind(COST, PENALTY) == -1.0
+    assert answers_kind(COST, "Hornsdale Power Reserve has a capacity of 150 MW.") == 0.0
+    assert answers_kind("When was it built?", "It opened in December 2017.") == 1.0
+
+
+def _span(n: int, quote: str, step: str, relevance: float) -> EvidenceSpan:
+    return EvidenceSpan(
+        id=f"ev_{n}",
+        url=f"file:///c/{n}.md",
+        document_id=f"doc_{n}",
+        step_id=step,
+        quote=quote,
+        start=0,
+        end=len(quote),
+        relevance=relevance,
+    )
+
+
+def test_each_quote_goes_under_the_heading_it_answers() -> None:
+    plan = [
+        PlanStep(id="s01", title="How do LFP and NMC batteries compare for grid storage"),
+        PlanStep(id="s02", title=COST),
+        PlanStep(id="s03", title="History and timeline"),
+    ]
+    evidence = [
+        _span(1, PENALTY, "s02", 0.9),
+        _span(2, "Hornsdale Power Reserve began injecting power into the grid.", "s01", 0.8),
+        _span(3, GRANT, "s02", 0.5),
+        _span(4, "LFP cells cost less than NMC cells for grid storage.", "s01", 0.7),
+        _span(5, "Tesla called its control mode virtual machine mode.", "s03", 0.9),
+        _span(6, "Neoen announced an expansion in November 2019.", "s03", 0.4),
+    ]
+    placed = arrange(plan, evidence)
+    # the grant first (it says what was spent), then the Hornsdale sentence found for the
+    # chemistry heading; never the fine
+    assert placed["s02"] == [2, 1]
+    assert placed["s01"] == [3]
+    # a facet keeps only quotes of its kind (a date for a timeline): the dated fine goes
+    # there, the undated sentence found for it goes nowhere
+    assert placed["s03"] == [0, 5]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> LocalCorpus:
+    data = tmp_path_factory.mktemp("data")
+    return LocalCorpus(SAMPLE_CORPUS, default_index_path(data, SAMPLE_CORPUS))
+
+
+_report = offline_report
+
+
+async def test_the_hornsdale_cost_section_quotes_what_was_spent_not_the_court_penalty(
+    corpus: LocalCorpus,
+) -> None:
+    report = await _report(corpus, f"{COST}?")
+    first = report.sections[0]
+    assert first.title == COST  # the first section answers the question
+    assert "contributed A$15 million toward the expansion" in first.markdown
+    assert "contributed A$8 million toward the expansion" in first.markdown
+    assert "A$900,000" not in first.markdown
+    assert not FACET_TITLES.intersection(s.title for s in report.sections)
+
+
+def test_a_sentence_of_a_page_about_the_subject_is_about_it_named_or_not() -> None:
+    from deep_research.sources.evidence import select_evidence
+    from deep_research.state import Document
+    from deep_research.state.models import stable_id
+    from deep_research.text import content_tokens
+
+    pages = {
+        "file:///c/brightwater.md": (
+            "# Brightwater Wind Farm\n\nBrightwater Wind Farm stands on the eastern ridge. "
+            "Brightwater Wind Farm was fined A$2 million in 2021 for noise. "
+            "Brightwater Wind Farm has forty turbines on the ridge. "
+            "Brightwater Wind Farm opened to visitors in 2019. "
+            "The state contributed A$40 million toward the second stage."
+        ),
+        "file:///c/other.md": (
+            "# Wind power\n\nWind farms cost about A$2 million per megawatt to build. "
+            "Offshore wind farms cost more than farms on land."
+        ),
+    }
+    documents = [
+        Document(id=stable_id("doc", text), url=url, title=text.split("\n")[0][2:], text=text)
+        for url, text in pages.items()
+    ]
+    step = PlanStep(id="s01", title="What did Brightwater Wind Farm cost")
+    spans = select_evidence(
+        documents,
+        step,
+        ["brightwater wind farm cost contributed funding million"],
+        limit=3,
+        topic=content_tokens(step.title),
+        question=step.title,
+    )
+    # it ranks with the sentences that name the subject: first, as it states money spent
+    assert "The state contributed A$40 million toward the second stage." in spans[0].quote
+
+
+async def test_a_capitalised_verb_that_opens_a_comparison_is_not_part_of_a_name() -> None:
+    titles = await _plan_titles("Compare PostgreSQL and MySQL databases for analytics")
+    assert "PostgreSQL" in titles and "MySQL" in titles
+    assert "Compare PostgreSQL" not in titles

@@ -1,0 +1,88 @@
+"""What the writer, the query writer and reflection see."""
+
+from __future__ import annotations
+
+from deep_research.engines import prompts
+from deep_research.nodes.synthesize import kept_findings, report_evidence
+from deep_research.state import EvidenceSpan, Finding, PlanStep, State
+from deep_research.state.models import concrete_depth
+
+
+def _span(span_id: str, step_id: str, url: str) -> EvidenceSpan:
+    quote = f"Quote {span_id} states a fact."
+    return EvidenceSpan(
+        id=span_id, url=url, document_id="d", step_id=step_id, quote=quote, start=0, end=len(quote)
+    )
+
+
+def test_research_is_grouped_by_step_with_notes_gaps_and_page_titles() -> None:
+    plan = [PlanStep(id="s01", title="Costs"), PlanStep(id="s02", title="Risks")]
+    evidence = [
+        _span("ev_a", "s02", "https://a.example/x"),
+        _span("ev_b", "s01", "https://b.example/y"),
+    ]
+    findings = [
+        Finding(step_id="s01", notes="Costs fell [@ev_b].", missing="the 2024 price"),
+        Finding(step_id="s02", notes="Fires are rare [@ev_a]."),
+    ]
+    block = prompts.render_research(
+        plan, findings, evidence, {"https://b.example/y": "Price Index"}
+    )
+
+    costs, risks = block.index("Step [s01] Costs"), block.index("Step [s02] Risks")
+    assert costs < risks
+    # keys stay positions in the evidence list, in notes and headers alike
+    assert "Costs fell [E2]." in block and "Fires are rare [E1]." in block
+    assert block.index("[E2] (title: Price Index") < risks < block.index("[E1] (section")
+    assert "Still missing: the 2024 price" in block
+    assert block.startswith("Untrusted data")
+
+
+def test_question_kinds_pick_a_structure_in_any_language() -> None:
+    assert prompts.question_kind("Compare LFP and NMC batteries") == "comparison"
+    assert prompts.question_kind("磷酸铁锂和三元锂电池有什么区别？") == "comparison"
+    assert prompts.question_kind("How to install a home battery") == "how-to"
+    assert prompts.question_kind("中国动力电池的主要制造商有哪些？") == "list"
+    assert prompts.question_kind("The state of grid storage in Europe") == "overview"
+
+
+def test_user_instructions_win_over_style_but_not_over_citations() -> None:
+    block = prompts.INSTRUCTIONS_BLOCK
+    assert "precedence over the style rules" in block
+    assert "never change the citation and safety rules" in block
+    assert "A table may present facts" in prompts.REPORT_PROMPT
+    assert "{length}" in prompts.REPORT_PROMPT and set(prompts.REPORT_LENGTH) == {
+        "light",
+        "medium",
+        "extended",
+    }
+
+
+def test_replaced_steps_findings_leave_the_writers_input() -> None:
+    plan = [PlanStep(id="s01", title="old", replaced=True), PlanStep(id="s02", title="new")]
+    state = State(
+        plan=plan,
+        findings=[
+            Finding(step_id="s01", notes="weak", evidence_ids=["ev_a"]),
+            Finding(step_id="s02", notes="good", evidence_ids=["ev_b"]),
+        ],
+        evidence=[_span("ev_a", "s01", "https://a.example"), _span("ev_b", "s02", "https://b")],
+    )
+    assert [f.step_id for f in kept_findings(state)] == ["s02"]
+    assert [e.id for e in report_evidence(state)] == ["ev_b"]
+
+
+def test_complex_questions_get_the_extended_budget() -> None:
+    assert concrete_depth("auto", "complex") == "extended"
+    assert concrete_depth("auto", "simple") == "light"
+
+
+def test_the_h1_is_the_chat_title_then_the_shortened_question() -> None:
+    from deep_research.nodes.finalize import report_title
+
+    question = "What " + "very " * 30 + "long question is this?"
+    assert report_title(State(question=question, question_nr=1, title="Long questions")) == (
+        "Long questions"
+    )
+    follow_up = report_title(State(question=question, question_nr=2, title="Long questions"))
+    assert follow_up.endswith("…") and len(follow_up) <= 80
