@@ -7,6 +7,7 @@ second, broken server is reported as an ``error`` event while the research goes 
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import subprocess
 import sys
@@ -114,6 +115,20 @@ async def test_a_failing_tool_or_server_is_a_source_error() -> None:
     (config,) = parse_mcp_config({"mcpServers": broken})
     with pytest.raises(SourceError, match="mcp:broken"):
         await McpSource(config).search("anything", 3)
+
+
+async def test_a_server_that_exits_at_once_is_a_source_error_however_the_pipe_breaks() -> None:
+    # Racing its exit, the client either reads a closed connection or fails to write the
+    # handshake (anyio's BrokenResourceError); many calls at once make both outcomes likely.
+    broken = _stdio("broken", command=sys.executable, args=["-c", "raise SystemExit(3)"])
+    (config,) = parse_mcp_config({"mcpServers": broken})
+    source = McpSource(config)
+    outcomes = await asyncio.gather(
+        *(source.search("anything", 3) for _ in range(24)), return_exceptions=True
+    )
+    assert all(isinstance(o, SourceError) for o in outcomes), outcomes
+    assert all(str(o).startswith("mcp:broken: search_notes failed: ") for o in outcomes)
+    assert not any(str(o).endswith("failed: ") for o in outcomes)
 
 
 async def test_a_slow_server_times_out() -> None:

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
+import anyio
 import httpx
 from mcp.shared.exceptions import McpError
 
@@ -48,9 +49,17 @@ from deep_research.state.models import Document, SearchResult
 DEFAULT_TIMEOUT = 30.0
 """Seconds one tool call may take, session start included."""
 
-TRANSPORT_ERRORS = (OSError, httpx.HTTPError, McpError)
+TRANSPORT_ERRORS = (
+    OSError,
+    httpx.HTTPError,
+    McpError,
+    anyio.BrokenResourceError,
+    anyio.ClosedResourceError,
+    anyio.EndOfStream,
+)
 """How a server that is down, exits or breaks the protocol fails: a source error, not a crash.
-Anything else (a bug) propagates."""
+A stdio server that exits before reading its input breaks the client's pipe, which anyio
+reports as a broken stream, not an OSError. Anything else (a bug) propagates."""
 
 MAX_TEXT_CHARS = 2_000_000
 """Longest document text kept from one tool answer."""
@@ -182,12 +191,12 @@ class _Item:
     text: str | None
 
 
-def _first(group: BaseExceptionGroup[Exception]) -> Exception:
-    """The first failure a (nested) exception group holds."""
+def _first(group: BaseExceptionGroup[Exception]) -> str:
+    """The first failure a (nested) exception group holds, described."""
     leaf: Exception | BaseExceptionGroup[Exception] = group
     while isinstance(leaf, BaseExceptionGroup):
         leaf = leaf.exceptions[0]
-    return leaf
+    return str(leaf) or f"the connection broke ({type(leaf).__name__})"
 
 
 def _payload(result: Any) -> Any:
