@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from deep_research.conflicts import Comparisons, disagreement
 from deep_research.engines.base import Assessment, evidence_key
 from deep_research.engines.schemas import LimitationDraft, ReportAssessment
-from deep_research.language import LABELS, label, language_of
+from deep_research.labels import LABELS, label
+from deep_research.language import language_of
 from deep_research.state import (
     Claim,
     EvidenceSpan,

@@ -17,7 +17,7 @@ Vancouver's English abbreviations.
 
 from __future__ import annotations
 
-from deep_research.language import label
+from deep_research.labels import label
 from deep_research.state.models import BibRecord
 
 MAX_LISTED_AUTHORS = 6

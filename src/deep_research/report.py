@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from deep_research.bibliography import vancouver
-from deep_research.language import LABELS, label
+from deep_research.labels import LABELS, label
 from deep_research.report_flags import flag_claims, footnotes
 from deep_research.state import (
     Budget,

@@ -7,7 +7,7 @@ left silent: right after its citations it carries a marker naming its verdict an
 reference, ``… [2] *(partly supported)*[^v1].``, and the footnote, under the report's
 Verification section, gives the reason: ``[^v1]: Partly supported: the evidence does not
 state the claim's A$90 million.`` The markers, the footnotes' lead sentence and the verdict
-names are in the report's language (:data:`deep_research.language.LABELS`), and so are the
+names are in the report's language (:data:`deep_research.labels.LABELS`), and so are the
 reasons the verifier words from its templates
 (:func:`deep_research.verification.reasons.localize`); a model's own reasoning is shown as it
 gave it.
@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from deep_research.language import Label, label
+from deep_research.labels import Label, label
 from deep_research.state import Claim, Verdict
 from deep_research.verification.reasons import REASONS, localize
 

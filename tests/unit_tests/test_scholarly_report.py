@@ -127,4 +127,5 @@ def test_available_from_is_written_in_the_reports_language() -> None:
     assert (
         vancouver("Notes", "docs/notes.md", None, "fr") == "Notes. Disponible sur : docs/notes.md"
     )
-    assert vancouver("Notes", "docs/notes.md", None, "es") == "Notes. Available from: docs/notes.md"
+    assert vancouver("Notes", "docs/notes.md", None, "es") == "Notes. Disponible en: docs/notes.md"
+    assert vancouver("Notes", "docs/notes.md", None, "pt") == "Notes. Available from: docs/notes.md"

@@ -43,7 +43,8 @@ from deep_research.engines.schemas import (
     StepDraft,
     StepNotes,
 )
-from deep_research.language import label, language_of
+from deep_research.labels import label
+from deep_research.language import language_of
 from deep_research.sources.evidence import ANSWER_TERMS, select_windows
 from deep_research.state.models import EvidenceSpan, Finding, Passage, PlanStep
 from deep_research.text import (

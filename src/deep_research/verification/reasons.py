@@ -68,6 +68,46 @@ REASONS: dict[str, dict[ReasonName, str]] = {
         "analysis": "analyse : ne donne aucun chiffre et ne nomme que ce que nomment les sources",
         "no_reason": "aucune raison n'a été donnée",
     },
+    "es": {
+        "no_evidence": "ninguna fuente la respalda",
+        "not_aligned": "las fuentes no lo afirman",
+        "conflict": "las fuentes dan {stated}, no {figure} como la afirmación",
+        "missing": "las fuentes no dan esta cifra de la afirmación: {figures}",
+        "negation": "las fuentes dicen lo contrario (difiere una negación)",
+        "antonym": "las fuentes dicen «{other}…» donde la afirmación dice «{said}…»",
+        "stated": (
+            "afirmada: las fuentes recogen el {share} de los términos y cifras de la afirmación"
+        ),
+        "partly_stated": (
+            "afirmada solo en parte: las fuentes recogen el {share} de los términos y cifras "
+            "de la afirmación"
+        ),
+        "not_stated": (
+            "no afirmada: las fuentes solo recogen el {share} de los términos y cifras de la "
+            "afirmación"
+        ),
+        "figure_check": "{reason} (control de cifras; el motor la daba por respaldada)",
+        "analysis": "análisis: no da ninguna cifra y solo nombra lo que nombran las fuentes",
+        "no_reason": "no se dio ningún motivo",
+    },
+    "de": {
+        "no_evidence": "es gibt keinen Beleg dafür",
+        "not_aligned": "die Belege sagen das nicht aus",
+        "conflict": "die Belege nennen {stated}, nicht {figure} wie die Aussage",
+        "missing": "die Belege nennen diese Zahl der Aussage nicht: {figures}",
+        "negation": "die Belege sagen das Gegenteil (eine Verneinung weicht ab)",
+        "antonym": "die Belege sagen „{other}…“, wo die Aussage „{said}…“ sagt",
+        "stated": "belegt: die Belege enthalten {share} der Begriffe und Zahlen der Aussage",
+        "partly_stated": (
+            "nur teilweise belegt: die Belege enthalten {share} der Begriffe und Zahlen der Aussage"
+        ),
+        "not_stated": (
+            "nicht belegt: die Belege enthalten nur {share} der Begriffe und Zahlen der Aussage"
+        ),
+        "figure_check": "{reason} (Zahlenprüfung; das Modul hielt sie für belegt)",
+        "analysis": "Analyse: nennt keine Zahl und nur, was die Belege nennen",
+        "no_reason": "es wurde kein Grund angegeben",
+    },
     "zh": {
         "no_evidence": "没有任何证据支持",
         "not_aligned": "证据中没有这一内容",
@@ -82,12 +122,40 @@ REASONS: dict[str, dict[ReasonName, str]] = {
         "analysis": "分析：不含数字，且只提及证据中提及的名称",
         "no_reason": "未给出原因",
     },
+    "ja": {
+        "no_evidence": "裏付けとなる証拠がありません",
+        "not_aligned": "証拠にその記述がありません",
+        "conflict": "証拠では{stated}であり、主張の{figure}ではありません",
+        "missing": "証拠に主張の{figures}が記載されていません",
+        "negation": "証拠は主張と反対のことを述べています（否定の有無が異なる）",
+        "antonym": "証拠は「{other}…」と述べ、主張は「{said}…」と述べています",
+        "stated": "記載あり：証拠は主張の語句と数値の {share} を含んでいます",
+        "partly_stated": "一部のみ記載：証拠は主張の語句と数値の {share} を含んでいます",
+        "not_stated": "記載なし：証拠は主張の語句と数値の {share} しか含んでいません",
+        "figure_check": "{reason}（数値チェック。エンジンの判定は「裏付けあり」）",
+        "analysis": "分析：数値を含まず、証拠に出てくる名称だけを挙げています",
+        "no_reason": "理由は示されていません",
+    },
+    "ko": {
+        "no_evidence": "뒷받침하는 근거가 없습니다",
+        "not_aligned": "근거에 그 내용이 없습니다",
+        "conflict": "근거의 수치는 {stated}, 주장의 수치는 {figure}입니다",
+        "missing": "근거에 주장의 다음 수치가 없습니다: {figures}",
+        "negation": "근거는 주장과 반대되는 내용을 말합니다(부정 여부가 다름)",
+        "antonym": "근거는 ‘{other}…’라고 하지만 주장은 ‘{said}…’라고 합니다",
+        "stated": "기술됨: 근거가 주장의 용어와 수치 중 {share}를 담고 있습니다",
+        "partly_stated": "일부만 기술됨: 근거가 주장의 용어와 수치 중 {share}를 담고 있습니다",
+        "not_stated": "기술되지 않음: 근거가 주장의 용어와 수치 중 {share}만 담고 있습니다",
+        "figure_check": "{reason} (수치 확인; 엔진은 ‘뒷받침됨’으로 판정)",
+        "analysis": "분석: 수치를 제시하지 않으며 근거에 나오는 이름만 언급합니다",
+        "no_reason": "이유가 제시되지 않았습니다",
+    },
 }
 """Each reason the verifier gives, by language; English is what it stores."""
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
-_SHARE = {"fr": " %"}
-"""How a language writes the percent sign of a share: ``85 %`` in French."""
+_SHARE = {"fr": " %", "es": " %", "de": " %"}
+"""How a language writes the percent sign of a share: ``85 %`` in French, Spanish and German."""
 
 
 def reason(name: ReasonName, **values: str) -> str:
