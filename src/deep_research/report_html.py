@@ -7,6 +7,11 @@ clicking it (or focusing it and pressing Enter) fills the side panel with the ve
 confidence, the verifier's reasoning and every quote the claim cites, with its numbered
 source. References are links.
 
+The page speaks the report's language, the question's
+(:func:`~deep_research.language.language_of`): its headings, the verdicts' names, the tally,
+the chart and the panel's words are the labels of :data:`~deep_research.labels.LABELS`, and
+the verifier's reasons are shown translated (:func:`~deep_research.verification.reasons.localize`).
+
 Everything in a report comes from untrusted text (web pages, corpus files, model output), so
 every piece of it is escaped; the claims' data travels as JSON inside a
 ``<script type="application/json">`` element with ``<`` escaped, and the script reads it with
@@ -26,7 +31,8 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from deep_research.language import LABELS, language_of
+from deep_research.labels import LABELS, Label, label
+from deep_research.language import language_of
 from deep_research.state import Claim, Report, Verdict
 from deep_research.verification.reasons import localize
 
@@ -39,6 +45,15 @@ VERDICT_COLOURS = {
 """Colour of each verdict, in the text's underline and in the chart."""
 
 _UNCHECKED = "#6e7781"
+_NAMES: dict[str, Label] = {
+    Verdict.SUPPORTED.value: "verdict_supported",
+    Verdict.PARTIAL.value: "verdict_partial",
+    Verdict.UNSUPPORTED.value: "verdict_unsupported",
+    Verdict.CONTRADICTED.value: "verdict_contradicted",
+    "ANALYSIS": "verdict_analysis",
+    "UNCHECKED": "verdict_unchecked",
+}
+"""The label of each verdict's name, and of the two states of a claim without one."""
 _MARKER = re.compile(r"\[(\d+)\]")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _FLAG = re.compile(r"\*\(([^()*\n]+)\)\*\[\^(v\d+)\]")
@@ -101,7 +116,7 @@ def _inline(text: str) -> str:
     return _MARKER.sub(r'<a class="cite" href="#ref-\1">[\1]</a>', escaped)
 
 
-def _with_claims(markdown: str, block: _Block, claims: Sequence[Claim]) -> str:
+def _with_claims(markdown: str, block: _Block, claims: Sequence[Claim], language: str) -> str:
     """The block's inline HTML, each claim inside it wrapped in a span by verdict."""
     parts: list[str] = []
     position = block.start
@@ -110,10 +125,11 @@ def _with_claims(markdown: str, block: _Block, claims: Sequence[Claim]) -> str:
         if claim.position_start < position:
             continue  # overlapping claims: the first one keeps its span
         parts.append(_inline(markdown[position : claim.position_start]))
-        verdict = _label(claim)
+        verdict = _verdict(claim)
+        name = label(language, _NAMES[verdict])
         parts.append(
             f'<span class="claim v-{verdict.lower()}" data-claim="{html.escape(claim.id)}" '
-            f'tabindex="0" role="button" title="{html.escape(verdict)}">'
+            f'tabindex="0" role="button" title="{html.escape(name)}">'
             f"{_inline(markdown[claim.position_start : claim.position_end])}</span>"
         )
         position = claim.position_end
@@ -145,7 +161,7 @@ def _after_references(report: Report) -> str:
     return "\n".join(f"<p>{_inline(part.strip())}</p>" for part in tail.split("\n\n") if part)
 
 
-def _body(report: Report) -> str:
+def _body(report: Report, language: str) -> str:
     """The report's Markdown as HTML, references section excluded (it is rendered apart)."""
     markdown = _split_references(report.markdown)[0]
     claims = report.claims
@@ -171,13 +187,13 @@ def _body(report: Report) -> str:
             cells = "".join(f"<td>{_inline(cell.strip())}</td>" for cell in row.split("|"))
             out.append(f"<tr>{cells}</tr>")
             continue
-        out.append(f"<{block.tag}>{_with_claims(markdown, block, claims)}</{block.tag}>")
+        out.append(f"<{block.tag}>{_with_claims(markdown, block, claims, language)}</{block.tag}>")
     out.append("</ul>" if open_list else "")
     out.append("</table>" if open_table else "")
     return "\n".join(part for part in out if part)
 
 
-def _label(claim: Claim) -> str:
+def _verdict(claim: Claim) -> str:
     """The claim's verdict, or what it is without one.
 
     ANALYSIS for a synthesis claim (checked for figures and names only), else UNCHECKED.
@@ -187,38 +203,39 @@ def _label(claim: Claim) -> str:
     return "ANALYSIS" if claim.claim_type == "synthesis" else "UNCHECKED"
 
 
-def _chart(report: Report) -> str:
+def _chart(report: Report, language: str) -> str:
     """An inline SVG bar chart of the verdict counts."""
     counts = [(v, sum(1 for c in report.claims if c.verdict is v)) for v in Verdict]
     rows = [(v.value, n, VERDICT_COLOURS[v]) for v, n in counts]
-    for label in ("ANALYSIS", "UNCHECKED"):
-        count = sum(1 for c in report.claims if c.verdict is None and _label(c) == label)
+    for state in ("ANALYSIS", "UNCHECKED"):
+        count = sum(1 for c in report.claims if c.verdict is None and _verdict(c) == state)
         if count:
-            rows.append((label, count, _UNCHECKED))
+            rows.append((state, count, _UNCHECKED))
     most = max([n for _, n, _ in rows] + [1])
     bars = []
-    for index, (label, count, colour) in enumerate(rows):
+    for index, (verdict, count, colour) in enumerate(rows):
         y = index * 26
         width = round(220 * count / most)
+        name = html.escape(label(language, _NAMES[verdict]))
         bars.append(
-            f'<text x="0" y="{y + 15}" class="label">{label.title()}</text>'
+            f'<text x="0" y="{y + 15}" class="label">{name}</text>'
             f'<rect x="110" y="{y + 3}" width="{width}" height="16" fill="{colour}" rx="2"/>'
             f'<text x="{116 + width}" y="{y + 15}" class="count">{count}</text>'
         )
     height = len(rows) * 26
     return (
-        f'<svg class="chart" role="img" aria-label="claims by verdict" width="380" '
-        f'height="{height}" viewBox="0 0 380 {height}">{"".join(bars)}</svg>'
+        f'<svg class="chart" role="img" aria-label="{html.escape(label(language, "chart"))}" '
+        f'width="380" height="{height}" viewBox="0 0 380 {height}">{"".join(bars)}</svg>'
     )
 
 
-def _claims_data(report: Report) -> str:
+def _claims_data(report: Report, language: str) -> str:
     """The claims' verdicts and evidence as JSON safe to embed in a script element.
 
-    The verifier's reasons are shown in the report's language (see
+    ``verdict`` is the verdict's value (``SUPPORTED``), ``name`` what the page calls it; the
+    verifier's reasons are shown in the report's language (see
     :func:`~deep_research.verification.reasons.localize`).
     """
-    language = language_of(report.question)
     titles = {r.number: (r.title, r.url) for r in report.references}
     data = {}
     for claim in report.claims:
@@ -238,7 +255,8 @@ def _claims_data(report: Report) -> str:
             )
         data[claim.id] = {
             "text": claim.text,
-            "verdict": _label(claim),
+            "verdict": _verdict(claim),
+            "name": label(language, _NAMES[_verdict(claim)]),
             "confidence": claim.confidence,
             "reasoning": localize(claim.reasoning, language),
             "evidence": evidence,
@@ -247,7 +265,7 @@ def _claims_data(report: Report) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _references(report: Report) -> str:
+def _references(report: Report, language: str) -> str:
     items = "".join(
         f'<li id="ref-{r.number}" value="{r.number}"><a href="{html.escape(r.url)}">'
         + (
@@ -258,28 +276,34 @@ def _references(report: Report) -> str:
         )
         for r in report.references
     )
-    return f"<h2>References</h2><ol>{items}</ol>" if items else ""
+    heading = html.escape(label(language, "references"))
+    return f"<h2>{heading}</h2><ol>{items}</ol>" if items else ""
 
 
-def _with_summary(body: str, report: Report) -> str:
+def _with_summary(body: str, report: Report, language: str) -> str:
     """The body with the report's summary under its title, when it has one."""
     if not report.summary:
         return body
-    summary = f'<p id="summary"><strong>Summary.</strong> {_inline(report.summary)}</p>'
+    lead = html.escape(label(language, "summary"))
+    summary = f'<p id="summary"><strong>{lead}</strong> {_inline(report.summary)}</p>'
     title, found, rest = body.partition("</h1>")
     return f"{title}</h1>\n{summary}{rest}" if found else f"{summary}\n{body}"
 
 
-def _confidence(report: Report) -> str:
+def _confidence(report: Report, language: str) -> str:
     """The overall confidence, its basis and the count of stated limits, for the side panel."""
     confidence = report.confidence
     if confidence is None:
         return ""
     limits = len(report.limitations)
-    stated = f"{limits} limitation{'' if limits == 1 else 's'} stated in the report."
+    stated = label(language, "limits_one" if limits == 1 else "limits_many").format(count=limits)
+    level = html.escape(label(language, confidence.level))
+    heading = html.escape(label(language, "confidence_heading")).format(
+        name=html.escape(label(language, "confidence")),
+        level=f'<span class="level level-{confidence.level}">{level}</span>',
+    )
     return (
-        f'<section id="confidence"><h2>Confidence: '
-        f'<span class="level level-{confidence.level}">{confidence.level}</span></h2>'
+        f'<section id="confidence"><h2>{heading}</h2>'
         f"<p>{html.escape(confidence.basis)}</p><p>{html.escape(stated)}</p></section>"
     )
 
@@ -308,6 +332,7 @@ padding:.25rem .5rem}.where{color:#57606a;font-size:.85em}a.cite{text-decoration
 _SCRIPT = """
 const claims = JSON.parse(document.getElementById("claims-data").textContent);
 const panel = document.getElementById("panel");
+const words = panel.dataset;
 function el(tag, text, cls) {
   const node = document.createElement(tag);
   if (text !== undefined) node.textContent = text;
@@ -320,18 +345,19 @@ function show(span) {
   document.querySelectorAll(".claim.active").forEach(s => s.classList.remove("active"));
   span.classList.add("active");
   panel.replaceChildren();
-  const confidence = claim.confidence === null ? "" : ` (confidence ${claim.confidence})`;
-  panel.append(el("h3", claim.verdict + confidence, "verdict"));
+  const confidence = claim.confidence === null
+    ? "" : words.confidence.replace("{value}", claim.confidence);
+  panel.append(el("h3", claim.name + confidence, "verdict"));
   panel.append(el("p", claim.text, "claim-text"));
   if (claim.reasoning) panel.append(el("p", claim.reasoning, "reasoning"));
-  if (!claim.evidence.length) panel.append(el("p", "No evidence is cited.", "none"));
+  if (!claim.evidence.length) panel.append(el("p", words.none, "none"));
   for (const item of claim.evidence) {
     panel.append(el("blockquote", item.quote, "quote"));
     const source = el("p", "", "source");
     const link = el("a", `[${item.number}] ${item.title}`);
     link.href = item.url;
     source.append(link);
-    if (!item.primary) source.append(el("span", " (found by the verifier)"));
+    if (!item.primary) source.append(el("span", words.found));
     panel.append(source);
   }
 }
@@ -343,18 +369,37 @@ document.querySelectorAll(".claim").forEach(span => {
 """
 
 
+def _tally(report: Report, language: str) -> str:
+    """The sentence above the chart: how many claims were checked, and their verdicts."""
+    summary = report.verification
+    if summary.total:
+        return label(language, "tally").format(
+            total=summary.total,
+            supported=summary.supported,
+            partial=summary.partial,
+            unsupported=summary.unsupported,
+            contradicted=summary.contradicted,
+        )
+    none = label(language, "basis_unchecked")
+    return f"{none[:1].upper()}{none[1:]}{'。' if language in ('zh', 'ja') else '.'}"
+
+
+def _panel(language: str) -> str:
+    """The empty claim panel, carrying the words the script writes into it."""
+    words = {
+        "confidence": label(language, "claim_confidence"),
+        "none": label(language, "no_evidence"),
+        "found": label(language, "found_by_verifier"),
+    }
+    data = "".join(f' data-{key}="{html.escape(text)}"' for key, text in words.items())
+    return f'<div id="panel"{data}><p>{html.escape(label(language, "panel_hint"))}</p></div>'
+
+
 def render_html(report: Report) -> str:
     """The report as one self-contained HTML page (see the module docstring)."""
-    summary = report.verification
-    checked = summary.total
-    tally = (
-        f"{checked} claims checked: {summary.supported} supported, {summary.partial} partial, "
-        f"{summary.unsupported} unsupported, {summary.contradicted} contradicted."
-        if checked
-        else "No claim could be checked."
-    )
+    language = language_of(report.question)
     return f"""<!DOCTYPE html>
-<html lang="{language_of(report.question)}">
+<html lang="{language}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -366,19 +411,19 @@ style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 <body>
 <main>
 <article id="report">
-{_with_summary(_body(report), report)}
-{_references(report)}
+{_with_summary(_body(report, language), report, language)}
+{_references(report, language)}
 {_after_references(report)}
 </article>
 <aside>
-{_confidence(report)}
-<h2>Verification</h2>
-<p id="tally">{html.escape(tally)}</p>
-{_chart(report)}
-<div id="panel"><p>Click a highlighted claim to see its evidence.</p></div>
+{_confidence(report, language)}
+<h2>{html.escape(label(language, "verification"))}</h2>
+<p id="tally">{html.escape(_tally(report, language))}</p>
+{_chart(report, language)}
+{_panel(language)}
 </aside>
 </main>
-<script type="application/json" id="claims-data">{_claims_data(report)}</script>
+<script type="application/json" id="claims-data">{_claims_data(report, language)}</script>
 <script>{_SCRIPT}</script>
 </body>
 </html>

@@ -23,6 +23,12 @@ pytestmark = pytest.mark.browser
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "What did Hornsdale Power Reserve cost, and how large is it?"
+ZH_NAMES = {
+    "SUPPORTED": "得到支持",
+    "PARTIAL": "部分支持",
+    "UNSUPPORTED": "未得到支持",
+    "CONTRADICTED": "与证据矛盾",
+}
 
 
 def _artifacts() -> Path:
@@ -88,7 +94,7 @@ def test_clicking_a_claim_shows_its_quoted_evidence_and_source(
     span.click()
     panel = browser.find_element(By.ID, "panel")
     verdict = panel.find_element(By.CSS_SELECTOR, "h3.verdict").text
-    assert verdict.startswith(cited.verdict.value if cited.verdict else "UNCHECKED")
+    assert verdict.startswith((cited.verdict or "UNCHECKED").title())  # "Supported (…)"
     quotes = [q.text for q in panel.find_elements(By.CSS_SELECTOR, "blockquote.quote")]
     expected = [x.quote for x in report.citations if x.claim_id == cited.id and x.quote]
     assert quotes == expected
@@ -99,3 +105,20 @@ def test_clicking_a_claim_shows_its_quoted_evidence_and_source(
     screenshot = _artifacts() / "report-html-claim-clicked.png"
     assert browser.save_screenshot(str(screenshot))
     assert screenshot.stat().st_size > 10_000
+
+
+def test_a_chinese_page_writes_its_panel_in_chinese(
+    browser: Any, report_page: tuple[Path, Report]
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    path, report = report_page
+    chinese = report.model_copy(update={"question": "霍恩斯代尔储能电站的成本是多少？"})
+    page = path.with_name("report-zh.html")
+    page.write_text(render_html(chinese), encoding="utf-8")
+    browser.get(page.as_uri())
+    assert browser.find_element(By.ID, "panel").text == "点击高亮的陈述即可查看其证据。"
+    checked = next(c for c in report.claims if c.verdict is not None and c.confidence is not None)
+    browser.find_element(By.CSS_SELECTOR, f'.claim[data-claim="{checked.id}"]').click()
+    verdict = browser.find_element(By.CSS_SELECTOR, "#panel h3.verdict").text
+    assert verdict.startswith(f"{ZH_NAMES[str(checked.verdict)]}（置信度 ") and verdict[-1] == "）"

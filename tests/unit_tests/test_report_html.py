@@ -8,6 +8,7 @@ from html.parser import HTMLParser
 from typing import Any
 
 from deep_research.context import Context, resolve_config
+from deep_research.labels import LABELS
 from deep_research.report_html import render_html
 from deep_research.state import (
     Citation,
@@ -24,11 +25,17 @@ from deep_research.state import (
 EVIL = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 
 
-def make_report(*, extra_text: str = "", claims_checked: bool = True) -> Report:
+def make_report(
+    *,
+    extra_text: str = "",
+    claims_checked: bool = True,
+    question: str = "Battery costs?",
+    references: str = "References",
+) -> Report:
     body = (
         "# Battery costs\n\n## Prices\n\n"
         "Pack prices fell to 139 USD per kWh in 2023 [1]. LFP cells are cheaper than NMC "
-        f"cells [2].{extra_text}\n\n- Costs keep falling [1].\n\n## References\n\n1. A — x\n"
+        f"cells [2].{extra_text}\n\n- Costs keep falling [1].\n\n## {references}\n\n1. A — x\n"
     )
 
     def claim(n: int, text: str, verdict: Verdict, key: str, **fields: Any) -> Claim:
@@ -77,7 +84,7 @@ def make_report(*, extra_text: str = "", claims_checked: bool = True) -> Report:
         else VerificationSummary()
     )
     return Report(
-        question="Battery costs?",
+        question=question,
         topic="Battery costs",
         outline=["Prices"],
         sections=[],
@@ -221,3 +228,134 @@ def test_the_panel_shows_the_verifiers_reason_in_the_reports_language() -> None:
     page = render_html(chinese)
     assert "证据给出的是150兆瓦，而不是陈述中的一百五十兆瓦时" in page and stored not in page
     assert chinese.claims[1].reasoning == stored  # report.json keeps the verifier's words
+
+
+ENGLISH_UI = (
+    "References",
+    "Verification",
+    "Confidence",
+    "Summary.",
+    "Supported",
+    "Partial",
+    "Unsupported",
+    "Contradicted",
+    "Analysis",
+    "Unchecked",
+    "claims checked",
+    "No claim could be checked",
+    "claims by verdict",
+    "Click a highlighted claim to see its evidence.",
+    "No evidence is cited.",
+    "(confidence",
+    "found by the verifier",
+    "stated in the report",
+)
+"""Every English word report.html writes itself; a page in another language has none of them."""
+
+
+def assessed(question: str, references: str, *, claims_checked: bool = True) -> Report:
+    """A report with a summary, a confidence, one limitation and one analysis claim."""
+    report = make_report(question=question, references=references, claims_checked=claims_checked)
+    analysis = report.claims[2].model_copy(update={"verdict": None, "claim_type": "synthesis"})
+    return report.model_copy(
+        update={
+            "claims": [*report.claims[:2], analysis],
+            "summary": "Prices fell [1].",
+            "confidence": ReportConfidence(level="medium", basis="basis"),
+            "limitations": [Limitation(kind="conflict", text="A [1] versus B [2].")],
+        }
+    )
+
+
+def test_an_english_page_keeps_its_english_words() -> None:
+    page = render_html(assessed("Battery costs?", "References"))
+    for words in (
+        '<html lang="en">',
+        "<h2>References</h2>",
+        "<h2>Verification</h2>",
+        '<h2>Confidence: <span class="level level-medium">medium</span></h2>',
+        "<strong>Summary.</strong>",
+        "1 limitation stated in the report.",
+        "3 claims checked: 1 supported, 1 partial, 0 unsupported, 1 contradicted.",
+        'aria-label="claims by verdict"',
+        "<p>Click a highlighted claim to see its evidence.</p>",
+        'data-confidence=" (confidence {value})"',
+        'data-none="No evidence is cited."',
+        'data-found=" (found by the verifier)"',
+        'title="Contradicted"',
+    ):
+        assert words in page, words
+    chart = page[page.index('<svg class="chart"') : page.index("</svg>")]
+    names = re.findall(r'class="label">([^<]+)<', chart)
+    assert names == ["Supported", "Partial", "Unsupported", "Contradicted", "Analysis"]
+    data = json.loads(_parse(page).scripts[0])
+    assert (data["cl_2"]["verdict"], data["cl_2"]["name"]) == ("CONTRADICTED", "Contradicted")
+    assert (data["cl_3"]["verdict"], data["cl_3"]["name"]) == ("ANALYSIS", "Analysis")
+
+
+def test_a_chinese_page_speaks_chinese_and_no_english() -> None:
+    page = render_html(assessed("中国的电池成本是多少？", "参考文献"))
+    for words in (
+        '<html lang="zh">',
+        "<h2>参考文献</h2>",
+        "<h2>核查</h2>",
+        '<h2>可信度：<span class="level level-medium">中</span></h2>',
+        "<strong>摘要：</strong>",
+        "报告中列出了 1 项局限。",
+        "共核查 3 条陈述：1 条得到支持，1 条部分支持，0 条未得到支持，1 条与证据矛盾。",
+        'aria-label="按核查结果统计的陈述"',
+        "<p>点击高亮的陈述即可查看其证据。</p>",
+        'data-confidence="（置信度 {value}）"',
+        'data-none="未引用任何证据。"',
+        'data-found="（由核查器找到）"',
+        'title="与证据矛盾"',
+    ):
+        assert words in page, words
+    chart = page[page.index('<svg class="chart"') : page.index("</svg>")]
+    names = re.findall(r'class="label">([^<]+)<', chart)
+    assert names == ["得到支持", "部分支持", "未得到支持", "与证据矛盾", "分析"]
+    data = json.loads(_parse(page).scripts[0])
+    assert (data["cl_2"]["verdict"], data["cl_2"]["name"]) == ("CONTRADICTED", "与证据矛盾")
+    assert [words for words in ENGLISH_UI if words in page] == []
+    unchecked = render_html(make_report(question="中国的电池成本是多少？", claims_checked=False))
+    assert '<p id="tally">没有可核查的陈述。</p>' in unchecked and 'title="未核查"' in unchecked
+    assert [words for words in ENGLISH_UI if words in unchecked] == []
+
+
+def test_a_french_page_speaks_french_and_no_english() -> None:
+    page = render_html(assessed("Quelle est la part du nucléaire en France ?", "Références"))
+    for words in (
+        '<html lang="fr">',
+        "<h2>Références</h2>",
+        "<h2>Vérification</h2>",
+        '<h2>Confiance : <span class="level level-medium">moyenne</span></h2>',
+        "<strong>Résumé.</strong>",
+        "1 limite signalée dans le rapport.",
+        "Affirmations vérifiées : 3 ; étayées : 1, en partie : 1, non étayées : 0, "
+        "contredites : 1.",
+        "<p>Cliquez sur une affirmation surlignée pour voir ses sources.</p>",
+        'data-none="Aucune source n&#x27;est citée."',
+        'title="Contredite"',
+    ):
+        assert words in page, words
+    assert [words for words in ENGLISH_UI if words in page] == []
+    unchecked = render_html(
+        make_report(question="Quelle est la part du nucléaire en France ?", claims_checked=False)
+    )
+    assert '<p id="tally">Aucune affirmation n&#x27;a pu être vérifiée.</p>' in unchecked
+
+
+def test_every_verdict_name_fits_the_charts_label_column() -> None:
+    """The chart's bars start 110 pixels in; names are drawn in a 12-pixel font before them."""
+    for language, labels in LABELS.items():
+        for key in [k for k in labels if k.startswith("verdict_")]:
+            name = labels[key]
+            width = sum(12 if ord(char) > 0x2E80 else 7.5 for char in name)
+            assert width < 108, (language, name)
+
+
+def test_labels_stay_text_in_the_page_and_the_report_content_stays_escaped() -> None:
+    report = assessed("中国的电池成本是多少？", "参考文献")
+    page = render_html(report.model_copy(update={"summary": EVIL}))
+    assert [t for t, _ in _parse(page).tags if t in {"script", "img"}] == ["script", "script"]
+    assert "<strong>摘要：</strong> &lt;script&gt;" in page
