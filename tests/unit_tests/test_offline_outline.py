@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import typing
+
 import pytest
 
 from deep_research.engines import OfflineEngine
 from deep_research.engines.outline import FACETS, answers_kind, arrange
+from deep_research.language import Language
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path
 from deep_research.state import EvidenceSpan, PlanStep
@@ -156,3 +159,14 @@ async def test_a_capitalised_verb_that_opens_a_comparison_is_not_part_of_a_name(
     titles = await _plan_titles("Compare PostgreSQL and MySQL databases for analytics")
     assert "PostgreSQL" in titles and "MySQL" in titles
     assert "Compare PostgreSQL" not in titles
+
+
+def test_every_facet_is_named_in_every_detected_language() -> None:
+    # a broad question in German gets German section headings, not English ones
+    languages = set(typing.get_args(Language)) - {"en"}
+    for facet in FACETS:
+        named = {language for language, _title, _intent in facet.names}
+        assert named == languages, facet.title
+        assert all(title.strip() and intent.strip() for _l, title, intent in facet.names)
+    assert FACETS[2].named("de") == ("Geschichte und Zeitleiste", "Daten und Meilensteine")
+    assert FACETS[2].named("pt") == (FACETS[2].title, FACETS[2].intent)

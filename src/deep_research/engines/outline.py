@@ -51,6 +51,10 @@ FACETS = (
         names=(
             ("fr", "Fonctionnement", "Mécanismes et définitions"),
             ("zh", "工作原理", "机制与定义"),
+            ("es", "Cómo funciona", "Mecanismos y definiciones"),
+            ("de", "Funktionsweise", "Mechanismen und Begriffe"),
+            ("ja", "仕組み", "仕組みと定義"),
+            ("ko", "작동 방식", "원리와 정의"),
         ),
     ),
     Facet(
@@ -60,6 +64,10 @@ FACETS = (
         names=(
             ("fr", "Chiffres clés, coûts et tailles", "Les chiffres qui caractérisent le sujet"),
             ("zh", "关键数据、成本与规模", "描述该主题的数据"),
+            ("es", "Cifras clave, costes y tamaños", "Las cifras que caracterizan el tema"),
+            ("de", "Kennzahlen, Kosten und Größen", "Zahlen, die das Thema beschreiben"),
+            ("ja", "主な数値・費用・規模", "主題を特徴づける数値"),
+            ("ko", "주요 수치, 비용과 규모", "주제를 보여 주는 수치"),
         ),
     ),
     Facet(
@@ -69,6 +77,10 @@ FACETS = (
         names=(
             ("fr", "Historique et chronologie", "Dates et étapes"),
             ("zh", "发展历程", "日期与里程碑"),
+            ("es", "Historia y cronología", "Fechas e hitos"),
+            ("de", "Geschichte und Zeitleiste", "Daten und Meilensteine"),
+            ("ja", "歴史と年表", "日付と節目"),
+            ("ko", "역사와 연표", "날짜와 주요 사건"),
         ),
     ),
     Facet(
@@ -87,6 +99,18 @@ FACETS = (
                 "Problèmes et points où les sources divergent",
             ),
             ("zh", "风险、局限与分歧", "问题以及来源之间的分歧"),
+            (
+                "es",
+                "Riesgos, limitaciones y desacuerdos",
+                "Problemas y puntos en que las fuentes difieren",
+            ),
+            (
+                "de",
+                "Risiken, Grenzen und Widersprüche",
+                "Probleme und Punkte, in denen die Quellen abweichen",
+            ),
+            ("ja", "リスク・限界・見解の相違", "問題点と情報源の見解が分かれる点"),
+            ("ko", "위험, 한계와 이견", "문제점과 출처 간에 의견이 갈리는 점"),
         ),
     ),
     Facet(
@@ -100,6 +124,10 @@ FACETS = (
         names=(
             ("fr", "Perspectives et tendances", "Ce qui est attendu"),
             ("zh", "前景与趋势", "未来的预期"),
+            ("es", "Perspectivas y tendencias", "Lo que se espera"),
+            ("de", "Ausblick und Trends", "Was erwartet wird"),
+            ("ja", "見通しと動向", "今後の見込み"),
+            ("ko", "전망과 추세", "앞으로의 예상"),
         ),
     ),
 )
