@@ -164,12 +164,12 @@ LABELS: dict[str, dict[Label, str]] = {
         "high": "élevée",
         "medium": "moyenne",
         "low": "faible",
-        "basis_checked": "{supported} affirmations vérifiées sur {total} entièrement étayées",
+        "basis_checked": "affirmations vérifiées entièrement étayées : {supported} sur {total}",
         "basis_unchecked": "aucune affirmation n'a pu être vérifiée",
-        "basis_sources": "{cited} sources citées, dont {independent} indépendantes "
+        "basis_sources": "sources citées : {cited}, dont indépendantes : {independent} "
         "(sites ou documents distincts)",
-        "basis_conflicts": "{conflicts} désaccords entre sources",
-        "basis_uncovered": "{uncovered} parties de la question non couvertes",
+        "basis_conflicts": "désaccords entre sources : {conflicts}",
+        "basis_uncovered": "parties de la question non couvertes : {uncovered}",
         "not_covered": (
             "Non couvert : {title}. Aucune affirmation à ce sujet n'est étayée par les "
             "sources lues."
@@ -240,12 +240,12 @@ LABELS: dict[str, dict[Label, str]] = {
         "high": "alta",
         "medium": "media",
         "low": "baja",
-        "basis_checked": "{supported} de {total} afirmaciones comprobadas plenamente respaldadas",
+        "basis_checked": "afirmaciones comprobadas plenamente respaldadas: {supported} de {total}",
         "basis_unchecked": "ninguna afirmación pudo comprobarse",
-        "basis_sources": "{cited} fuentes citadas, {independent} de ellas independientes "
+        "basis_sources": "fuentes citadas: {cited}, independientes: {independent} "
         "(sitios o documentos distintos)",
-        "basis_conflicts": "{conflicts} discrepancias entre fuentes",
-        "basis_uncovered": "{uncovered} partes de la pregunta sin cubrir",
+        "basis_conflicts": "discrepancias entre fuentes: {conflicts}",
+        "basis_uncovered": "partes de la pregunta sin cubrir: {uncovered}",
         "not_covered": (
             "Sin cubrir: {title}. Ninguna afirmación sobre ello está respaldada por las "
             "fuentes leídas."
@@ -316,12 +316,12 @@ LABELS: dict[str, dict[Label, str]] = {
         "high": "hoch",
         "medium": "mittel",
         "low": "niedrig",
-        "basis_checked": "{supported} von {total} geprüften Aussagen vollständig belegt",
+        "basis_checked": "vollständig belegte geprüfte Aussagen: {supported} von {total}",
         "basis_unchecked": "keine Aussage konnte geprüft werden",
-        "basis_sources": "{cited} Quellen zitiert, davon {independent} unabhängig "
+        "basis_sources": "zitierte Quellen: {cited}, davon unabhängig: {independent} "
         "(verschiedene Websites oder Dokumente)",
-        "basis_conflicts": "{conflicts} Widersprüche zwischen Quellen",
-        "basis_uncovered": "{uncovered} Teile der Frage nicht abgedeckt",
+        "basis_conflicts": "Widersprüche zwischen Quellen: {conflicts}",
+        "basis_uncovered": "nicht abgedeckte Teile der Frage: {uncovered}",
         "not_covered": (
             "Nicht abgedeckt: {title}. Keine Aussage dazu ist durch die gelesenen Quellen belegt."
         ),

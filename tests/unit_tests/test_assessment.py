@@ -246,3 +246,20 @@ def test_finding_conflicts_compares_each_pair_of_sentences_once(
     # what a comparison reads from a sentence is what the plain functions read
     assert conflicts.same_subject(HORNSDALE_NOW, HORNSDALE_2017)
     assert conflicts.comparable_figures(HORNSDALE_NOW, HORNSDALE_2017)
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("en", "1 conflict between sources; 1 part of the question not covered."),
+        ("de", "Widersprüche zwischen Quellen: 1; nicht abgedeckte Teile der Frage: 1."),
+        ("fr", "désaccords entre sources : 1; parties de la question non couvertes : 1."),
+        ("es", "discrepancias entre fuentes: 1; partes de la pregunta sin cubrir: 1."),
+    ],
+)
+def test_the_confidence_basis_reads_right_with_a_count_of_one(language: str, expected: str) -> None:
+    # "1 Widersprüche" is wrong German: languages without a singular form here name the count
+    verification = VerificationSummary(supported=1, passes=1)
+    found = [Limitation.model_validate({"kind": k, "text": "t"}) for k in ("conflict", "uncovered")]
+    confidence = report_confidence(verification, _refs("https://a.org/"), found, language)
+    assert confidence.basis.endswith(expected), confidence.basis
