@@ -21,15 +21,15 @@ _LATIN_WORD = re.compile(r"[^\W\d_]+")
 _MARKERS: dict[Language, frozenset[str]] = {
     "fr": frozenset(
         "le la les des du de un une et est sont dans pour par sur avec qui que quels quelle "
-        "quelles comment pourquoi ce cette ces au aux leur plus été être".split()
+        "quelles comment pourquoi combien quand ce cette ces au aux leur plus été être".split()
     ),
     "es": frozenset(
         "el la los las del de un una y es son en para por con que cómo qué cuál cuáles "
-        "porque su sus al más".split()
+        "porque cuánto cuánta cuántos cuándo dónde su sus al más".split()
     ),
     "de": frozenset(
         "der die das den dem des ein eine und ist sind für mit von zu wie was welche warum "
-        "nicht auch im auf".split()
+        "nicht auch im auf wann wo viel viele hat".split()
     ),
 }
 _ENGLISH = frozenset(
@@ -82,3 +82,25 @@ LANGUAGE_NAMES: dict[Language, str] = {
     "ko": "Korean",
 }
 """The English name of each language, as prompts name it."""
+
+
+_FUNCTION_WORDS: dict[Language, frozenset[str]] = {
+    "de": frozenset(
+        "die hat haben hatte wird werden wurde wurden sie er es wir ihr ihre ihren sein seine "
+        "sich viel viele vielen wer wann warum weshalb wo woher wohin welche welcher welches "
+        "den einen einem auf aus bei nach seit noch nur so kann können gibt war man".split()
+    ),
+    "fr": frozenset("combien quand pourquoi comment a ont été sera seront il y".split()),
+    "es": frozenset(
+        "cuánto cuánta cuántos cuántas cuál cuáles dónde cuándo cómo porqué ha han hay "
+        "sido son este esta estos estas ese esa le les se".split()
+    ),
+}
+"""Function words of a language that are content words in English (``die``, ``hat``, ``son``),
+or that the shared stopword list lacks: left out of a question's terms only when the question
+is written in that language, so that an English question about die casting keeps its die."""
+
+
+def function_words(language: Language) -> frozenset[str]:
+    """Words of ``language`` that carry no subject (see :data:`_FUNCTION_WORDS`)."""
+    return _FUNCTION_WORDS.get(language, frozenset())

@@ -208,3 +208,44 @@ def test_chinese_pages_are_cut_into_passages_of_comparable_size() -> None:
     assert len(passages) > 5  # not one passage holding the whole page
     assert all(text[p.start : p.end] == p.text for p in passages)
     assert max(p.tokens for p in passages) < 200
+
+
+def test_a_questions_own_function_words_are_not_its_terms() -> None:
+    from deep_research.engines.offline import _words
+
+    assert _words("Wie viel hat die Batterie gekostet und wie groß ist sie?") == [
+        "batterie",
+        "gekostet",
+        "groß",
+    ]
+    # "die" and "hat" are English words: an English question keeps them
+    assert _words("What limits die casting of red hat parts?") == [
+        "limits",
+        "die",
+        "casting",
+        "red",
+        "hat",
+        "parts",
+    ]
+
+
+async def test_a_german_cost_question_is_answered_with_what_it_cost(tmp_path: Path) -> None:
+    from deep_research.sources import SAMPLE_CORPUS
+
+    graph = build_graph(
+        engine=OfflineEngine(),
+        sources=[LocalCorpus(SAMPLE_CORPUS, default_index_path(tmp_path, SAMPLE_CORPUS))],
+        checkpointer=InMemorySaver(serde=make_serde()),
+    )
+    config: Any = {"configurable": {"thread_id": uuid.uuid4().hex}}
+    out = await graph.ainvoke(
+        {"messages": [HumanMessage("Wie viel hat die Hornsdale Power Reserve gekostet?")]},
+        config,
+        context=Context(allow_clarification=False, depth="light"),
+    )
+    report: Report = out["report"]
+    plan = (await graph.aget_state(config)).values["plan"]
+    # the money spent, as for the English question, and no research step of German
+    # function words ("viel hat die") that no English page can mention
+    assert "A$8 million" in report.markdown or "A$15 million" in report.markdown
+    assert [s.title for s in plan] == ["Wie viel hat die Hornsdale Power Reserve gekostet"]

@@ -154,14 +154,31 @@ _QUESTION_WORD = re.compile(
 
 _SPENT = re.compile(
     r"\b(?:cost(?:s|ing)?|pric(?:e|es|ed)|paid for|spent|invest(?:ed|ment)|fund(?:s|ed|ing)|"
-    r"contribut(?:ed|ion|ions)|grants?|capital|budget(?:ed)?|built for|financ(?:e|ed|ing))\b",
+    r"contribut(?:ed|ion|ions)|grants?|capital|budget(?:ed)?|built for|financ(?:e|ed|ing)|"
+    # French, Spanish, German
+    r"co[uû]t(?:s|é|ait)?|financ(?:é|ement)|investi(?:ssement)?|subvention|"
+    r"cost(?:o|ó|aron)|inversión|invirti[óe]|financiación|"
+    r"kost(?:en|ete|eten)|gekostet|investi(?:ert|tion)|finanziert|förder(?:ung|te))(?!\w)",
     re.I,
 )
 """What a quote says when it tells what something cost: money spent, granted or invested."""
 
-_COST_ASKED = re.compile(r"\b(?:cost(?:s|ed)?|pric(?:e|es)|how much|paid|spent|invest)", re.I)
-_WHEN_ASKED = re.compile(r"\b(?:when|(?:what|which) year|timeline|history|since)\b", re.I)
-_SIZE_ASKED = re.compile(r"\b(?:how (?:many|large|big)|capacity|sizes?)\b", re.I)
+_COST_ASKED = re.compile(
+    r"\b(?:cost(?:s|ed)?|pric(?:e|es)|how much|paid|spent|invest|co[uû]t|combien a coûté|"
+    r"cost(?:o|ó|aron)|cuesta|cuánto|kost(?:en|et|ete)|gekostet|wie viel)",
+    re.I,
+)
+_WHEN_ASKED = re.compile(
+    r"\b(?:when|(?:what|which) year|timeline|history|since|quand|historique|cuándo|historia|"
+    r"wann|geschichte|seit wann)(?!\w)",
+    re.I,
+)
+_SIZE_ASKED = re.compile(
+    r"\b(?:how (?:many|large|big)|capacity|sizes?|quelle taille|capacité|tamaño|capacidad|"
+    r"wie (?:groß|viele)|größe|kapazität)(?!\w)",
+    re.I,
+)
+"""What a question asks for, in English, French, Spanish or German."""
 _SIZE_KINDS = frozenset({"power", "energy", "length", "mass", "count"})
 
 

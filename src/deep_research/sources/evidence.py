@@ -59,19 +59,30 @@ ANSWER_TYPES: tuple[tuple[str, re.Pattern[str], frozenset[str]], ...] = (
         "money",
         re.compile(
             r"\b(?:cost(?:s|ed|ing)?|pric(?:e|es|ed|ing)|paid|pay|spen[dt]|spending|"
-            r"fund(?:s|ed|ing)?|budget(?:s|ed)?|invest(?:ed|ment)?)\b",
+            r"fund(?:s|ed|ing)?|budget(?:s|ed)?|invest(?:ed|ment)?|"
+            # French, Spanish, German
+            r"co[uû]t(?:s|e|é|ent)?|cost(?:o|ó|aron)|cuesta|precios?|"
+            r"kost(?:en|et|ete)|gekostet|preis(?:e|s)?)\b",
             re.I,
         ),
         frozenset({"money"}),
     ),
     (
         "date",
-        re.compile(r"\b(?:when|(?:what|which) year|what date|timeline)\b", re.I),
+        re.compile(
+            r"\b(?:when|(?:what|which) year|what date|timeline|quand|en quelle année|"
+            r"cuándo|en qué año|wann|in welchem jahr)(?!\w)",
+            re.I,
+        ),
         frozenset({"date", "decade"}),
     ),
     (
         "measure",
-        re.compile(r"\b(?:how (?:many|large|big)|capacity|size[sd]?)\b", re.I),
+        re.compile(
+            r"\b(?:how (?:many|large|big)|capacity|size[sd]?|quelle taille|capacité|"
+            r"qué tan grande|tamaño|capacidad|wie (?:groß|viele)|größe|kapazität)(?!\w)",
+            re.I,
+        ),
         frozenset({"power", "energy", "length", "miles", "mass", "charge", "voltage", "count"}),
     ),
 )
@@ -82,7 +93,10 @@ prices per unit (``money/energy``)."""
 ANSWER_TERMS = frozenset(
     content_tokens(
         "cost costs price prices paid pay spend spent funding budget invested large big "
-        "size sizes capacity year date timeline"
+        "size sizes capacity year date timeline "
+        # the same in French, Spanish and German questions
+        "coût coûts coûte coûté taille capacité année costo costó cuesta tamaño capacidad año "
+        "kosten kostet gekostet groß größe kapazität jahr"
     )
 )
 """Question terms that name what is asked, not what it is asked about: never subject terms."""
