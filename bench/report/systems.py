@@ -85,8 +85,7 @@ def checkpoints(r: dict[str, Any]) -> tuple[str, list[str]]:
             "returns (its sources, findings and evidence references) are stored twice, as "
             "its own writes, which its resume needs, and as its write to the main graph; "
             "the claims of each verification pass, the draft, citations and report grow "
-            "with the sources too (the report is stored as its write and again in a "
-            "checkpoint)."
+            "with the sources too (each stored once, as its write)."
         )
     channels = r.get("bytes_per_record")
     extra = ""

@@ -4,22 +4,29 @@ A ``DeltaChannel`` keeps no copy of its list in each checkpoint: LangGraph store
 and rebuilds the list by replaying them through the batched reducer, in batches of its own
 choosing. So the reducers must give the same list however the writes are batched, and a thread
 read back from the store must hold what the researchers returned, also after clarify resets
-the lists for a follow-up question (see docs/decisions.md).
+the lists for a follow-up question (see docs/decisions.md). The report is kept the same way
+(latest write wins, empty is ``None``), and a thread written while it was a plain channel,
+with the report in every checkpoint, reads back and continues.
 """
 
 from __future__ import annotations
 
+import importlib
 import itertools
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import reduce
 from pathlib import Path
 from random import Random
 from typing import Any, TypeVar
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import HumanMessage
-from langgraph.types import Overwrite
+from langgraph.channels.last_value import LastValue
+from langgraph.checkpoint.serde.types import _DeltaSnapshot
+from langgraph.types import Command, Overwrite
 
 from deep_research.context import Context
 from deep_research.engines import Reply
@@ -27,7 +34,7 @@ from deep_research.graph import build_graph
 from deep_research.persistence import open_checkpointer
 from deep_research.sources.identity import source_keys
 from deep_research.sources.pool import extend_pool
-from deep_research.state import BibRecord, EvidenceSpan, Finding, PlanStep, Source
+from deep_research.state import BibRecord, EvidenceSpan, Finding, PlanStep, Report, Source
 from deep_research.state.reducers import (
     latest_write,
     merge_evidence,
@@ -41,8 +48,11 @@ from tests.unit_tests.test_checkpoint_size import GeneratedWeb, ShapedEngine
 
 T = TypeVar("T")
 
+CLARIFY = importlib.import_module("deep_research.nodes.clarify")
+"""The module (the package's ``clarify`` is the node function)."""
+
 GROWING = ("sources", "evidence", "findings")
-REPLACED = ("draft", "claims", "citations")
+REPLACED = ("draft", "claims", "citations", "report")
 KEPT = (*GROWING, *REPLACED)
 
 # Few distinct keys, so that writes collide and the keyed merges have work to do.
@@ -247,7 +257,7 @@ MERGES: dict[str, Callable[[Any, Any], Any]] = {
 
 async def _ask(graph: Any, config: dict[str, Any], question: str) -> dict[str, Any]:
     """Run one question; return the lists its researchers' updates merge into, and the last
-    draft, claims and citations written."""
+    draft, claims, citations and report written."""
     updates: list[dict[str, Any]] = []
     latest: dict[str, Any] = {}
     async for chunk in graph.astream(
@@ -279,7 +289,7 @@ async def test_a_thread_read_back_from_sqlite_holds_what_the_researchers_returne
         latest = await saver.aget_tuple(config)
         assert latest is not None
         assert not {*GROWING, *REPLACED} & latest.checkpoint["channel_values"].keys()
-        assert all(first[k] for k in REPLACED), "the first answer has claims and citations"
+        assert all(first[k] for k in REPLACED), "the first answer has claims and a report"
         researchers = [
             c.checkpoint["channel_values"].keys()
             async for c in saver.alist({"configurable": {"thread_id": "delta"}})
@@ -295,6 +305,14 @@ async def test_a_thread_read_back_from_sqlite_holds_what_the_researchers_returne
         assert state["pool"] == extend_pool([], first["sources"])
 
         assert second["draft"] != first["draft"], "the second answer replaced the first"
+        assert second["report"].question == "Which of them are in Europe?"
+        resets = [
+            c.metadata["step"]
+            async for c in saver.alist(config)
+            if not c.config["configurable"]["checkpoint_ns"]
+            and all(isinstance(c.checkpoint["channel_values"].get(k), _DeltaSnapshot) for k in KEPT)
+        ]
+        assert len(resets) == 2, "each question's reset (an Overwrite) stores one snapshot"
 
         earlier = [s async for s in graph.aget_state_history(config)]
         end_of_first = next(s for s in earlier if s.values["question"] == "Which storage sites?")
@@ -305,3 +323,65 @@ async def test_a_thread_read_back_from_sqlite_holds_what_the_researchers_returne
             if s.values["question"] == "Which of them are in Europe?" and s.next == ("plan",)
         )
         assert not any(reset.values[k] for k in REPLACED), "clarify's reset is replayed"
+
+
+def test_the_report_channel_keeps_the_declared_type_for_the_schemas() -> None:
+    """Studio and the server build the graph's schemas from each channel's declared type."""
+    graph = build_graph(engine=QuestionEngine(1, 1), sources=[GeneratedWeb()])
+    report = graph.get_output_jsonschema()["properties"]["report"]
+    assert report["anyOf"] == [{"$ref": "#/$defs/Report"}, {"type": "null"}]
+    channel = graph.channels["report"]
+    assert channel.UpdateType == channel.copy().UpdateType == Report | None
+    assert channel.from_checkpoint(None).get() is None, "an empty report is None"
+
+
+@pytest.mark.parametrize("paused", [False, True], ids=["finished", "paused_at_plan_review"])
+async def test_a_thread_with_the_report_in_its_checkpoints_reads_back_and_continues(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, paused: bool
+) -> None:
+    """A thread written while ``report`` was a plain channel (the report in every checkpoint,
+    clarify resetting it to ``None``): its report reads back, and a follow-up question, or
+    the question paused at its plan review, ends with its own report, stored as a write."""
+    url = f"sqlite:///{tmp_path / 'checkpoints.sqlite'}"
+    config: Any = {"configurable": {"thread_id": "before"}}
+    reviewed = replace(CONTEXT, review_plan=True)
+    follow_up = {"messages": [HumanMessage("Which of them are in Europe?")]}
+    with monkeypatch.context() as before:
+        fresh = CLARIFY._fresh_question
+        before.setattr(CLARIFY, "_fresh_question", lambda *a: fresh(*a) | {"report": None})
+        async with open_checkpointer(url) as saver:
+            graph = build_graph(
+                engine=QuestionEngine(2, 2), sources=[GeneratedWeb()], checkpointer=saver
+            )
+            plain = LastValue(Report | None)
+            plain.key = "report"
+            before.setitem(graph.channels, "report", plain)
+            first = await graph.ainvoke(
+                {"messages": [HumanMessage("Which storage sites?")]}, config, context=CONTEXT
+            )
+            if paused:
+                stop = await graph.ainvoke(follow_up, config, context=reviewed)
+                assert stop["__interrupt__"][0].value["type"] == "plan_review"
+            stored = await saver.aget_tuple(config)
+    assert stored is not None
+    kept = stored.checkpoint["channel_values"]["report"]
+    assert kept == (None if paused else first["report"]), "the old layout: a checkpoint value"
+
+    async with open_checkpointer(url) as saver:
+        graph = build_graph(
+            engine=QuestionEngine(2, 2), sources=[GeneratedWeb()], checkpointer=saver
+        )
+        state = (await graph.aget_state(config)).values
+        assert state["report"] == kept
+        if paused:
+            second = await graph.ainvoke(Command(resume="approve"), config, context=reviewed)
+        else:
+            second = await graph.ainvoke(follow_up, config, context=CONTEXT)
+        state = (await graph.aget_state(config)).values
+        latest = await saver.aget_tuple(config)
+        history = [s async for s in graph.aget_state_history(config)]
+    assert second["report"].question == "Which of them are in Europe?"
+    assert state["report"] == second["report"]
+    assert latest is not None and "report" not in latest.checkpoint["channel_values"]
+    end_of_first = next(s for s in history if s.values["question"] == "Which storage sites?")
+    assert end_of_first.values["report"] == first["report"]

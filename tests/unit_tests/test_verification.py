@@ -569,3 +569,23 @@ async def test_without_revision_every_claim_not_fully_supported_is_marked() -> N
     assert "Contradicted by its evidence: the evidence gives 300 tokens/s" in notes
     for claim in report.claims:
         assert report.markdown[claim.position_start : claim.position_end] == claim.text
+
+
+async def test_a_revision_that_changes_nothing_writes_no_draft_and_its_pass_no_claims() -> None:
+    """The checkpoints keep each write of the draft, claims and citations (docs/decisions.md):
+    a value that did not change is not written again."""
+    state, recording = (
+        make_state(f"## H\n\n{SUPPORTED} [@ev_cap]. {PARTIAL} [@ev_cap]."),
+        Recording(),
+    )
+    services = Services(engine=NeverFixes())
+    first = await verify(state, recording.runtime, services=services)
+    assert first["claims"] and first["citations"]
+    apply(state, first)
+    assert route_after_verify(state) == "revise"
+    revised = await revise(state, recording.runtime, services=services)
+    assert "draft" not in revised and revised["revisions"] == 1, "the rewrite changed nothing"
+    apply(state, revised)
+    again = await verify(state, recording.runtime, services=services)
+    assert "claims" not in again and "citations" not in again
+    assert again["verification"].passes == 2

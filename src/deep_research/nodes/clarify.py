@@ -52,7 +52,7 @@ def _fresh_question(question: str, history: list[Turn]) -> dict[str, Any]:
         "verification": VerificationSummary(),
         "revisions": 0,
         "budget_reached": None,
-        "report": None,
+        "report": Overwrite(None),
         "started_at": time.time(),
     }
 

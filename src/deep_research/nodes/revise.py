@@ -115,12 +115,15 @@ async def revise(state: State, runtime: Runtime[Context], *, services: Services)
             "recited": state.verification.recited + outcomes["recited"],
         }
     )
-    return {
-        "draft": normalize_draft(drop_empty(draft)),
+    update: dict[str, Any] = {
         "revisions": state.revisions + 1,
         "verification": summary,
         "usage": usage,
     }
+    draft = normalize_draft(drop_empty(draft))
+    if draft != state.draft:  # written only when changed, as verify writes claims
+        update["draft"] = draft
+    return update
 
 
 def _edit(

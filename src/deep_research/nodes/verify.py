@@ -85,9 +85,11 @@ async def verify(state: State, runtime: Runtime[Context], *, services: Services)
             citations=recorded,
         ),
     )
-    return {
-        "claims": result.claims,
-        "citations": result.citations,
-        "verification": summary,
-        "usage": result.usage,
-    }
+    update: dict[str, Any] = {"verification": summary, "usage": result.usage}
+    # a pass after a revision that changed nothing finds the same claims: each write is kept
+    # in the checkpoints (see docs/decisions.md), so an unchanged value is not written again
+    if result.claims != state.claims:
+        update["claims"] = result.claims
+    if result.citations != state.citations:
+        update["citations"] = result.citations
+    return update

@@ -14,6 +14,7 @@ from langchain_core.messages import AnyMessage
 from langgraph.channels.delta import DeltaChannel
 from langgraph.graph.message import add_messages
 
+from deep_research.state.channels import NullableDeltaChannel
 from deep_research.state.models import (
     BudgetLimit,
     Citation,
@@ -47,9 +48,13 @@ class InputState:
 
 @dataclass(kw_only=True)
 class OutputState(InputState):
-    """What a finished run returns: the chat (the report appended) and the report itself."""
+    """What a finished run returns: the chat (the report appended) and the report itself.
 
-    report: Report | None = None
+    ``report`` is a ``DeltaChannel`` whose latest write wins, like ``State.draft``: it is
+    stored once, as finalize's write, not again in each later checkpoint.
+    """
+
+    report: Annotated[Report | None, NullableDeltaChannel(latest_write)] = None
 
 
 @dataclass(kw_only=True)
@@ -60,7 +65,8 @@ class State(OutputState):
     ``DeltaChannel``s: a checkpoint stores the writes that add to them, not the whole lists,
     and reading the state replays those writes (see docs/decisions.md). ``draft``, ``claims``
     and ``citations``, which grow with the sources and are replaced whole, are
-    ``DeltaChannel``s whose latest write wins, so each is stored once, as its write.
+    ``DeltaChannel``s whose latest write wins, so each is stored once, as its write (and
+    ``report`` too, see :class:`OutputState`).
     With a content store, ``evidence`` holds :class:`EvidenceRef`s, whose quotes stay in
     the stored page text: nodes resolve them with
     :func:`~deep_research.persistence.content.resolve_evidence`.
