@@ -2,17 +2,21 @@
 
 A date keeps the parts it states, so ``March 2017`` can match ``17 March 2017`` and a day and
 month without a year (``On 12 July``) can match the full date. A day and month alone need a
-capitalized month name: ``5 may be`` is no date. Chinese dates (``2019年3月5日``) come from
-:func:`.chinese_figures.date_pattern`.
+capitalized month name: ``5 may be`` is no date. In text that reads as French, Spanish or
+German, their month names are read too (:func:`date_patterns`): ``le 1er mars 2021``,
+``3 de marzo de 2021``, ``3. März 2021``, ``mars 2021``. Chinese dates (``2019年3月5日``) come
+from :func:`.chinese_figures.date_pattern`.
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 
+from deep_research.language import Language
 from deep_research.verification import chinese_figures as zh
 
-__all__ = ["DATES", "DECADE", "date_parts"]
+__all__ = ["DATES", "DECADE", "MONTHS", "date_parts", "date_patterns"]
 
 _MONTH_NAMES = (
     "january february march april may june july august september october november december"
@@ -27,6 +31,28 @@ _MONTH_NAME = (
     r"(?P<m>" + "|".join(sorted((m.capitalize() for m in _MONTHS), key=len, reverse=True)) + r")\.?"
 )
 """A capitalized month name: without a year, ``5 may be`` must not read as a date."""
+
+MONTHS: dict[Language, tuple[str, ...]] = {
+    "fr": tuple(
+        "janvier février|fevrier mars avril mai juin juillet août|aout septembre octobre "
+        "novembre décembre|decembre".split()
+    ),
+    "es": tuple(
+        "enero febrero marzo abril mayo junio julio agosto septiembre|setiembre octubre "
+        "noviembre diciembre".split()
+    ),
+    "de": tuple(
+        "januar|jänner februar märz|maerz april mai juni juli august september oktober "
+        "november dezember".split()
+    ),
+}
+"""The months of French, Spanish and German, in full (``a|b``: two spellings of one month)."""
+_FOREIGN_MONTHS = {
+    name: number
+    for months in MONTHS.values()
+    for number, month in enumerate(months, start=1)
+    for name in month.split("|")
+}
 
 DATES = [
     re.compile(
@@ -45,11 +71,33 @@ DECADE = re.compile(r"\b(?P<y>1[5-9]\d0|20[0-9]0)s\b")
 """A decade: ``the 1990s``."""
 
 
+@cache
+def date_patterns(languages: frozenset[Language]) -> tuple[re.Pattern[str], ...]:
+    """:data:`DATES`, after the dates written in the month names of ``languages``.
+
+    ``le 1er mars 2021``, ``3 de marzo de 2021``, ``3. März 2021``, ``marzo de 2021``,
+    ``le 3 mars``: the day before the month, with ``er``, ``º`` or a stop, and ``de`` in
+    Spanish. Their month names are not English words, so no capital is needed without a year.
+    """
+    names = {name for lang in languages for month in MONTHS[lang] for name in month.split("|")}
+    if not names:
+        return tuple(DATES)
+    month = r"(?P<m>" + "|".join(sorted(names, key=len, reverse=True)) + r")"
+    day = r"(?P<d>\d{1,2})(?:er|º)?(?:\.\s*|\s+)(?:de\s+)?"
+    year = r"(?:del?\s+)?(?P<y>\d{4})\b"
+    foreign = [
+        re.compile(rf"\b{day}{month}\s+{year}", re.I),
+        re.compile(rf"\b{month}\s+{year}", re.I),
+        re.compile(rf"\b{day}{month}(?!\w)", re.I),
+    ]
+    return (*foreign, *DATES)
+
+
 def date_parts(match: re.Match[str]) -> tuple[int, int | None, int | None]:
-    """The year (0 if unstated), month and day of a match of one of :data:`DATES`."""
+    """The year (0 if unstated), month and day of a match of one of :func:`date_patterns`."""
     parts = match.groupdict()
     mm, m = parts.get("mm"), (parts.get("m") or "").lower()
-    month = zh.read_numeral(mm) if mm else _MONTHS.get(m)
+    month = zh.read_numeral(mm) if mm else _MONTHS.get(m) or _FOREIGN_MONTHS.get(m)
     day = zh.read_numeral(parts["d"]) if parts.get("d") else None
     year = zh.read_numeral(parts["y"]) if parts.get("y") else 0
     return year, month, day

@@ -7,8 +7,10 @@ to one base unit per kind, so ``1.2 billion`` equals ``1,200 million``, ``0.15 G
 currencies differ (``A$`` is not ``US$``; ``EUR 5`` is ``€5``, ``12 cents`` is ``$0.12``).
 A year is a date, never a plain number: ``2019`` the year is not ``2,019`` units.
 Other languages' notations read as the same figures: ``48,6 %`` is 48.6%, ``1 200 MW`` in
-French text 1,200 MW, ``1.234,5 Mio. Euro`` €1,234.5 million, and Chinese, numbers written in
-characters included. How two figures compare is :mod:`.agreement`'s job.
+French text 1,200 MW, ``1.234,5 Mio. Euro`` €1,234.5 million, ``deux millions d'euros`` €2
+million and ``le 3 mars 2021`` 2021-03-03 (French, Spanish and German month names and numbers
+in words), and Chinese, numbers written in characters included. How two figures compare is
+:mod:`.agreement`'s job.
 
 This module finds the figures and builds each :class:`Quantity`; the parts are read by
 
@@ -27,13 +29,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from deep_research.language import writes_decimal_comma
+from deep_research.language import Language, french_spanish_or_german
 from deep_research.verification import chinese_figures as zh
 from deep_research.verification.currencies import canonical, currency_before
-from deep_research.verification.dates import DATES, DECADE, date_parts
+from deep_research.verification.dates import DECADE, date_parts, date_patterns
 from deep_research.verification.digits import AMBIGUOUS, NUMBER, NUMBER_SPACED, digits
 from deep_research.verification.hedges import Bound, hedge_bound
-from deep_research.verification.number_words import WORD_NUMBER, WORD_NUMBERS
+from deep_research.verification.number_words import WORD_NUMBER, WORD_NUMBERS, foreign_numbers
 from deep_research.verification.units import Reading, read_suffix, scale
 
 __all__ = ["Quantity", "quantities"]
@@ -72,31 +74,27 @@ class Quantity:
 
 
 def quantities(text: str) -> list[Quantity]:
-    """Every figure of ``text``, in order: dates, decades, then numbers with their units."""
+    """Every figure of ``text``, in order: dates, decades, then numbers with their units.
+
+    In text that reads as French, Spanish or German, their month names and numbers in words
+    are read too, and a plain space groups thousands (``1 200 MW``).
+    """
     found: list[Quantity] = []
     masked = text.translate(zh.FULL_WIDTH)
-    for pattern in DATES:
+    languages = french_spanish_or_german(text)
+    for pattern in date_patterns(languages):
         for match in pattern.finditer(masked):
-            year, month, day = date_parts(match)
-            found.append(
-                Quantity(
-                    float(year),
-                    "date",
-                    match.group(0),
-                    match.start(),
-                    match.end(),
-                    0,
-                    month=month,
-                    day=day,
-                )  # fmt: skip
-            )
+            found.append(_date(match))
             masked = masked[: match.start()] + " " * len(match.group(0)) + masked[match.end() :]
     for match in DECADE.finditer(masked):
         year = int(match.group("y"))
         found.append(Quantity(year, "decade", match.group(0), match.start(), match.end(), 0))
         masked = masked[: match.start()] + " " * len(match.group(0)) + masked[match.end() :]
-    comma_decimal = bool(AMBIGUOUS.search(masked)) and writes_decimal_comma(text)
+    comma_decimal = bool(languages) and bool(AMBIGUOUS.search(masked))
     found.extend(_numbers(masked, text, comma_decimal))
+    found.extend(_chinese_numbers(masked, text))
+    taken = {at for q in found for at in range(q.start, q.end)}
+    found.extend(_words(masked, text, languages, taken))
     return sorted(found, key=lambda q: q.start)
 
 
@@ -150,11 +148,55 @@ def _numbers(masked: str, text: str, comma_decimal: bool = False) -> Iterator[Qu
             noun=noun,
             number=number,
         )
-    yield from _chinese_numbers(masked, text)
+
+
+_SPELLED_KINDS = ("count", "duration", "percent")
+"""What a number in words is read as without a scale word: ``three units``, ``two years``,
+``vingt pour cent``; ``three dollars`` or ``a two-MW plant`` are not read."""
+
+
+def _words(
+    masked: str, text: str, languages: frozenset[Language], taken: set[int]
+) -> Iterator[Quantity]:
+    """Numbers written in words (see :mod:`.number_words`), outside the figures ``taken``.
+
+    French, Spanish and German ones followed by a scale word are figures like digits
+    (``deux millions d'euros``); the others are spelled out: they can match a figure, but are
+    never required and never contradict one.
+    """
+    taken, covered = set(taken), set[int]()
+    for word in foreign_numbers(masked, languages):
+        covered.update(range(word.start, word.end))
+        if word.start in taken:
+            continue  # the cent of 20 pour cent, or of vingt pour cent
+        factor = scale(masked, word.end, "")[0]
+        if word.article and factor == 1.0:
+            continue  # un, una, ein: an article
+        read = read_suffix(masked, word.end, float(word.value), 0, "")
+        if read is None:
+            continue
+        taken.update(range(word.start, read.end))  # the cents of vingt cents is no hundred
+        if factor == 1.0 and read.kind not in _SPELLED_KINDS:
+            continue
+        yield Quantity(
+            read.value,
+            read.kind,
+            text[word.start : read.end],
+            word.start,
+            read.end,
+            read.resolution,
+            hedge_bound(masked[max(0, word.start - 24) : word.start]),
+            currency=canonical(read.currency),
+            noun=read.noun,
+            spelled=factor == 1.0,
+            number=word.value * factor,
+        )
     for match in WORD_NUMBER.finditer(masked):
+        if match.start() in covered:
+            continue  # French six, read above
         value = float(WORD_NUMBERS[match.group(0).lower()])
         read = read_suffix(masked, match.end(), value, 0, "")
-        if read is not None and read.kind in ("count", "duration", "percent"):
+        if read is not None and read.kind in _SPELLED_KINDS:
             value, kind, _, noun, stop, resolution = read
             yield Quantity(
                 value,

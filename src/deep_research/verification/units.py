@@ -22,12 +22,13 @@ from deep_research.verification.currencies import currency_after
 __all__ = ["Reading", "read_suffix", "scale"]
 
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_SCALES |= {"millions": 1e6, "millionen": 1e6, "millones": 1e6, "mio": 1e6}
+_SCALES |= {"millions": 1e6, "millionen": 1e6, "millón": 1e6, "millones": 1e6, "mio": 1e6}
 _SCALES |= {"milliard": 1e9, "milliards": 1e9, "milliarde": 1e9, "milliarden": 1e9, "mrd": 1e9}
-"""Scale words in English, French (``1,5 milliard``), German (``2 Mio.``) and Spanish."""
+"""Scale words in English, French (``1,5 milliard``), German (``2 Mio.``) and Spanish
+(``un millón``)."""
 _SCALE_ABBREVIATIONS = {"k": 1e3, "m": 1e6, "mn": 1e6, "mln": 1e6, "b": 1e9, "bn": 1e9}
 _SCALE = re.compile(
-    r"\s?(?P<s>milliarden|milliarde|milliards?|millionen|millones|millions?|mrd|mio|thousand|"
+    r"\s?(?P<s>milliarden|milliarde|milliards?|millionen|millones|millón|millions?|mrd|mio|thousand|"
     r"billion|trillion|bn|mln|mn|m|k|b)\b(?:(?<=mrd|mio)\.)?",
     re.I,
 )
