@@ -60,16 +60,27 @@ def language_of(text: str) -> Language:
     return best
 
 
+def french_spanish_or_german(text: str) -> frozenset[Language]:
+    """Which of French, Spanish and German ``text`` reads as, at least as much as English.
+
+    Counted in function words; a tie goes to them: a short sentence such as ``Le projet a
+    coûté 1 500 millions d'euros`` has one English word (``a``) for one French (``le``), and
+    ``La planta costó dos millones`` reads as French and Spanish alike. A text with no function
+    word of theirs has none.
+    """
+    words = [w.lower() for w in _LATIN_WORD.findall(text)]
+    english = sum(w in _ENGLISH for w in words)
+    counts = {language: sum(w in markers for w in words) for language, markers in _MARKERS.items()}
+    return frozenset(lang for lang, count in counts.items() if count > 0 and count >= english)
+
+
 def writes_decimal_comma(text: str) -> bool:
     """True when ``text`` reads as French, Spanish or German at least as much as English.
 
     Those languages write ``48,6`` for 48.6 and group thousands with spaces or stops
-    (``1 200``, ``1.200``). A tie goes to them: a short sentence such as ``Le projet a coûté
-    1 500 millions d'euros`` has one English word (``a``) for one French (``le``).
+    (``1 200``, ``1.200``); see :func:`french_spanish_or_german` for how a text is told apart.
     """
-    words = [w.lower() for w in _LATIN_WORD.findall(text)]
-    other = max(sum(w in markers for w in words) for markers in _MARKERS.values())
-    return other > 0 and other >= sum(w in _ENGLISH for w in words)
+    return bool(french_spanish_or_german(text))
 
 
 LANGUAGE_NAMES: dict[Language, str] = {

@@ -217,6 +217,14 @@ piece's last 8 (the word boundary before it still sees the character ahead). A c
 a number is a unit (``270 C.``, ``5 V.``), not an initial."""
 
 
+_DAY_STOP = re.compile(r"(?<![\d.])\d{1,2}\.$")
+_GERMAN_MONTH = re.compile(
+    r"\s+(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|"
+    r"Dezember)\b"
+)
+"""German writes a date's day with a stop (``am 3. März 2021``): no sentence ends there."""
+
+
 def _starts_sentence(rest: str, *, markers: bool) -> bool:
     """Whether the text after a ``.!?`` and whitespace opens a new sentence.
 
@@ -248,17 +256,20 @@ def split_line(line: str, *, markers: bool = False) -> Iterator[str]:
     """The sentences of one line of prose, stripped, in order.
 
     A sentence ends at ``.``, ``!`` or ``?`` (closing quotes or brackets may follow) before
-    whitespace and a capital, a digit or an uncased letter, but not after a known abbreviation
-    or an initial; at the Devanagari, Arabic or Ethiopic stops before whitespace; and at a
-    full-width ``。！？`` wherever it stands. With ``markers``, a run of citation markers
-    ``[@id]`` after the whitespace also starts a new piece (a draft's markers written after a
-    period; see :func:`deep_research.verification.citations.split_sentences`).
+    whitespace and a capital, a digit or an uncased letter, but not after a known abbreviation,
+    an initial or the day of a German date (``3. März``); at the Devanagari, Arabic or
+    Ethiopic stops before whitespace; and at a full-width ``。！？`` wherever it stands. With
+    ``markers``, a run of citation markers ``[@id]`` after the whitespace also starts a new
+    piece (a draft's markers written after a period; see
+    :func:`deep_research.verification.citations.split_sentences`).
     """
     last = 0
     for end, start in _boundaries(line, markers=markers):
         if end <= last:
             continue
         if _ABBREVIATION.search(ended := line[last:end].rstrip(CLOSERS), len(ended) - 8):
+            continue
+        if _DAY_STOP.search(ended) and _GERMAN_MONTH.match(line, end):
             continue
         piece = line[last:end].strip()  # closing quotes stay with their sentence
         if piece:

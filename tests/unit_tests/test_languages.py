@@ -16,7 +16,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from deep_research.context import Context
 from deep_research.engines import OfflineEngine
 from deep_research.graph import build_graph
-from deep_research.language import language_of, writes_decimal_comma
+from deep_research.language import french_spanish_or_german, language_of, writes_decimal_comma
 from deep_research.persistence.checkpointer import make_serde
 from deep_research.sources import LocalCorpus
 from deep_research.sources.local import default_index_path, query_terms
@@ -72,6 +72,17 @@ def test_sentences_end_at_full_width_stops_and_before_capitals_of_any_script() -
     ]
     assert list(split_line("The U.S. grid grew. e.g. it did.")) == [
         "The U.S. grid grew. e.g. it did."
+    ]
+
+
+def test_the_day_of_a_german_date_does_not_end_a_sentence() -> None:
+    assert list(split_line("Die Anlage ging am 3. März 2021 in Betrieb. Sie läuft.")) == [
+        "Die Anlage ging am 3. März 2021 in Betrieb.",
+        "Sie läuft.",
+    ]
+    assert list(split_line("Es stieg um 4. Danach fiel es.")) == [
+        "Es stieg um 4.",
+        "Danach fiel es.",
     ]
 
 
@@ -135,6 +146,14 @@ def test_languages_that_write_decimal_commas_are_told_apart_from_english() -> No
     assert writes_decimal_comma("El proyecto costó 1.500 millones de euros.")
     assert not writes_decimal_comma("The plant has a capacity of 1,234 MW.")
     assert not writes_decimal_comma("1,234 MW")  # no words: English
+
+
+def test_french_spanish_and_german_are_each_told_apart_from_english() -> None:
+    """Their month names and numbers in words are read in text that reads as them."""
+    assert french_spanish_or_german("Le projet a coûté deux millions d'euros.") == {"fr"}
+    assert french_spanish_or_german("La planta costó dos millones de euros.") == {"fr", "es"}
+    assert french_spanish_or_german("Die Anlage kostete zwei Millionen Euro.") == {"de"}
+    assert french_spanish_or_german("The project cost two million euros.") == set()
 
 
 async def _report(corpus: str, question: str, tmp_path: Path) -> Report:

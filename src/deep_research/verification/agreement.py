@@ -9,7 +9,8 @@ noun, dates only where both state the differing part.
 
 from __future__ import annotations
 
-from deep_research.verification.quantities import APPROX_TOLERANCE, Quantity
+from deep_research.verification.hedges import APPROX_TOLERANCE
+from deep_research.verification.quantities import Quantity
 
 __all__ = ["agrees", "conflicts", "confused_units", "same_kind"]
 
