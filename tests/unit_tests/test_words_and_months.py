@@ -33,6 +33,10 @@ def one(text: str) -> Quantity:
         ("Die Anlage kostete zwei Millionen Euro.", "money", 2e6, "€"),
         ("Die Anlage kostete eine Milliarde Euro.", "money", 1e9, "€"),
         ("La ville compte deux millions d'habitants.", "count", 2e6, ""),
+        # English follows the same rule
+        ("The plant cost two million dollars.", "money", 2e6, "$"),
+        ("About three billion euros were spent.", "money", 3e9, "€"),
+        ("The city has two million residents.", "count", 2e6, ""),
     ],
 )
 def test_a_number_in_words_before_a_scale_word_is_a_figure(
@@ -194,6 +198,16 @@ def test_a_french_date_is_the_same_date_written_in_english_or_iso() -> None:
             "Die Anlage ging am 3. März 2021 in Betrieb.",
             "Die Anlage ging am 5. März 2021 in Betrieb.",
             Verdict.CONTRADICTED,
+        ),
+        (
+            "The plant cost two million dollars.",
+            "The plant cost $3 million.",
+            Verdict.CONTRADICTED,
+        ),
+        (
+            "The plant cost $2 million.",
+            "The plant cost two million dollars.",
+            Verdict.SUPPORTED,
         ),
         # a small number in words matches digits, but never contradicts them
         (

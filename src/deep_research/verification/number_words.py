@@ -10,7 +10,8 @@ word (``un milliard``, see :func:`foreign_numbers`).
 
 A number in words can match a figure, but is never required (see
 :attr:`.quantities.Quantity.spelled`), unless a scale word follows it: ``deux millions
-d'euros`` is a figure like ``2 millions d'euros``.
+d'euros`` is a figure like ``2 millions d'euros``, and ``two million dollars`` like
+``$2 million``.
 """
 
 from __future__ import annotations

@@ -160,8 +160,8 @@ def _words(
 ) -> Iterator[Quantity]:
     """Numbers written in words (see :mod:`.number_words`), outside the figures ``taken``.
 
-    French, Spanish and German ones followed by a scale word are figures like digits
-    (``deux millions d'euros``); the others are spelled out: they can match a figure, but are
+    Those followed by a scale word are figures like digits (``deux millions d'euros``,
+    ``two million dollars``); the others are spelled out: they can match a figure, but are
     never required and never contradict one.
     """
     taken, covered = set(taken), set[int]()
@@ -195,20 +195,23 @@ def _words(
         if match.start() in covered:
             continue  # French six, read above
         value = float(WORD_NUMBERS[match.group(0).lower()])
+        factor = scale(masked, match.end(), "")[0]
         read = read_suffix(masked, match.end(), value, 0, "")
-        if read is not None and read.kind in _SPELLED_KINDS:
-            value, kind, _, noun, stop, resolution = read
-            yield Quantity(
-                value,
-                kind,
-                text[match.start() : stop],
-                match.start(),
-                stop,
-                resolution,
-                noun=noun,
-                spelled=True,
-                number=_written(masked, match.end(), value, ""),
-            )
+        if read is None or (factor == 1.0 and read.kind not in _SPELLED_KINDS):
+            continue
+        yield Quantity(
+            read.value,
+            read.kind,
+            text[match.start() : read.end],
+            match.start(),
+            read.end,
+            read.resolution,
+            hedge_bound(masked[max(0, match.start() - 24) : match.start()]),
+            currency=canonical(read.currency),
+            noun=read.noun,
+            spelled=factor == 1.0,
+            number=_written(masked, match.end(), value, ""),
+        )
 
 
 def _chinese_numbers(masked: str, text: str) -> Iterator[Quantity]:
