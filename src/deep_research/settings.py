@@ -288,6 +288,13 @@ class Settings(BaseSettings):
     """Minutes an item of the content store is kept after it was last written or read; unset:
     for ever. Swept whenever the store is opened (and periodically by the server)."""
 
+    langgraph_checkpointer: dict[str, Any] | None = Field(
+        default=None, validation_alias="LANGGRAPH_CHECKPOINTER"
+    )
+    """``checkpointer`` of ``langgraph.json``, as the LangGraph server passes it to its process
+    (JSON); its ``ttl`` is the checkpoints' retention on the server when
+    ``DEEP_RESEARCH_CHECKPOINT_TTL_MINUTES`` is unset."""
+
     langgraph_store: dict[str, Any] | None = Field(default=None, validation_alias="LANGGRAPH_STORE")
     """``store`` of ``langgraph.json``, as the LangGraph server passes it to its process (JSON);
     its ``ttl`` is the content store's retention when ``DEEP_RESEARCH_STORE_TTL_MINUTES`` is

@@ -35,17 +35,24 @@ REMOVED_VARIABLES = (
 
 
 @contextmanager
-def langgraph_dev(workdir: Path, env: Mapping[str, str] | None = None) -> Iterator[str]:
+def langgraph_dev(
+    workdir: Path, env: Mapping[str, str] | None = None, *, config: Path | None = None
+) -> Iterator[str]:
     """Run ``langgraph dev`` on a free port with its data in ``workdir``; yield its URL.
 
-    Skips when the ``langgraph`` executable is missing (a failure under CI, see conftest).
+    ``config`` is the ``langgraph.json`` to serve (default: the repository's; relative paths
+    in another one are resolved against its own folder). Skips when the ``langgraph``
+    executable is missing (a failure under CI, see conftest).
     """
     if langgraph_executable() is None:
         pytest.skip("the `langgraph` executable is missing: install the dev extra (make install)")
     environment = {"DEEP_RESEARCH_DATA_DIR": str(workdir / "data"), **(env or {})}
     try:
         with dev_server(
-            REPO_ROOT / "langgraph.json", workdir, env=environment, remove_env=REMOVED_VARIABLES
+            config or REPO_ROOT / "langgraph.json",
+            workdir,
+            env=environment,
+            remove_env=REMOVED_VARIABLES,
         ) as server:
             print(
                 f"langgraph dev answered /ok after {server.startup_seconds:.2f} s"

@@ -10,18 +10,24 @@ Each stage can be repeated, so a purge interrupted anywhere is finished by runni
 the chats to erase are read first; their checkpoints go next; their rows last, in one
 transaction (until then the chats are still there to be found again); the documents they
 referred to that nothing refers to any more are removed after that commit.
+
+Retention is erasure on a clock: :func:`expire_checkpoints` deletes the checkpoints of idle
+chats, after the time :func:`checkpoint_retention` gives the server.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from deep_research.errors import ConfigurationError
 from deep_research.persistence.db import Database
 from deep_research.persistence.models import (
     Chat,
@@ -32,6 +38,9 @@ from deep_research.persistence.models import (
     utcnow,
 )
 from deep_research.persistence.namespaces import DOCUMENTS_NAMESPACE
+from deep_research.settings import get_settings
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -164,3 +173,60 @@ async def expire_checkpoints(
     for thread in threads:
         await checkpointer.adelete_thread(thread)
     return threads
+
+
+@dataclass(frozen=True)
+class CheckpointRetention:
+    """How long the server keeps the checkpoints of idle chats, and how often it looks."""
+
+    ttl_minutes: float
+    """Minutes a chat's checkpoints are kept after its last activity."""
+
+    sweep_minutes: float
+    """Minutes between two sweeps while the server runs."""
+
+
+def checkpoint_retention() -> CheckpointRetention | None:
+    """The server's checkpoint retention, if one is set.
+
+    ``DEEP_RESEARCH_CHECKPOINT_TTL_MINUTES`` wins (swept every
+    ``DEEP_RESEARCH_CHECKPOINT_SWEEP_MINUTES``); else ``checkpointer.ttl`` of ``langgraph.json``
+    (which the server hands to its process as ``LANGGRAPH_CHECKPOINTER``): its ``default_ttl``,
+    swept every ``sweep_interval_minutes`` (else ``DEEP_RESEARCH_CHECKPOINT_SWEEP_MINUTES``).
+    Only its ``delete`` strategy (the default) is applied: ``keep_latest`` is logged and left
+    to LangGraph.
+
+    Raises:
+        ConfigurationError: ``checkpointer.ttl`` has a ``default_ttl`` or
+            ``sweep_interval_minutes`` that is not a positive number.
+    """
+    settings = get_settings()
+    if settings.checkpoint_ttl_minutes is not None:
+        return CheckpointRetention(
+            settings.checkpoint_ttl_minutes, settings.checkpoint_sweep_minutes
+        )
+    config = settings.langgraph_checkpointer or {}
+    ttl = config.get("ttl")
+    if not isinstance(ttl, dict) or ttl.get("default_ttl") is None:
+        return None
+    if ttl.get("strategy", "delete") != "delete":
+        logger.warning(
+            "checkpointer.ttl strategy %r is not applied by deep-research (only 'delete' is)",
+            ttl["strategy"],
+        )
+        return None
+    sweep_minutes = settings.checkpoint_sweep_minutes
+    if ttl.get("sweep_interval_minutes") is not None:
+        sweep_minutes = _minutes(ttl, "sweep_interval_minutes")
+    return CheckpointRetention(_minutes(ttl, "default_ttl"), sweep_minutes)
+
+
+def _minutes(ttl: dict[str, Any], key: str) -> float:
+    """``ttl[key]`` as a positive number of minutes."""
+    value = ttl[key]
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise ConfigurationError(
+            f"checkpointer.ttl.{key} in langgraph.json must be a positive number of minutes,"
+            f" not {value!r}"
+        )
+    return float(value)

@@ -4,10 +4,19 @@ The server enters each factory once per event loop and closes it on shutdown. Bo
 project's own factories on ``DEEP_RESEARCH_DATABASE_URL`` (default: the SQLite file in the data
 directory), so the server, the command line and ``deep-research resume`` share checkpoints;
 with a database URL set, runs are also recorded in the domain store, whose schema the
-checkpointer factory upgrades at startup. With ``DEEP_RESEARCH_CHECKPOINT_TTL_MINUTES`` the
+checkpointer factory upgrades at startup.
+
+With a checkpoint retention (``checkpoint_retention`` in ``persistence/erase.py``:
+``DEEP_RESEARCH_CHECKPOINT_TTL_MINUTES``, else ``checkpointer.ttl`` of ``langgraph.json``) the
 checkpointer factory deletes the checkpoints of idle chats when the server starts and then
-every ``DEEP_RESEARCH_CHECKPOINT_SWEEP_MINUTES`` (default: hourly) while it runs; with
-``DEEP_RESEARCH_STORE_TTL_MINUTES`` the store expires page text (swept hourly).
+periodically while it runs; with a store retention (``store_ttl`` in ``persistence/content.py``:
+``DEEP_RESEARCH_STORE_TTL_MINUTES``, else ``store.ttl``) the store expires page text. LangGraph
+itself applies neither to these factories under ``langgraph dev``: its in-memory runtime
+ignores thread TTLs (its ``Threads.sweep_ttl`` is "not implemented for inmem server" and never
+called) and skips the TTL sweeper of a custom store.
+
+LangGraph loads this file by path, under a module name ``sys.modules`` does not hold, so it
+defines no dataclass (``@dataclass`` looks its module up there): those live in the package.
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ from deep_research.errors import DatabaseUnavailableError
 from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.persistence.content import open_store
 from deep_research.persistence.db import ensure_schema, open_database
-from deep_research.persistence.erase import expire_checkpoints
+from deep_research.persistence.erase import checkpoint_retention, expire_checkpoints
 from deep_research.settings import get_settings
 
 logger = logging.getLogger(__name__)
@@ -57,18 +66,25 @@ async def checkpointer() -> AsyncIterator[BaseCheckpointSaver[str]]:
     url = settings.resolved_database_url
     if settings.database_url is not None and url != "memory":
         await asyncio.to_thread(ensure_schema, url)
+    retention = checkpoint_retention()
     async with open_checkpointer(url) as saver:
-        if settings.checkpoint_ttl_minutes is None or url == "memory":
+        if retention is None or url == "memory":
             yield saver
             return
         async with open_database(url) as database:  # before the first run, as at every start
-            await expire_checkpoints(database, saver, ttl_minutes=settings.checkpoint_ttl_minutes)
+            expired = await expire_checkpoints(database, saver, ttl_minutes=retention.ttl_minutes)
+        logger.info(
+            "checkpoints of chats idle for %g min are deleted (%d now), every %g min",
+            retention.ttl_minutes,
+            len(expired),
+            retention.sweep_minutes,
+        )
         sweeper = asyncio.create_task(
             sweep_checkpoints(
                 url,
                 saver,
-                ttl_minutes=settings.checkpoint_ttl_minutes,
-                every_minutes=settings.checkpoint_sweep_minutes,
+                ttl_minutes=retention.ttl_minutes,
+                every_minutes=retention.sweep_minutes,
             )
         )
         try:
