@@ -21,10 +21,15 @@ from deep_research.persistence.content import get_document_text, open_store, put
 from deep_research.persistence.db import open_database
 from deep_research.persistence.models import Chat, utcnow
 from deep_research.persistence.repository import upsert_chat
-from deep_research.server.devserver import portable_config
+from deep_research.server.devserver import (
+    DevServerError,
+    dev_server,
+    langgraph_executable,
+    portable_config,
+)
 from deep_research.settings import get_settings
 from deep_research.state.models import Document
-from tests.integration_tests.server_process import REPO_ROOT, langgraph_dev
+from tests.integration_tests.server_process import REMOVED_VARIABLES, REPO_ROOT, langgraph_dev
 
 IDLE, ACTIVE = "idle-thread", "active-thread"
 LIGHT: dict[str, Any] = {"allow_clarification": False, "depth": "light"}
@@ -132,16 +137,22 @@ def test_the_server_sweeps_idle_chats_checkpoints_at_start_and_while_it_runs(
     assert later == set()
 
 
-CHECKPOINTER_TTL = {"strategy": "delete", "default_ttl": 60, "sweep_interval_minutes": 1}
+CHECKPOINTER_TTL: dict[str, Any] = {
+    "strategy": "delete",
+    "default_ttl": 60,
+    "sweep_interval_minutes": 1,
+}
 STORE_TTL = {"default_ttl": 1440, "sweep_interval_minutes": 1}
 """TTLs (minutes) for ``langgraph.json``; LangGraph takes sweep intervals in whole minutes."""
 
 
-def _langgraph_json_with_ttls(folder: Path) -> Path:
+def _langgraph_json_with_ttls(
+    folder: Path, checkpointer_ttl: dict[str, Any] = CHECKPOINTER_TTL
+) -> Path:
     """The repository's ``langgraph.json`` with ``checkpointer.ttl`` and ``store.ttl``."""
     path = portable_config(REPO_ROOT / "langgraph.json", folder)  # absolute paths
     config = json.loads(path.read_text())
-    config["checkpointer"]["ttl"] = CHECKPOINTER_TTL
+    config["checkpointer"]["ttl"] = checkpointer_ttl
     config["store"]["ttl"] = STORE_TTL
     path.write_text(json.dumps(config, indent=2))
     return path
@@ -185,3 +196,14 @@ def test_langgraph_json_ttls_reach_the_servers_checkpointer_and_store(
         pages = _research(url)
     assert pages
     assert asyncio.run(_page_ttls(database_url, pages)) == {(STORE_TTL["default_ttl"], True)}
+
+
+@pytest.mark.server
+def test_an_unusable_checkpointer_ttl_stops_the_server(tmp_path: Path) -> None:
+    if langgraph_executable() is None:
+        pytest.skip("the `langgraph` executable is missing: install the dev extra")
+    config = _langgraph_json_with_ttls(tmp_path, {"strategy": "delete", "default_ttl": 0})
+    env = {"DEEP_RESEARCH_DATA_DIR": str(tmp_path / "data")}
+    with pytest.raises(DevServerError, match="(?s)exited with .*positive number of minutes"):
+        with dev_server(config, tmp_path / "server", env=env, remove_env=REMOVED_VARIABLES):
+            pass
