@@ -115,3 +115,21 @@ is written in that language, so that an English question about die casting keeps
 def function_words(language: Language) -> frozenset[str]:
     """Words of ``language`` that carry no subject (see :data:`_FUNCTION_WORDS`)."""
     return _FUNCTION_WORDS.get(language, frozenset())
+
+
+_CJK_QUESTION_WORDS = re.compile(
+    "有哪些|有什么|为什么|怎么样|怎么|怎样|什么|哪些|哪个|哪里|哪一年|如何|多少|是否|情况|吗|呢|的|和|与|及|或"
+    "|なぜ|どのように|どのような|どの|何"
+)
+"""Chinese and Japanese question words, and the particles and conjunctions that join a
+question's nouns (``的``, ``和``): in text written without spaces they would glue the subject
+to the question (``回收情况如何``)."""
+
+
+def without_question_words(text: str) -> str:
+    """``text`` with its Chinese and Japanese question words and joining particles blanked.
+
+    For the question side only (a question, a step's title, a query), so that its subject
+    (``回收``) is what its terms name; evidence is matched as written.
+    """
+    return _CJK_QUESTION_WORDS.sub(" ", text)

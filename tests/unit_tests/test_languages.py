@@ -20,7 +20,7 @@ from deep_research.language import french_spanish_or_german, language_of, writes
 from deep_research.persistence.checkpointer import make_serde
 from deep_research.sources import LocalCorpus
 from deep_research.sources.local import default_index_path, query_terms
-from deep_research.state import Report, Verdict
+from deep_research.state import PlanStep, Report, Verdict
 from deep_research.text import content_tokens, numbers, sentences, split_line, tokens, word_count
 from deep_research.verification.citations import extract_claims, normalize_draft
 
@@ -268,3 +268,39 @@ async def test_a_german_cost_question_is_answered_with_what_it_cost(tmp_path: Pa
     # function words ("viel hat die") that no English page can mention
     assert "A$8 million" in report.markdown or "A$15 million" in report.markdown
     assert [s.title for s in plan] == ["Wie viel hat die Hornsdale Power Reserve gekostet"]
+
+
+def test_chinese_question_words_do_not_glue_to_the_subject() -> None:
+    from deep_research.engines.offline import _words
+    from deep_research.sources.evidence import step_terms
+
+    assert _words("磷酸铁锂电池有哪些优点和缺点？回收情况如何？") == [
+        "磷酸铁锂电池",
+        "优点",
+        "缺点",
+        "回收",
+    ]
+    # a step titled by the question finds sentences on its subject: its terms are the
+    # subject's bigrams, not 情况 or 如何
+    terms = step_terms(PlanStep(id="s01", title="回收情况如何"))
+    assert terms == ["回收"]
+
+
+async def test_a_chinese_question_adds_no_step_of_question_words(tmp_path: Path) -> None:
+    question = "磷酸铁锂电池有哪些优点和缺点？回收情况如何？"
+    root = (FIXTURES / "corpus_zh").resolve()
+    graph = build_graph(
+        engine=OfflineEngine(),
+        sources=[LocalCorpus(root, default_index_path(tmp_path, root))],
+        checkpointer=InMemorySaver(serde=make_serde()),
+    )
+    config: Any = {"configurable": {"thread_id": uuid.uuid4().hex}}
+    await graph.ainvoke(
+        {"messages": [HumanMessage(question)]},
+        config,
+        context=Context(allow_clarification=False, depth="medium"),
+    )
+    plan = (await graph.aget_state(config)).values["plan"]
+    added = [s.title for s in plan if s.round > 1]
+    assert added  # the medium depth's reflection adds a step for what no finding mentions
+    assert all(not any(w in t for w in ("哪些", "如何", "情况", "电池有")) for t in added), added

@@ -44,7 +44,7 @@ from deep_research.engines.schemas import (
     StepNotes,
 )
 from deep_research.labels import label
-from deep_research.language import function_words, language_of
+from deep_research.language import function_words, language_of, without_question_words
 from deep_research.sources.evidence import ANSWER_TERMS, select_windows
 from deep_research.state.models import EvidenceSpan, Finding, Passage, PlanStep
 from deep_research.text import (
@@ -104,7 +104,8 @@ def _words(text: str) -> list[str]:
     A run of CJK text stays whole (a search engine segments it better than bigrams would).
     """
     own = function_words(language_of(text))
-    return [w for w in words(text) if w not in STOPWORDS and w not in own]
+    spoken = without_question_words(text)
+    return [w for w in words(spoken) if w not in STOPWORDS and w not in own]
 
 
 def _compared_names(part: str) -> list[str]:

@@ -16,6 +16,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from deep_research.language import without_question_words
 from deep_research.sources.injection import is_instruction
 from deep_research.sources.passages import PAGE_DECAY, PASSAGE_BUDGET, rank_passages
 from deep_research.state.models import Document, EvidenceSpan, Passage, PlanStep, stable_id
@@ -122,8 +123,8 @@ _ANAPHOR = re.compile(r"^(?:it|its|this|these|that|those|they|their|such|then|th
 
 
 def step_terms(step: PlanStep, queries: Sequence[str] = ()) -> list[str]:
-    """The content tokens that describe what a step looks for."""
-    return content_tokens(" ".join([step.title, step.intent, *queries]))
+    """The content tokens that describe what a step looks for (question words left out)."""
+    return content_tokens(without_question_words(" ".join([step.title, step.intent, *queries])))
 
 
 def select_evidence(
