@@ -42,15 +42,10 @@ _CONTEXTUAL = ("date", "decade", "percent", "count")
 """Kinds of figure that conflict only when the words around both figures overlap."""
 
 
-def norm(token: str) -> str:
-    """A stemmed token with a final ``e`` dropped, so ``release`` meets ``released``."""
-    return token[:-1] if len(token) > 4 and token.endswith("e") else token
-
-
 def words(text: str) -> frozenset[str]:
-    """Content words of ``text``, numbers aside, normalized for matching."""
+    """Content words of ``text``, numbers aside, stemmed for matching."""
     return frozenset(
-        norm(t) for t in content_tokens(text) if not t.replace(",", "").replace(".", "").isdigit()
+        t for t in content_tokens(text) if not t.replace(",", "").replace(".", "").isdigit()
     )
 
 
@@ -247,8 +242,8 @@ def _match_figures(alignment: Alignment, ranked: list[Unit], analyses: Analyses)
 
 
 def _around(text: str, figure: Quantity) -> frozenset[str]:
-    before = [norm(t) for t in content_tokens(text[: figure.start]) if not t[0].isdigit()]
-    after = [norm(t) for t in content_tokens(text[figure.end :]) if not t[0].isdigit()]
+    before = [t for t in content_tokens(text[: figure.start]) if not t[0].isdigit()]
+    after = [t for t in content_tokens(text[figure.end :]) if not t[0].isdigit()]
     return frozenset(before[-CONTEXT_WORDS:] + after[:CONTEXT_WORDS])
 
 

@@ -26,7 +26,7 @@ from importlib import resources
 
 from deep_research.state.models import Verdict
 from deep_research.text import content_tokens
-from deep_research.verification.alignment import Alignment, Analyses, Unit, norm, words
+from deep_research.verification.alignment import Alignment, Analyses, Unit, words
 
 __all__ = ["FEATURES", "Classifier", "claim_features", "default_classifier"]
 
@@ -224,10 +224,10 @@ def claim_features(
     units = analyses.units(passages)
     claim_words = alignment.claim_words
     evidence_words: set[str] = set().union(*(u.words for u in units)) if units else set()
-    claim_tokens = [norm(t) for t in content_tokens(alignment.claim)]
+    claim_tokens = content_tokens(alignment.claim)
     evidence_pairs: set[tuple[str, str]] = set()
     for unit in units:
-        evidence_pairs |= _bigrams([norm(t) for t in content_tokens(unit.text)])
+        evidence_pairs |= _bigrams(content_tokens(unit.text))
     pairs = _bigrams(claim_tokens)
     names = {w for w, weight in alignment.weights.items() if weight > 1.0}
     figures = [f for f in alignment.figures if not f.spelled]
