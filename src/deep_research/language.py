@@ -118,7 +118,7 @@ def function_words(language: Language) -> frozenset[str]:
 
 
 _CJK_QUESTION_WORDS = re.compile(
-    "有哪些|有什么|为什么|怎么样|怎么|怎样|什么|哪些|哪个|哪里|哪一年|如何|多少|是否|情况|吗|呢|的|和|与|及|或"
+    "有哪些|有什么|为什么|怎么样|怎么|怎样|什么|哪些|哪个|哪里|哪一年|如何|多少|是否|情况|是|吗|呢|的|和|与|及|或"
     "|なぜ|どのように|どのような|どの|何"
 )
 """Chinese and Japanese question words, and the particles and conjunctions that join a

@@ -170,3 +170,30 @@ def test_every_facet_is_named_in_every_detected_language() -> None:
         assert all(title.strip() and intent.strip() for _l, title, intent in facet.names)
     assert FACETS[2].named("de") == ("Geschichte und Zeitleiste", "Daten und Meilensteine")
     assert FACETS[2].named("pt") == (FACETS[2].title, FACETS[2].intent)
+
+
+@pytest.mark.parametrize(
+    ("title", "spent", "fined"),
+    [
+        (
+            "Wie viel hat die Anlage gekostet",
+            "Der Bau der Anlage hat 90 Millionen Euro gekostet.",
+            "Der Betreiber zahlte eine Strafe von 2 Millionen Euro.",
+        ),
+        (
+            "Combien a coûté la centrale",
+            "Le coût de la centrale est estimé à 13,2 milliards d'euros.",
+            "L'exploitant a payé une amende de 2 millions d'euros.",
+        ),
+        (
+            "这座电站的成本是多少",
+            "这座电站的建设成本约为9000万澳元。",
+            "运营商被处以200万澳元的罚款。",
+        ),
+    ],
+)
+def test_a_cost_is_asked_and_answered_in_other_languages(
+    title: str, spent: str, fined: str
+) -> None:
+    assert answers_kind(title, spent) == 1.0
+    assert answers_kind(title, fined) == -1.0

@@ -37,6 +37,8 @@ def one(text: str) -> Quantity:
         ("The plant cost two million dollars.", "money", 2e6, "$"),
         ("About three billion euros were spent.", "money", 3e9, "€"),
         ("The city has two million residents.", "count", 2e6, ""),
+        ("It cost one billion dollars.", "money", 1e9, "$"),
+        ("A million people live there.", "count", 1e6, ""),
     ],
 )
 def test_a_number_in_words_before_a_scale_word_is_a_figure(
@@ -87,6 +89,14 @@ def test_numbers_in_words_take_percentages_and_hedges() -> None:
     ],
 )
 def test_articles_and_money_in_words_without_a_scale_are_not_figures(text: str) -> None:
+    assert quantities(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["One of the plants failed.", "It won a million-dollar grant.", "an amount of lithium"],
+)
+def test_one_and_a_are_numbers_only_before_a_scale_word(text: str) -> None:
     assert quantities(text) == []
 
 

@@ -158,27 +158,29 @@ _SPENT = re.compile(
     # French, Spanish, German
     r"co[uû]t(?:s|é|ait)?|financ(?:é|ement)|investi(?:ssement)?|subvention|"
     r"cost(?:o|ó|aron)|inversión|invirti[óe]|financiación|"
-    r"kost(?:en|ete|eten)|gekostet|investi(?:ert|tion)|finanziert|förder(?:ung|te))(?!\w)",
+    r"kost(?:en|ete|eten)|gekostet|investi(?:ert|tion)|finanziert|förder(?:ung|te))(?!\w)"
+    r"|成本|造价|花费|耗资|投资|资助|补贴|价格",
     re.I,
 )
 """What a quote says when it tells what something cost: money spent, granted or invested."""
 
 _COST_ASKED = re.compile(
     r"\b(?:cost(?:s|ed)?|pric(?:e|es)|how much|paid|spent|invest|co[uû]t|combien a coûté|"
-    r"cost(?:o|ó|aron)|cuesta|cuánto|kost(?:en|et|ete)|gekostet|wie viel)",
+    r"cost(?:o|ó|aron)|cuesta|cuánto|kost(?:en|et|ete)|gekostet|wie viel)"
+    r"|成本|造价|花费|费用|多少钱|价格|投资",
     re.I,
 )
 _WHEN_ASKED = re.compile(
     r"\b(?:when|(?:what|which) year|timeline|history|since|quand|historique|cuándo|historia|"
-    r"wann|geschichte|seit wann)(?!\w)",
+    r"wann|geschichte|seit wann)(?!\w)|何时|什么时候|哪一年|历史|历程",
     re.I,
 )
 _SIZE_ASKED = re.compile(
     r"\b(?:how (?:many|large|big)|capacity|sizes?|quelle taille|capacité|tamaño|capacidad|"
-    r"wie (?:groß|viele)|größe|kapazität)(?!\w)",
+    r"wie (?:groß|viele)|größe|kapazität)(?!\w)|规模|容量|多大",
     re.I,
 )
-"""What a question asks for, in English, French, Spanish or German."""
+"""What a question asks for, in English, French, Spanish, German or Chinese."""
 _SIZE_KINDS = frozenset({"power", "energy", "length", "mass", "count"})
 
 

@@ -63,7 +63,7 @@ ANSWER_TYPES: tuple[tuple[str, re.Pattern[str], frozenset[str]], ...] = (
             r"fund(?:s|ed|ing)?|budget(?:s|ed)?|invest(?:ed|ment)?|"
             # French, Spanish, German
             r"co[uû]t(?:s|e|é|ent)?|cost(?:o|ó|aron)|cuesta|precios?|"
-            r"kost(?:en|et|ete)|gekostet|preis(?:e|s)?)\b",
+            r"kost(?:en|et|ete)|gekostet|preis(?:e|s)?)\b|成本|造价|花费|多少钱|价格|投资",
             re.I,
         ),
         frozenset({"money"}),
@@ -72,7 +72,7 @@ ANSWER_TYPES: tuple[tuple[str, re.Pattern[str], frozenset[str]], ...] = (
         "date",
         re.compile(
             r"\b(?:when|(?:what|which) year|what date|timeline|quand|en quelle année|"
-            r"cuándo|en qué año|wann|in welchem jahr)(?!\w)",
+            r"cuándo|en qué año|wann|in welchem jahr)(?!\w)|何时|什么时候|哪一年",
             re.I,
         ),
         frozenset({"date", "decade"}),
@@ -81,7 +81,8 @@ ANSWER_TYPES: tuple[tuple[str, re.Pattern[str], frozenset[str]], ...] = (
         "measure",
         re.compile(
             r"\b(?:how (?:many|large|big)|capacity|size[sd]?|quelle taille|capacité|"
-            r"qué tan grande|tamaño|capacidad|wie (?:groß|viele)|größe|kapazität)(?!\w)",
+            r"qué tan grande|tamaño|capacidad|wie (?:groß|viele)|größe|kapazität)(?!\w)"
+            r"|规模|容量|多大",
             re.I,
         ),
         frozenset({"power", "energy", "length", "miles", "mass", "charge", "voltage", "count"}),
@@ -95,9 +96,10 @@ ANSWER_TERMS = frozenset(
     content_tokens(
         "cost costs price prices paid pay spend spent funding budget invested large big "
         "size sizes capacity year date timeline "
-        # the same in French, Spanish and German questions
+        # the same in French, Spanish, German and Chinese questions
         "coût coûts coûte coûté taille capacité année costo costó cuesta tamaño capacidad año "
-        "kosten kostet gekostet groß größe kapazität jahr"
+        "kosten kostet gekostet groß größe kapazität jahr "
+        "成本 造价 花费 价格 规模 容量"
     )
 )
 """Question terms that name what is asked, not what it is asked about: never subject terms."""

@@ -1,6 +1,7 @@
 """Numbers written in words: ``three units``, ``deux millions``, ``treinta y dos``, ``zwei``.
 
-English reads single words (:data:`WORD_NUMBERS`, ``two`` to ``twelve`` and ``dozen``).
+English reads single words (:data:`WORD_NUMBERS`, ``two`` to ``twelve`` and ``dozen``, and
+``one``, ``a`` or ``an`` before a scale word).
 French, Spanish and German read whole numbers from one table per language (:data:`WORDS`):
 ``vingt-deux``, ``trois cents``, ``deux mille``, ``quatre-vingt-dix``, ``treinta y dos``,
 ``doscientos``, ``mil`` (so ``mil millones`` is 10⁹), ``zwanzig``; German compounds written as
@@ -33,7 +34,14 @@ WORD_NUMBERS = dict(
     )
 ) | {"dozen": 12}
 """English numbers in words (``one`` is left out: it is a pronoun as often as a number)."""
-WORD_NUMBER = re.compile(r"\b(?:" + "|".join(WORD_NUMBERS) + r")\b", re.I)
+WORD_NUMBER = re.compile(
+    r"\b(?:"
+    + "|".join(WORD_NUMBERS)
+    + r"|(?:one|an?)(?=\s(?:thousand|million|billion|trillion)\b))\b",
+    re.I,
+)
+"""An English number in words; ``one``, ``a`` and ``an`` only before a scale word
+(``a million people``, ``one billion dollars``)."""
 
 
 def _table(words: str, start: int = 1, step: int = 1) -> dict[str, int]:

@@ -194,8 +194,10 @@ def _words(
     for match in WORD_NUMBER.finditer(masked):
         if match.start() in covered:
             continue  # French six, read above
-        value = float(WORD_NUMBERS[match.group(0).lower()])
-        factor = scale(masked, match.end(), "")[0]
+        value = float(WORD_NUMBERS.get(match.group(0).lower(), 1))  # one, a, an: 1
+        factor, scaled = scale(masked, match.end(), "")
+        if factor != 1.0 and masked.startswith("-", scaled):
+            continue  # a million-dollar grant: an adjective, not a million of something
         read = read_suffix(masked, match.end(), value, 0, "")
         if read is None or (factor == 1.0 and read.kind not in _SPELLED_KINDS):
             continue
