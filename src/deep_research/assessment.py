@@ -246,28 +246,27 @@ def report_confidence(
         level = "medium"
     else:
         level = "low"
-    parts = (
-        [
-            f"{verification.supported} of {verification.total} checked claims fully supported"
-            if verification.total
-            else "no claim could be checked",
+    checked = (
+        label(language, "basis_checked").format(
+            supported=verification.supported, total=verification.total
+        )
+        if verification.total
+        else label(language, "basis_unchecked")
+    )
+    if language in LABELS and language != "en":
+        counted = [
+            label(language, "basis_sources").format(cited=len(references), independent=independent),
+            label(language, "basis_conflicts").format(conflicts=conflicts),
+            label(language, "basis_uncovered").format(uncovered=uncovered),
+        ]
+    else:  # English counts take the singular (1 conflict), which the labels' forms do not
+        counted = [
             f"{len(references)} source{'' if len(references) == 1 else 's'} cited, "
             f"{independent} of them independent (distinct sites or documents)",
             f"{conflicts} conflict{'' if conflicts == 1 else 's'} between sources",
             f"{uncovered} part{'' if uncovered == 1 else 's'} of the question not covered",
         ]
-        if language not in LABELS or language == "en"
-        else [
-            label(language, "basis_checked").format(
-                supported=verification.supported, total=verification.total
-            )
-            if verification.total
-            else label(language, "basis_unchecked"),
-            label(language, "basis_sources").format(cited=len(references), independent=independent),
-            label(language, "basis_conflicts").format(conflicts=conflicts),
-            label(language, "basis_uncovered").format(uncovered=uncovered),
-        ]
-    )
+    parts = [checked, *counted]
     separator = "；" if language in ("zh", "ja") else "; "
     end = "。" if language in ("zh", "ja") else "."
     return ReportConfidence(

@@ -28,6 +28,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -237,29 +238,30 @@ def _claims_data(report: Report, language: str) -> str:
     :func:`~deep_research.verification.reasons.localize`).
     """
     titles = {r.number: (r.title, r.url) for r in report.references}
+    evidence: dict[str, list[dict[str, object]]] = defaultdict(list)
+    for citation in report.citations:
+        if citation.quote is None:
+            continue
+        title, url = titles.get(citation.reference_number or 0, ("", ""))
+        evidence[citation.claim_id].append(
+            {
+                "quote": citation.quote,
+                "number": citation.reference_number,
+                "title": title,
+                "url": url,
+                "primary": citation.is_primary,
+            }
+        )
     data = {}
     for claim in report.claims:
-        evidence = []
-        for citation in report.citations:
-            if citation.claim_id != claim.id or citation.quote is None:
-                continue
-            title, url = titles.get(citation.reference_number or 0, ("", ""))
-            evidence.append(
-                {
-                    "quote": citation.quote,
-                    "number": citation.reference_number,
-                    "title": title,
-                    "url": url,
-                    "primary": citation.is_primary,
-                }
-            )
+        verdict = _verdict(claim)
         data[claim.id] = {
             "text": claim.text,
-            "verdict": _verdict(claim),
-            "name": label(language, _NAMES[_verdict(claim)]),
+            "verdict": verdict,
+            "name": label(language, _NAMES[verdict]),
             "confidence": claim.confidence,
             "reasoning": localize(claim.reasoning, language),
-            "evidence": evidence,
+            "evidence": evidence[claim.id],
         }
     text = json.dumps(data, ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
