@@ -18,6 +18,8 @@ writes a question's rows; a run without a domain store streams them as ``null``.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,6 +94,22 @@ class _TaskEvents:
 
 
 _task_events: ContextVar[_TaskEvents | None] = ContextVar("deep_research_events", default=None)
+_task_key: ContextVar[str | None] = ContextVar("deep_research_task_key", default=None)
+
+
+@contextmanager
+def task_key(key: str) -> Iterator[None]:
+    """Number the events emitted within under ``key`` instead of LangGraph's task id.
+
+    A researcher's stages use it (:mod:`deep_research.persistence.scratch`): the researcher
+    keeps no checkpoints, so LangGraph gives its stages new task ids when it runs again after a
+    crash, while ``key`` names the same stage of the same researcher every time.
+    """
+    token = _task_key.set(key)
+    try:
+        yield
+    finally:
+        _task_key.reset(token)
 
 
 def _task_of(runtime: Runtime[Any]) -> tuple[tuple[str, int], str] | None:
@@ -99,7 +117,7 @@ def _task_of(runtime: Runtime[Any]) -> tuple[tuple[str, int], str] | None:
     if info is None or not info.thread_id:
         return None
     path = namespace_path(info.checkpoint_ns)
-    return (info.task_id, info.node_attempt), path[-1][0] if path else ""
+    return (_task_key.get() or info.task_id, info.node_attempt), path[-1][0] if path else ""
 
 
 def _events_of(runtime: Runtime[Any]) -> _TaskEvents | None:

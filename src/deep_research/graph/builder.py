@@ -12,7 +12,7 @@ from langgraph.types import RetryPolicy
 
 from deep_research.context import Context
 from deep_research.engines import Engine
-from deep_research.graph.researcher import build_researcher, retry_on
+from deep_research.graph.researcher import researcher_node, retry_on
 from deep_research.graph.routing import (
     route_after_clarify,
     route_after_dispatch,
@@ -74,7 +74,7 @@ def build_graph(
     builder.add_node("plan", recording(plan, services), retry_policy=MODEL_RETRY)
     builder.add_node("review_plan", recording(review_plan, services))
     builder.add_node("dispatch", recording(dispatch, services))
-    builder.add_node("researcher", build_researcher(services))
+    builder.add_node("researcher", researcher_node(services))
     builder.add_node("reflect", recording(reflect, services), retry_policy=MODEL_RETRY)
     builder.add_node("synthesize", recording(synthesize, services), retry_policy=MODEL_RETRY)
     builder.add_node("verify", recording(verify, services), retry_policy=MODEL_RETRY)

@@ -6,7 +6,7 @@ from typing import Literal
 
 from langgraph.types import Send
 
-from deep_research.state import ResearcherState, State
+from deep_research.state import ResearcherState, ResearcherTask, State
 from deep_research.verification.verifier import revision_due
 
 MAX_RESEARCH_ITERATIONS = 2
@@ -37,13 +37,13 @@ def route_after_dispatch(state: State) -> list[Send] | Literal["reflect"]:
     sends = [
         Send(
             "researcher",
-            {
-                "step": steps[i],
-                "question": state.research_question,
-                "config": state.run_config,
-                "question_nr": state.question_nr,
-                "pool": state.pool,
-            },
+            ResearcherTask(
+                step=steps[i],
+                question=state.research_question,
+                config=state.run_config,
+                question_nr=state.question_nr,
+                pool=state.pool,
+            ),
         )
         for i in state.active
         if i in steps

@@ -120,11 +120,11 @@ async def open_store(url: str) -> AsyncIterator[BaseStore]:
     if url == "memory":
         yield InMemoryStore()
     elif url.startswith("sqlite:"):
-        from langgraph.store.sqlite.aio import AsyncSqliteStore
+        from deep_research.persistence.sqlite_store import ImmediateSqliteStore
 
         path = sqlite_path(url)
         await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
-        async with AsyncSqliteStore.from_conn_string(str(path), ttl=store_ttl()) as store:
+        async with ImmediateSqliteStore.open(str(path), ttl=store_ttl()) as store:
             async with async_sqlite_setup_lock(path):
                 await store.setup()
             if store.ttl_config:

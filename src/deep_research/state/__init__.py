@@ -61,6 +61,7 @@ __all__ = [
     "ResearcherInput",
     "ResearcherOutput",
     "ResearcherState",
+    "ResearcherTask",
     "SearchResult",
     "Source",
     "StateEvidence",
@@ -81,6 +82,7 @@ __getattr__ = lazy_exports(
             "ResearcherInput",
             "ResearcherOutput",
             "ResearcherState",
+            "ResearcherTask",
             "State",
         ],
         _GRAPH_STATE,
@@ -94,5 +96,6 @@ if TYPE_CHECKING:
         ResearcherInput,
         ResearcherOutput,
         ResearcherState,
+        ResearcherTask,
         State,
     )

@@ -8,7 +8,7 @@ memory; ``OutputState`` is what a caller gets back. ``ResearcherInput``/``Resear
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.channels.delta import DeltaChannel
@@ -156,6 +156,16 @@ class ResearcherInput:
     """Number of the thread's question being researched (for the domain store)."""
     pool: list[Source] = field(default_factory=list)
     """The chat's source pool (see :mod:`deep_research.sources.pool`)."""
+
+
+class ResearcherTask(TypedDict):
+    """What dispatch's ``Send`` carries to one researcher: a :class:`ResearcherInput`'s fields."""
+
+    step: PlanStep
+    question: str
+    config: Config
+    question_nr: int
+    pool: list[Source]
 
 
 @dataclass(kw_only=True)

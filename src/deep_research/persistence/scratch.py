@@ -1,0 +1,107 @@
+"""A researcher's finished stages, kept in the content store until its step is done.
+
+The researcher subgraph keeps no checkpoints of its own (its copies of the records it returns
+were most of what a run stored; see docs/decisions.md). So that a researcher that fails or is
+killed inside its step does not search, read and ask the model again when the run resumes,
+each of its stages leaves what it returned in the content store, under
+``("researchers", thread id, researcher task id)`` and a key naming the stage and its round
+(``"1:read_sources"``). LangGraph gives a resumed task the id it had, so the re-run finds
+those entries and skips the stages they name; the researcher drops its entries when its step
+is done and its write to the main graph follows (a process killed between the two does the
+step again: nothing is lost, some work is repeated).
+
+Without a content store, or outside a thread, nothing is kept and a resumed researcher does its
+step again from the start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
+from pydantic import BaseModel, ConfigDict
+
+from deep_research.context import Context
+from deep_research.events import namespace_path, task_key
+from deep_research.persistence.namespaces import RESEARCHERS_NAMESPACE
+from deep_research.state.graph_state import ResearcherState
+from deep_research.state.models import (
+    Finding,
+    SearchResult,
+    Source,
+    StateEvidence,
+    TokenUsage,
+)
+
+
+class StageUpdate(BaseModel):
+    """What one researcher stage returned (every field a stage may write)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    new_queries: list[str] | None = None
+    queries: list[str] | None = None
+    iteration: int | None = None
+    results: list[SearchResult] | None = None
+    sources: list[Source] | None = None
+    evidence: list[StateEvidence] | None = None
+    findings: list[Finding] | None = None
+    usage: TokenUsage | None = None
+
+    def update(self) -> dict[str, Any]:
+        """The stage's update as the graph takes it (the fields it wrote)."""
+        return {name: getattr(self, name) for name in self.model_fields_set}
+
+
+def researcher_namespace(runtime: Runtime[Any]) -> tuple[str, ...] | None:
+    """Where the researcher running ``runtime``'s task keeps its stages, if anywhere."""
+    info = runtime.execution_info
+    if runtime.store is None or info is None or not info.thread_id:
+        return None
+    tasks = [task for node, task in namespace_path(info.checkpoint_ns) if node == "researcher"]
+    if not tasks:
+        return None
+    return (*RESEARCHERS_NAMESPACE, info.thread_id, tasks[-1])
+
+
+Stage = Callable[..., Awaitable[dict[str, Any]]]
+"""A researcher node: ``(state, runtime)`` to its update."""
+
+
+def kept(stage: Stage, name: str) -> Stage:
+    """``stage`` run at most once per round of a researcher, across resumes.
+
+    A round is the researcher's ``iteration`` as the stage sees it; the stage's events are
+    numbered under the same name, so that a stage run again after a crash overwrites the events
+    its first run recorded instead of adding to them.
+    """
+
+    async def run(state: ResearcherState, runtime: Runtime[Context]) -> dict[str, Any]:
+        namespace = researcher_namespace(runtime)
+        key = f"{state.iteration}:{name}"
+        if namespace is None:
+            return await stage(state, runtime)
+        store = runtime.store
+        assert store is not None
+        item = await store.aget(namespace, key)
+        if item is not None:
+            return StageUpdate.model_validate(item.value).update()
+        with task_key(f"{namespace[-1]}/{key}"):
+            update = await stage(state, runtime)
+        value = StageUpdate.model_validate(update).model_dump(mode="json", exclude_unset=True)
+        await store.aput(namespace, key, value)
+        return update
+
+    run.__name__ = name
+    return run
+
+
+async def drop_stages(store: BaseStore | None, namespace: tuple[str, ...] | None) -> None:
+    """Forget a researcher's stages once its step is done."""
+    if store is None or namespace is None:
+        return
+    while found := await store.asearch(namespace, limit=100):
+        for item in found:
+            await store.adelete(item.namespace, item.key)

@@ -1,0 +1,57 @@
+"""LangGraph's SQLite content store, with transactions that take the write lock first.
+
+``AsyncSqliteStore`` runs each batch of operations (LangGraph gathers the gets, searches and
+puts that concurrent tasks issue in one turn of the event loop) in a deferred transaction:
+it reads first and writes last. In WAL mode, when another connection to the file (the
+checkpointer, the domain store) commits between the two, SQLite cannot upgrade the stale read
+to a write and fails at once with "database is locked", without waiting; and the store then
+commits what is left of the failed transaction. Parallel researchers reading and keeping
+their stages (:mod:`deep_research.persistence.scratch`) met it under load.
+
+:class:`ImmediateSqliteStore` begins every transaction ``IMMEDIATE`` (it waits for the write
+lock, up to the busy timeout, before it reads), rolls a failed one back, and waits as long as
+the domain store does for a busy file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import aiosqlite
+from langgraph.store.base import TTLConfig
+from langgraph.store.sqlite.aio import AsyncSqliteStore
+
+from deep_research.persistence.db import SQLITE_BUSY_TIMEOUT_MS
+
+
+class ImmediateSqliteStore(AsyncSqliteStore):
+    """An ``AsyncSqliteStore`` whose transactions hold the write lock from their start."""
+
+    @classmethod
+    @asynccontextmanager
+    async def open(
+        cls, path: str, *, ttl: TTLConfig | None = None
+    ) -> AsyncIterator[ImmediateSqliteStore]:
+        """The store on the SQLite file at ``path``."""
+        async with aiosqlite.connect(path, isolation_level=None) as conn:
+            await conn.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+            yield cls(conn, ttl=ttl)
+
+    @asynccontextmanager
+    async def _cursor(self, *, transaction: bool = True) -> AsyncIterator[aiosqlite.Cursor]:
+        if not self.is_setup:
+            await self.setup()
+        async with self.lock:
+            if not transaction:
+                async with self.conn.cursor() as cur:
+                    yield cur
+                return
+            await self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                async with self.conn.cursor() as cur:
+                    yield cur
+            except BaseException:
+                await self.conn.execute("ROLLBACK")
+                raise
+            await self.conn.execute("COMMIT")
