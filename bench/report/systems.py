@@ -79,13 +79,12 @@ def checkpoints(r: dict[str, Any]) -> tuple[str, list[str]]:
             "**A real run stores more than "
             f"{targets['bytes_per_extra_source']} bytes per extra source**: "
             + ", ".join(f"{b} {num(v, 0)}" for b, v in over.items())
-            + ". Cause: each plan step (ten sources) stores the researcher subgraph's "
-            "checkpoints (six a step) and its input four times (the `Send`, the subgraph's "
-            "start value, each input channel's write and value); the records a researcher "
-            "returns (its sources, findings and evidence references) are stored twice, as "
-            "its own writes, which its resume needs, and as its write to the main graph; "
-            "the claims of each verification pass, the draft, citations and report grow "
-            "with the sources too (each stored once, as its write)."
+            + ". Cause: every record a researcher returns is stored once (its evidence "
+            "references, findings and sources: about 270 bytes a source), and so are the "
+            "report (about 100), the claims of the verification passes (about 90), each "
+            "researcher's `Send` with its step and the run's `Config` (about 65), the "
+            "draft, messages, citations, usage and plan (about 130): what remains is the "
+            "run's own content, stored once, compressed one write at a time."
         )
     channels = r.get("bytes_per_record")
     extra = ""

@@ -36,6 +36,7 @@ from bench.sim.search import SimulatedSearch
 from bench.sim.trace import Trace, read_journal
 from deep_research.events import namespace_path
 from deep_research.persistence import open_checkpointer
+from deep_research.persistence.content import open_store
 
 Durability = Literal["sync", "async"]
 NAME = "resume"
@@ -70,8 +71,13 @@ async def _agent_run(
         scenario=Scenario(plan_steps=STEPS), latency=LATENCY["model"], trace=trace
     )
     search = SimulatedSearch(LATENCY["search"], LATENCY["read"], trace)
-    async with open_checkpointer(f"sqlite:///{db}") as saver:
-        graph = agent.graph_for(model, [search], saver)
+    # the content store beside the checkpointer, as the command line opens them (researchers
+    # keep their finished stages there for a resume)
+    async with (
+        open_checkpointer(f"sqlite:///{db}") as saver,
+        open_store(f"sqlite:///{db}") as store,
+    ):
+        graph = agent.graph_for(model, [search], saver, store=store)
         config = agent.thread_config(thread)
         await agent.run(graph, STEPS, config=config, resume=resume, durability=durability)
 

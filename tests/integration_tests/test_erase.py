@@ -16,6 +16,8 @@ from deep_research.cli import main
 from deep_research.persistence import models as tables
 from deep_research.persistence.content import open_store
 from deep_research.persistence.db import open_database
+from deep_research.persistence.namespaces import RESEARCHERS_NAMESPACE
+from deep_research.persistence.scratch import thread_namespace
 
 GONE, KEPT = "erase-gone", "erase-kept"
 ASKED = {
@@ -74,6 +76,17 @@ async def _documents(url: str, thread: str, *, other_chats: bool = False) -> set
         return {d for d in await session.scalars(query) if d}
 
 
+async def _stages(url: str, *, plant: bool = False) -> dict[str, int]:
+    """Researcher stages kept per thread (``plant``: first leave one per chat, as a researcher
+    killed inside its step does)."""
+    async with open_store(url) as store:
+        if plant:
+            for thread in ASKED:
+                await store.aput((*thread_namespace(thread), "task"), "1:read_sources", {})
+        kept = await store.asearch(RESEARCHERS_NAMESPACE, limit=1000)
+        return {thread: sum(i.namespace[1] == thread for i in kept) for thread in ASKED}
+
+
 async def _stored(url: str, documents: set[str]) -> set[str]:
     async with open_store(url) as store:
         found = [await store.aget(("documents",), d) for d in sorted(documents)]
@@ -94,6 +107,8 @@ def test_purge_erases_every_row_checkpoint_and_unshared_document(
     only_gone = documents[GONE] - elsewhere
     assert documents[GONE] & documents[KEPT] and only_gone
     assert asyncio.run(_stored(database_url, documents[GONE])) == documents[GONE]
+    assert asyncio.run(_stages(database_url)) == {GONE: 0, KEPT: 0}, "finished steps keep none"
+    assert asyncio.run(_stages(database_url, plant=True)) == {GONE: 1, KEPT: 1}
 
     assert main(["delete", GONE]) == 0
     capsys.readouterr()
@@ -105,6 +120,7 @@ def test_purge_erases_every_row_checkpoint_and_unshared_document(
     assert after[KEPT] == before[KEPT]
     assert asyncio.run(_stored(database_url, documents[GONE])) == shared
     assert asyncio.run(_stored(database_url, documents[KEPT])) == documents[KEPT]
+    assert asyncio.run(_stages(database_url)) == {GONE: 0, KEPT: 1}
     capsys.readouterr()
     assert main(["resume", GONE]) == 2
     assert f"no run with thread id {GONE!r}" in capsys.readouterr().err

@@ -30,6 +30,7 @@ from deep_research.events import namespace_path
 from deep_research.graph import build_graph
 from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.persistence.content import open_store, resolve_evidence
+from deep_research.persistence.scratch import thread_namespace
 from deep_research.settings import get_settings
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.state import (
@@ -163,6 +164,13 @@ async def fail_then_resume(tmp_path: Path) -> None:
                 InputState(messages=[HumanMessage(QUESTION)]), config, context=CONTEXT
             )
         stopped = await graph.aget_state(config)
+        kept = await store.asearch(thread_namespace(config["configurable"]["thread_id"]))
+
+    # the failed branch's finished stages wait in the content store (its siblings' too: the
+    # round is not over)
+    branches = {item.namespace[-1] for item in kept}
+    assert len(branches) == len(stopped.tasks)
+    assert {"0:generate_queries", "1:search_sources", "1:read_sources"} <= {i.key for i in kept}
 
     assert failure.fired
     assert set(stopped.next) == {"researcher"}
@@ -190,6 +198,7 @@ async def fail_then_resume(tmp_path: Path) -> None:
         )
         result = await graph.ainvoke(None, config, context=CONTEXT)
         final = await graph.aget_state(config)
+        assert not await store.asearch(thread_namespace(config["configurable"]["thread_id"]))
         # the state refers to the quotes in the stored pages; they resolve after the resume
         evidence = await resolve_evidence(store, final.values["evidence"])
 
@@ -200,7 +209,7 @@ async def fail_then_resume(tmp_path: Path) -> None:
         assert calls.notes[step_id] == before.notes[step_id]
     assert calls.notes[FAILING_STEP] > before.notes[FAILING_STEP], "the failed branch re-ran"
     assert calls.searches[FAILING_STEP] == before.searches[FAILING_STEP], (
-        "the failed branch resumed at take_notes, its evidence read back from its checkpoints"
+        "the failed branch resumed at take_notes, its finished stages read back from the store"
     )
     assert "unattributed" not in calls.searches
 

@@ -145,21 +145,22 @@ async def test_store_namespaces_of_other_users_and_of_the_content_store_are_clos
     auth_server: AuthServer, alice: LangGraphClient, bob: LangGraphClient
 ) -> None:
     await alice.store.put_item(("alice", "notes"), "k", {"v": 1})
-    for namespace in (("alice", "notes"), ("documents",)):
+    for namespace in (("alice", "notes"), ("documents",), ("researchers", "t", "task")):
         status = await _refused(bob.store.put_item(namespace, "doc_planted", {"text": "lies"}))
         assert status == 403
         status = await _refused(bob.store.search_items(namespace))
         assert status == 403
-    # a token whose user is the content store's namespace is refused outright
-    claims = {"sub": "documents", "exp": 2**40}
-    forged = jwt.encode(claims, SECRET, algorithm="HS256", headers={"kid": key_id(SECRET)})
-    async with httpx.AsyncClient(base_url=auth_server.url, timeout=30) as http:
-        response = await http.post(
-            "/store/items/search",
-            json={"namespace_prefix": ["documents"]},
-            headers={"Authorization": f"Bearer {forged}"},
-        )
-    assert response.status_code == 401
+    # a token whose user is one of the content store's namespaces is refused outright
+    for root in ("documents", "researchers"):
+        claims = {"sub": root, "exp": 2**40}
+        forged = jwt.encode(claims, SECRET, algorithm="HS256", headers={"kid": key_id(SECRET)})
+        async with httpx.AsyncClient(base_url=auth_server.url, timeout=30) as http:
+            response = await http.post(
+                "/store/items/search",
+                json={"namespace_prefix": [root]},
+                headers={"Authorization": f"Bearer {forged}"},
+            )
+        assert response.status_code == 401, root
 
 
 async def test_no_unauthenticated_path_studio_header_included(auth_server: AuthServer) -> None:

@@ -1,7 +1,7 @@
 """The researcher subgraph: one instance per plan step, sent by dispatch.
 
 It keeps no checkpoints of its own: its stages' results wait in the content store until its
-step is done (:mod:`deep_research.persistence.scratch`), and the main graph stores what it
+round is over (:mod:`deep_research.persistence.scratch`), and the main graph stores what it
 returns, once.
 """
 
@@ -14,14 +14,13 @@ from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER, CONFIG_KEY_D
 from langgraph.config import get_config
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.runtime import Runtime
 from langgraph.types import RetryPolicy
 
 from deep_research.context import Context
 from deep_research.errors import DatabaseUnavailableError
 from deep_research.graph.routing import route_after_notes
 from deep_research.nodes import generate_queries, read_sources, search_sources, take_notes
-from deep_research.persistence.scratch import drop_stages, kept, researcher_namespace
+from deep_research.persistence.scratch import kept
 from deep_research.services import Services, recording
 from deep_research.state import (
     ResearcherInput,
@@ -59,22 +58,9 @@ def build_researcher(
         input_schema=ResearcherInput,
         output_schema=ResearcherOutput,
     )
-    builder.add_node(
-        "generate_queries",
-        kept(recording(generate_queries, services), "generate_queries"),
-        retry_policy=RETRY,
-    )
-    builder.add_node(
-        "search_sources",
-        kept(recording(search_sources, services), "search_sources"),
-        retry_policy=RETRY,
-    )
-    builder.add_node(
-        "read_sources", kept(recording(read_sources, services), "read_sources"), retry_policy=RETRY
-    )
-    builder.add_node(
-        "take_notes", kept(recording(take_notes, services), "take_notes"), retry_policy=RETRY
-    )
+    for stage in (generate_queries, search_sources, read_sources, take_notes):
+        name = stage.__name__
+        builder.add_node(name, kept(recording(stage, services), name), retry_policy=RETRY)
 
     builder.add_edge(START, "generate_queries")
     builder.add_edge("generate_queries", "search_sources")
@@ -89,14 +75,14 @@ def researcher_node(
 ) -> Callable[..., Awaitable[dict[str, Any]]]:
     """The main graph's ``researcher`` node: the subgraph run for one plan step.
 
-    Each stage keeps its result in the content store until the step is done, so a researcher
-    resumed after a failure or a crash goes on from its last finished stage; the main graph
-    stores the records it returns. Without checkpoints of its own, a researcher stores each
-    of them once instead of three times (docs/decisions.md).
+    Each stage keeps its result in the content store (until reflect, once the round's records
+    are the main graph's), so a researcher resumed after a failure or a crash goes on from its
+    last finished stage; the main graph stores the records it returns. Without checkpoints of
+    its own, a researcher stores each of them once instead of three times (docs/decisions.md).
     """
     subgraph = build_researcher(services)
 
-    async def researcher(task: ResearcherTask, runtime: Runtime[Context]) -> dict[str, Any]:
+    async def researcher(task: ResearcherTask) -> dict[str, Any]:
         config = get_config()
         # no checkpointer to inherit; and LangGraph 1.2 would wait for the checkpoint saves
         # of a subgraph without one under durability="sync" (as the command line runs), and fail
@@ -107,7 +93,6 @@ def researcher_node(
         output = await subgraph.ainvoke(
             ResearcherInput(**task), {**config, "configurable": configurable}
         )
-        await drop_stages(runtime.store, researcher_namespace(runtime))
         return cast(dict[str, Any], output)
 
     return researcher

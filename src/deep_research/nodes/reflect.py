@@ -11,6 +11,7 @@ from deep_research.events import emit
 from deep_research.nodes.plan import make_steps
 from deep_research.persistence.recorder import Batch
 from deep_research.persistence.records import IterationRecord
+from deep_research.persistence.scratch import drop_round_stages
 from deep_research.services import Services, context_of
 from deep_research.state import State
 
@@ -22,6 +23,7 @@ async def reflect(state: State, runtime: Runtime[Context], *, services: Services
 
     Once the run's token or cost limit is reached, research stops, even mid-round.
     """
+    await drop_round_stages(runtime)  # the researchers' records are the graph's now
     budget = state.run_config.budget
     reached = budget.reached(state.usage)
     if reached is not None:

@@ -3,7 +3,8 @@
 A chat lives in three places: the domain store (its rows), LangGraph's checkpointer (every
 checkpoint and pending write of its thread, subgraphs' namespaces included) and the content
 store (the page text its sessions read, kept by content hash and possibly shared with other
-chats). :func:`erase_chats` removes the first two completely and, from the third, the
+chats, and the stages of a researcher that stopped inside its step, kept for its resume).
+:func:`erase_chats` removes the first two completely and, from the third, the stages and the
 documents that no remaining chat's sources refer to.
 
 Each stage can be repeated, so a purge interrupted anywhere is finished by running it again:
@@ -38,6 +39,7 @@ from deep_research.persistence.models import (
     utcnow,
 )
 from deep_research.persistence.namespaces import DOCUMENTS_NAMESPACE
+from deep_research.persistence.scratch import drop_stages, thread_namespace
 from deep_research.settings import get_settings
 
 logger = logging.getLogger(__name__)
@@ -119,6 +121,7 @@ async def erase_chats(
         return Erased(threads=(), documents=0)
     for thread in threads:
         await checkpointer.adelete_thread(thread)
+        await drop_stages(store, thread_namespace(thread))  # of a researcher never resumed
     async with database.session_scope() as session:
         await session.execute(delete(Chat).where(Chat.id.in_(ids)))
     async with database.session_scope() as session:

@@ -6,7 +6,7 @@ DOCUMENTS_NAMESPACE = ("documents",)
 """Namespace of page text in the content store, keyed by document id."""
 
 RESEARCHERS_NAMESPACE = ("researchers",)
-"""Root of the stages researchers keep until their step is done (``persistence/scratch.py``),
+"""Root of the stages researchers keep until their round is over (``persistence/scratch.py``),
 under the thread id and the researcher's task id."""
 
 RESERVED_NAMESPACE_ROOTS = frozenset({DOCUMENTS_NAMESPACE[0], RESEARCHERS_NAMESPACE[0]})

@@ -1,4 +1,4 @@
-"""A researcher's finished stages, kept in the content store until its step is done.
+"""A researcher's finished stages, kept in the content store until its round is over.
 
 The researcher subgraph keeps no checkpoints of its own (its copies of the records it returns
 were most of what a run stored; see docs/decisions.md). So that a researcher that fails or is
@@ -6,9 +6,8 @@ killed inside its step does not search, read and ask the model again when the ru
 each of its stages leaves what it returned in the content store, under
 ``("researchers", thread id, researcher task id)`` and a key naming the stage and its round
 (``"1:read_sources"``). LangGraph gives a resumed task the id it had, so the re-run finds
-those entries and skips the stages they name; the researcher drops its entries when its step
-is done and its write to the main graph follows (a process killed between the two does the
-step again: nothing is lost, some work is repeated).
+those entries and skips the stages they name. Reflect, which runs once every researcher of a
+round has returned, drops the thread's entries (:func:`drop_round_stages`).
 
 Without a content store, or outside a thread, nothing is kept and a resumed researcher does its
 step again from the start.
@@ -20,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langgraph.runtime import Runtime
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, PutOp
 from pydantic import BaseModel, ConfigDict
 
 from deep_research.context import Context
@@ -63,7 +62,7 @@ def researcher_namespace(runtime: Runtime[Any]) -> tuple[str, ...] | None:
     tasks = [task for node, task in namespace_path(info.checkpoint_ns) if node == "researcher"]
     if not tasks:
         return None
-    return (*RESEARCHERS_NAMESPACE, info.thread_id, tasks[-1])
+    return (*thread_namespace(info.thread_id), tasks[-1])
 
 
 Stage = Callable[..., Awaitable[dict[str, Any]]]
@@ -79,12 +78,10 @@ def kept(stage: Stage, name: str) -> Stage:
     """
 
     async def run(state: ResearcherState, runtime: Runtime[Context]) -> dict[str, Any]:
-        namespace = researcher_namespace(runtime)
-        key = f"{state.iteration}:{name}"
-        if namespace is None:
+        store, namespace = runtime.store, researcher_namespace(runtime)
+        if store is None or namespace is None:
             return await stage(state, runtime)
-        store = runtime.store
-        assert store is not None
+        key = f"{state.iteration}:{name}"
         item = await store.aget(namespace, key)
         if item is not None:
             return StageUpdate.model_validate(item.value).update()
@@ -98,10 +95,38 @@ def kept(stage: Stage, name: str) -> Stage:
     return run
 
 
-async def drop_stages(store: BaseStore | None, namespace: tuple[str, ...] | None) -> None:
-    """Forget a researcher's stages once its step is done."""
+async def drop_round_stages(runtime: Runtime[Any]) -> int:
+    """Forget the stages every researcher of this thread kept; reflect calls it.
+
+    Reflect runs after each round of researchers, once they have all returned, so their records
+    are the main graph's pending writes by then (saved before reflect starts under
+    ``durability="sync"``, as the command line runs; under ``"async"`` LangGraph saves them in
+    the background, and a crash before they land repeats the round's steps).
+
+    Returns:
+        How many stages were kept.
+    """
+    info = runtime.execution_info
+    if info is None or not info.thread_id:
+        return 0
+    return await drop_stages(runtime.store, thread_namespace(info.thread_id))
+
+
+def thread_namespace(thread_id: str) -> tuple[str, ...]:
+    """Where every researcher of a thread keeps its stages."""
+    return (*RESEARCHERS_NAMESPACE, thread_id)
+
+
+async def drop_stages(store: BaseStore | None, namespace: tuple[str, ...] | None) -> int:
+    """Forget the stages kept under ``namespace`` (a researcher's, or a whole thread's).
+
+    Returns:
+        How many were kept.
+    """
     if store is None or namespace is None:
-        return
+        return 0
+    dropped = 0
     while found := await store.asearch(namespace, limit=100):
-        for item in found:
-            await store.adelete(item.namespace, item.key)
+        await store.abatch([PutOp(item.namespace, item.key, None) for item in found])
+        dropped += len(found)
+    return dropped

@@ -15,7 +15,7 @@ A setting that is present but unusable (a token list with no pair, a short secre
 configuration error, raised when the server starts (:mod:`deep_research.server.auth` checks
 at import). With neither set the server is open: every request acts as
 ``DEEP_RESEARCH_USER_ID``. User ids are 1 to 128 letters, digits and ``_ @ + - .``, and never
-one of the project's own store namespaces (``documents``).
+one of the project's own store namespaces (``documents``, ``researchers``).
 """
 
 from __future__ import annotations
