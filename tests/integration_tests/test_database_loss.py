@@ -20,6 +20,7 @@ import httpx
 import psycopg
 import pytest
 
+from deep_research.persistence.scratch import thread_namespace
 from tests.integration_tests.crash_driver import QUESTION
 from tests.integration_tests.server_process import langgraph_dev
 from tests.integration_tests.tcp_proxy import TcpProxy, tcp_proxy
@@ -59,15 +60,15 @@ def _deep_research(*args: str) -> list[str]:
 
 
 def _wait_for_research(url: str, thread: str, process: subprocess.Popen[str]) -> None:
-    """Wait until the run has checkpointed inside a researcher (a run under way)."""
+    """Wait until a researcher has kept a finished stage in the content store (a run under way)."""
     deadline = time.monotonic() + RUN_TIMEOUT
     with psycopg.connect(_libpq(url), autocommit=True) as conn:
         while time.monotonic() < deadline:
             assert process.poll() is None, "the run ended before the database was cut"
             try:
                 row = conn.execute(
-                    "SELECT count(*) FROM checkpoints WHERE thread_id = %s AND checkpoint_ns <> ''",
-                    (thread,),
+                    "SELECT count(*) FROM store WHERE prefix LIKE %s",
+                    (".".join(thread_namespace(thread)) + ".%",),
                 ).fetchone()
             except psycopg.errors.UndefinedTable:
                 row = None
