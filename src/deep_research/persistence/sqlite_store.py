@@ -48,10 +48,12 @@ class ImmediateSqliteStore(AsyncSqliteStore):
                     yield cur
                 return
             await self.conn.execute("BEGIN IMMEDIATE")
+            committed = False
             try:
                 async with self.conn.cursor() as cur:
                     yield cur
-            except BaseException:
-                await self.conn.execute("ROLLBACK")
-                raise
-            await self.conn.execute("COMMIT")
+                await self.conn.execute("COMMIT")
+                committed = True
+            finally:
+                if not committed:  # an error or a cancellation: keep nothing of the batch
+                    await self.conn.execute("ROLLBACK")
