@@ -8,6 +8,7 @@ compression was added, is stored and read plainly. It must keep LangGraph's msgp
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,17 @@ def test_a_large_value_is_stored_compressed_and_reads_back_equal() -> None:
     assert type_ == "msgpack+zlib"
     assert len(data) * 3 < len(plain[1])
     assert serde.loads_typed((type_, data)) == value
+
+
+def test_values_are_compressed_at_zlibs_best_level_and_earlier_levels_read_back() -> None:
+    """Level 9 stores less than level 1 (what threads were written with before) reads as well."""
+    serde = make_serde()
+    value = sources(40)
+    plain = JsonPlusSerializer(allowed_msgpack_modules=SERDE_ALLOWLIST).dumps_typed(value)[1]
+    type_, data = serde.dumps_typed(value)
+    assert data == zlib.compress(plain, 9)
+    assert len(data) < len(zlib.compress(plain, 1))
+    assert serde.loads_typed((type_, zlib.compress(plain, 1))) == value
 
 
 def test_a_small_value_is_stored_plainly() -> None:

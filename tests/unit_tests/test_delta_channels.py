@@ -52,7 +52,7 @@ CLARIFY = importlib.import_module("deep_research.nodes.clarify")
 """The module (the package's ``clarify`` is the node function)."""
 
 GROWING = ("sources", "evidence", "findings")
-REPLACED = ("draft", "claims", "citations", "report")
+REPLACED = ("draft", "claims", "report")
 KEPT = (*GROWING, *REPLACED)
 
 # Few distinct keys, so that writes collide and the keyed merges have work to do.

@@ -253,11 +253,11 @@ async def test_verify_finds_an_alternate_and_revise_recites_the_claim() -> None:
     verified = await verify(state, runtime(), services=services)
     claim = verified["claims"][0]
     assert claim.verdict is Verdict.SUPPORTED and claim.evidence_id == "ev_right"
-    assert [(c.evidence_id, c.is_primary) for c in verified["citations"]] == [
+    state.claims, state.verification = verified["claims"], verified["verification"]
+    assert [(c.evidence_id, c.is_primary) for c in state.citations] == [
         ("ev_wrong", True),
         ("ev_right", False),
     ]
-    state.claims, state.verification = verified["claims"], verified["verification"]
     assert route_after_verify(state) == "revise"
     revised = await revise(state, runtime(), services=services)
     assert "[@ev_right]" in revised["draft"] and "[@ev_wrong]" not in revised["draft"]

@@ -139,7 +139,8 @@ async def test_known_claims_get_their_verdicts_and_events() -> None:
     assert len(update["claims"]) == len(KNOWN) + 1
     for claim in update["claims"]:
         assert state.draft[claim.position_start : claim.position_end] == claim.text
-    assert [c.evidence_id for c in update["citations"] if not c.is_primary] == ["ev_lfp"]
+    apply(state, update)
+    assert [c.evidence_id for c in state.citations if not c.is_primary] == ["ev_lfp"]
     # one claim_verified event per claim, then the pass's summary
     assert {e["text"]: e["verdict"] for e in recording.of("claim_verified")} == {
         c.text: c.verdict.value for c in update["claims"] if c.verdict
@@ -572,15 +573,15 @@ async def test_without_revision_every_claim_not_fully_supported_is_marked() -> N
 
 
 async def test_a_revision_that_changes_nothing_writes_no_draft_and_its_pass_no_claims() -> None:
-    """The checkpoints keep each write of the draft, claims and citations (docs/decisions.md):
-    a value that did not change is not written again."""
+    """The checkpoints keep each write of the draft and claims (docs/decisions.md): a value
+    that did not change is not written again; citations are the claims' and never written."""
     state, recording = (
         make_state(f"## H\n\n{SUPPORTED} [@ev_cap]. {PARTIAL} [@ev_cap]."),
         Recording(),
     )
     services = Services(engine=NeverFixes())
     first = await verify(state, recording.runtime, services=services)
-    assert first["claims"] and first["citations"]
+    assert first["claims"] and "citations" not in first
     apply(state, first)
     assert route_after_verify(state) == "revise"
     revised = await revise(state, recording.runtime, services=services)

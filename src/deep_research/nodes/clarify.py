@@ -48,7 +48,6 @@ def _fresh_question(question: str, history: list[Turn]) -> dict[str, Any]:
         "usage": Overwrite(TokenUsage()),
         "draft": Overwrite(""),
         "claims": Overwrite([]),
-        "citations": Overwrite([]),
         "verification": VerificationSummary(),
         "revisions": 0,
         "budget_reached": None,

@@ -90,6 +90,4 @@ async def verify(state: State, runtime: Runtime[Context], *, services: Services)
     # in the checkpoints (see docs/decisions.md), so an unchanged value is not written again
     if result.claims != state.claims:
         update["claims"] = result.claims
-    if result.citations != state.citations:
-        update["citations"] = result.citations
     return update

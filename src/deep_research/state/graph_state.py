@@ -29,6 +29,7 @@ from deep_research.state.models import (
     TokenUsage,
     Turn,
     VerificationSummary,
+    citations_of,
 )
 from deep_research.state.reducers import (
     add_usage,
@@ -63,10 +64,10 @@ class State(OutputState):
 
     ``findings``, ``sources`` and ``evidence`` grow with the run, so they are LangGraph
     ``DeltaChannel``s: a checkpoint stores the writes that add to them, not the whole lists,
-    and reading the state replays those writes (see docs/decisions.md). ``draft``, ``claims``
-    and ``citations``, which grow with the sources and are replaced whole, are
-    ``DeltaChannel``s whose latest write wins, so each is stored once, as its write (and
-    ``report`` too, see :class:`OutputState`).
+    and reading the state replays those writes (see docs/decisions.md). ``draft`` and
+    ``claims``, which grow with the sources and are replaced whole, are ``DeltaChannel``s
+    whose latest write wins, so each is stored once, as its write (and ``report`` too, see
+    :class:`OutputState`); ``citations`` are the claims' own, derived rather than stored.
     With a content store, ``evidence`` holds :class:`EvidenceRef`s, whose quotes stay in
     the stored page text: nodes resolve them with
     :func:`~deep_research.persistence.content.resolve_evidence`.
@@ -108,7 +109,6 @@ class State(OutputState):
     draft: Annotated[str, DeltaChannel(latest_write)] = ""
     """The report's Markdown with ``[@evidence_id]`` citation markers."""
     claims: Annotated[list[Claim], DeltaChannel(latest_write)] = field(default_factory=list)
-    citations: Annotated[list[Citation], DeltaChannel(latest_write)] = field(default_factory=list)
     verification: VerificationSummary = field(default_factory=VerificationSummary)
     revisions: int = 0
     budget_reached: BudgetLimit | None = None
@@ -120,6 +120,14 @@ class State(OutputState):
     def turns(self) -> list[Turn]:
         """The earlier turns as (role, text) pairs (checkpoints store them as lists)."""
         return [("user" if role == "user" else "assistant", text) for role, text in self.history]
+
+    @property
+    def citations(self) -> list[Citation]:
+        """The claims' citations (:func:`~deep_research.state.models.citations_of`).
+
+        Derived from ``claims``, which verify writes, rather than stored a second time.
+        """
+        return [citation for claim in self.claims for citation in citations_of(claim)]
 
     @property
     def research_question(self) -> str:

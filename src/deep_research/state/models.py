@@ -370,6 +370,16 @@ class Citation(DomainModel):
     """The evidence's verbatim quote (set in the final report, so it can be audited)."""
 
 
+def citations_of(claim: Claim) -> list[Citation]:
+    """The claim's citations: its cited spans, and the alternate its verdict relied on."""
+    citations = [Citation(claim_id=claim.id, evidence_id=key) for key in claim.citation_keys]
+    if claim.evidence_id and claim.evidence_id not in claim.citation_keys:
+        citations.append(
+            Citation(claim_id=claim.id, evidence_id=claim.evidence_id, is_primary=False)
+        )
+    return citations
+
+
 class Reference(DomainModel):
     """A numbered entry of the report's reference list."""
 

@@ -21,7 +21,14 @@ from typing import Any
 
 from deep_research.engines import ClaimCheck, Engine, Reply
 from deep_research.engines.schemas import ClaimVerdict
-from deep_research.state.models import Citation, Claim, EvidenceSpan, TokenUsage, Verdict
+from deep_research.state.models import (
+    Citation,
+    Claim,
+    EvidenceSpan,
+    TokenUsage,
+    Verdict,
+    citations_of,
+)
 from deep_research.text import content_tokens
 from deep_research.verification.checks import Analyses, clean_claim, figure_problem, support_rank
 from deep_research.verification.citations import extract_claims
@@ -337,16 +344,6 @@ def revision_due(claims: Sequence[Claim], revisions: int, max_revisions: int) ->
         return False
     wanted = needs_revision if revisions < max_revisions else needs_final_revision
     return any(map(wanted, claims))
-
-
-def citations_of(claim: Claim) -> list[Citation]:
-    """The claim's citations: its cited spans, and the alternate its verdict relied on."""
-    citations = [Citation(claim_id=claim.id, evidence_id=key) for key in claim.citation_keys]
-    if claim.evidence_id and claim.evidence_id not in claim.citation_keys:
-        citations.append(
-            Citation(claim_id=claim.id, evidence_id=claim.evidence_id, is_primary=False)
-        )
-    return citations
 
 
 def _apply(claim: Claim, verdict: ClaimVerdict, evidence: Sequence[EvidenceSpan]) -> Claim:
