@@ -25,6 +25,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import HumanMessage
 from langgraph.channels.last_value import LastValue
+from langgraph.checkpoint.base import copy_checkpoint
+from langgraph.checkpoint.base.id import uuid6
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from langgraph.types import Command, Overwrite
 
@@ -383,3 +385,42 @@ async def test_a_thread_with_the_report_in_its_checkpoints_reads_back_and_contin
     assert latest is not None and "report" not in latest.checkpoint["channel_values"]
     end_of_first = next(s for s in history if s.values["question"] == "Which storage sites?")
     assert end_of_first.values["report"] == first["report"]
+
+
+async def test_a_thread_with_a_citations_channel_reads_back_and_continues(
+    tmp_path: Path,
+) -> None:
+    """Threads written while ``citations`` was a channel of its own keep its value in their
+    checkpoints (and may hold a pending write to it): the graph, which derives the citations
+    from the claims now, reads such a thread and answers a follow-up question."""
+    url = f"sqlite:///{tmp_path / 'checkpoints.sqlite'}"
+    config: Any = {"configurable": {"thread_id": "citations"}}
+    async with open_checkpointer(url) as saver:
+        graph = build_graph(
+            engine=QuestionEngine(2, 2), sources=[GeneratedWeb()], checkpointer=saver
+        )
+        first = await graph.ainvoke(
+            {"messages": [HumanMessage("Which storage sites?")]}, config, context=CONTEXT
+        )
+        stored = await saver.aget_tuple(config)
+        assert stored is not None
+        old = [c.model_copy(update={"quote": None}) for c in first["report"].citations]
+        # a checkpoint after it, as the old layout stored one: the citations as a value
+        checkpoint = copy_checkpoint(stored.checkpoint)
+        checkpoint["id"] = str(uuid6(clock_seq=-2))
+        version = checkpoint["channel_versions"]["claims"]
+        checkpoint["channel_values"]["citations"] = old
+        checkpoint["channel_versions"]["citations"] = version
+        metadata = {**stored.metadata, "step": stored.metadata["step"] + 1}
+        config = await saver.aput(stored.config, checkpoint, metadata, {"citations": version})
+        await saver.aput_writes(config, [("citations", old)], "an-old-task")
+        written = await saver.aget_tuple(config)
+        assert written is not None and written.checkpoint["channel_values"]["citations"] == old
+        assert [w[1] for w in written.pending_writes or []] == ["citations"]
+
+        state = (await graph.aget_state(config)).values
+        assert "citations" not in state and state["report"] == first["report"]
+        follow_up = {"messages": [HumanMessage("Which storage sites opened first?")]}
+        second = await graph.ainvoke(follow_up, config, context=CONTEXT)
+    assert second["report"].question == "Which storage sites opened first?"
+    assert second["report"].citations, "the follow-up's citations come from its claims"
