@@ -83,7 +83,7 @@ def checkpoints(r: dict[str, Any]) -> tuple[str, list[str]]:
             "references, findings and sources: about 250 bytes a source), and so are the "
             "report (about 75), the claims of the verification passes (about 75), each "
             "researcher's `Send` with its step and the run's `Config` (about 65), the "
-            "draft, messages, usage and plan (about 90): what remains is the run's own "
+            "draft, messages, usage and plan (about 75): what remains is the run's own "
             "content, stored once, compressed one write at a time. The report repeats the "
             "claims, citations and sources the state holds (about 55): taking them out would "
             "change the v1 report a caller gets back."

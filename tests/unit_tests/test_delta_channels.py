@@ -6,7 +6,9 @@ choosing. So the reducers must give the same list however the writes are batched
 read back from the store must hold what the researchers returned, also after clarify resets
 the lists for a follow-up question (see docs/decisions.md). The report is kept the same way
 (latest write wins, empty is ``None``), and a thread written while it was a plain channel,
-with the report in every checkpoint, reads back and continues.
+with the report in every checkpoint, reads back and continues. So are the chat's messages
+(merged as ``add_messages`` merges them, id-less messages given ids that every replay gives
+alike), so that a follow-up question does not store the earlier reports again.
 """
 
 from __future__ import annotations
@@ -23,21 +25,25 @@ from typing import Any, TypeVar
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage
+from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.channels.last_value import LastValue
 from langgraph.checkpoint.base import copy_checkpoint
 from langgraph.checkpoint.base.id import uuid6
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
+from langgraph.graph.message import add_messages
 from langgraph.types import Command, Overwrite
 
 from deep_research.context import Context
 from deep_research.engines import Reply
 from deep_research.graph import build_graph
 from deep_research.persistence import open_checkpointer
+from deep_research.persistence.checkpointer import CompactMemorySaver, make_serde
 from deep_research.sources.identity import source_keys
 from deep_research.sources.pool import extend_pool
 from deep_research.state import BibRecord, EvidenceSpan, Finding, PlanStep, Report, Source
 from deep_research.state.reducers import (
+    add_message_batches,
     latest_write,
     merge_evidence,
     merge_evidence_batches,
@@ -424,3 +430,139 @@ async def test_a_thread_with_a_citations_channel_reads_back_and_continues(
         second = await graph.ainvoke(follow_up, config, context=CONTEXT)
     assert second["report"].question == "Which storage sites opened first?"
     assert second["report"].citations, "the follow-up's citations come from its claims"
+
+
+@st.composite
+def message_writes(draw: st.DrawFn) -> list[AnyMessage]:
+    """A write of a few messages: questions and answers, some with ids that collide."""
+    kinds = st.sampled_from([HumanMessage, AIMessage])
+    return [
+        draw(kinds)(
+            draw(st.sampled_from(["yes", "How large?", "A report."])),
+            id=draw(st.sampled_from([None, None, "m1", "m2"])),
+        )
+        for _ in range(draw(st.integers(1, 3)))
+    ]
+
+
+@SETTINGS
+@given(
+    st.lists(message_writes(), max_size=3),
+    st.lists(message_writes(), max_size=4),
+    st.lists(message_writes(), max_size=4),
+)
+def test_messages_merge_alike_however_batched_and_id_less_ones_get_the_same_ids(
+    state: list[list[AnyMessage]], xs: list[list[AnyMessage]], ys: list[list[AnyMessage]]
+) -> None:
+    """What ``add_messages`` gives, with the random ids of id-less messages replaced by ids
+    that a replay of the same writes gives again (a ``DeltaChannel`` replays them)."""
+    written = [m.id for write in [*state, *xs, *ys] for m in write]
+    start = add_message_batches([], state)
+    once = add_message_batches(start, xs + ys)
+    assert add_message_batches(add_message_batches(start, xs), ys) == once
+    assert add_message_batches(add_message_batches([], state), xs + ys) == once, "same ids"
+    assert [m.id for write in [*state, *xs, *ys] for m in write] == written, "writes unchanged"
+    ids = [m.id for m in once]
+    assert None not in ids and len(set(ids)) == len(ids)
+    plain = reduce(add_messages, xs + ys, reduce(add_messages, state, []))  # random ids
+    assert [(m.type, m.content) for m in once] == [(m.type, m.content) for m in plain]
+
+
+def test_messages_keep_add_messages_updates_and_removals() -> None:
+    first = add_message_batches([], [[HumanMessage("How large?"), AIMessage("Draft.")]])
+    answer = first[1]
+    edited = add_message_batches(first, [AIMessage("Report.", id=answer.id)])
+    assert [m.content for m in edited] == ["How large?", "Report."]
+    assert add_message_batches(edited, [RemoveMessage(id=answer.id)]) == first[:1]
+    # the question removed, the same answer written again where the first one stood would
+    # get the first one's id: it draws another instead of replacing the first
+    kept = add_message_batches(first, [RemoveMessage(id=first[0].id)])
+    again = add_message_batches(kept, [AIMessage("Draft.")])
+    assert [m.content for m in again] == ["Draft.", "Draft."]
+    assert again[0].id == answer.id != again[1].id
+
+
+async def test_a_follow_up_question_stores_no_earlier_message_again() -> None:
+    """Each message is stored once, as the write that added it (the chat's earlier reports
+    are not copied into the follow-up's checkpoints), and every read gives the same ids."""
+    saver = CompactMemorySaver(serde=make_serde())
+    graph = build_graph(engine=QuestionEngine(2, 2), sources=[GeneratedWeb()], checkpointer=saver)
+    config: Any = {"configurable": {"thread_id": "chat"}}
+    first = await graph.ainvoke(
+        {"messages": [HumanMessage("Which storage sites?")]}, config, context=CONTEXT
+    )
+    follow_up = {"messages": [HumanMessage("Which of them are in Europe?")]}
+    second = await graph.ainvoke(follow_up, config, context=CONTEXT)
+    state = (await graph.aget_state(config)).values
+    again = (await graph.aget_state(config)).values
+    assert [m.content for m in state["messages"]] == [
+        "Which storage sites?",
+        first["report"].markdown,
+        "Which of them are in Europe?",
+        second["report"].markdown,
+    ]
+    assert [m.id for m in state["messages"]] == [m.id for m in second["messages"]]
+    assert [m.id for m in again["messages"]] == [m.id for m in state["messages"]]
+
+    serde = make_serde()
+    stored = [
+        serde.loads_typed(v)
+        for k, v in saver.blobs.items()
+        if k[2] == "messages" and v[0] != "empty"
+    ]
+    stored += [
+        serde.loads_typed(w[2])
+        for writes in saver.writes.values()
+        for w in writes.values()
+        if w[1] == "messages"
+    ]
+    held = [
+        m.content
+        for value in stored
+        for m in (value if isinstance(value, list) else [])
+        if isinstance(m, AIMessage)
+    ]
+    assert sorted(held) == sorted([first["report"].markdown, second["report"].markdown])
+
+
+async def test_a_thread_with_the_messages_in_its_checkpoints_reads_back_and_continues(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A thread written while ``messages`` was a plain ``add_messages`` channel (the chat in
+    every checkpoint that changed it) reads back with its messages and their ids, and a
+    follow-up question appends its question and report, stored as writes."""
+    url = f"sqlite:///{tmp_path / 'checkpoints.sqlite'}"
+    config: Any = {"configurable": {"thread_id": "before"}}
+    async with open_checkpointer(url) as saver:
+        graph = build_graph(
+            engine=QuestionEngine(2, 2), sources=[GeneratedWeb()], checkpointer=saver
+        )
+        plain = BinaryOperatorAggregate(list, add_messages)
+        plain.key = "messages"
+        monkeypatch.setitem(graph.channels, "messages", plain)
+        first = await graph.ainvoke(
+            {"messages": [HumanMessage("Which storage sites?")]}, config, context=CONTEXT
+        )
+        stored = await saver.aget_tuple(config)
+    assert stored is not None
+    kept = stored.checkpoint["channel_values"]["messages"]
+    assert [m.id for m in kept] == [m.id for m in first["messages"]], "the old layout: a value"
+
+    monkeypatch.undo()
+    async with open_checkpointer(url) as saver:
+        graph = build_graph(
+            engine=QuestionEngine(2, 2), sources=[GeneratedWeb()], checkpointer=saver
+        )
+        state = (await graph.aget_state(config)).values
+        assert state["messages"] == kept
+        follow_up = {"messages": [HumanMessage("Which of them are in Europe?")]}
+        second = await graph.ainvoke(follow_up, config, context=CONTEXT)
+        state = (await graph.aget_state(config)).values
+        latest = await saver.aget_tuple(config)
+    assert latest is not None and "messages" not in latest.checkpoint["channel_values"]
+    assert state["messages"][:2] == kept
+    assert [m.content for m in state["messages"][2:]] == [
+        "Which of them are in Europe?",
+        second["report"].markdown,
+    ]
+    assert [m.id for m in state["messages"]] == [m.id for m in second["messages"]]

@@ -12,9 +12,8 @@ from typing import Annotated, Any, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.channels.delta import DeltaChannel
-from langgraph.graph.message import add_messages
 
-from deep_research.state.channels import NullableDeltaChannel
+from deep_research.state.channels import NullableDeltaChannel, TypedDeltaChannel
 from deep_research.state.models import (
     BudgetLimit,
     Citation,
@@ -32,6 +31,7 @@ from deep_research.state.models import (
     citations_of,
 )
 from deep_research.state.reducers import (
+    add_message_batches,
     add_usage,
     latest_write,
     merge_evidence_batches,
@@ -42,9 +42,17 @@ from deep_research.state.reducers import (
 
 @dataclass(kw_only=True)
 class InputState:
-    """A chat: the last human message is the question, earlier turns are context."""
+    """A chat: the last human message is the question, earlier turns are context.
 
-    messages: Annotated[list[AnyMessage], add_messages] = field(default_factory=list)
+    ``messages`` merge as LangGraph's ``add_messages`` merges them, in a ``DeltaChannel``: a
+    checkpoint keeps the writes that added messages, not the whole chat again, so a long
+    chat does not store its earlier reports once more for every question
+    (:func:`~deep_research.state.reducers.add_message_batches`).
+    """
+
+    messages: Annotated[list[AnyMessage], TypedDeltaChannel(add_message_batches)] = field(
+        default_factory=list
+    )
 
 
 @dataclass(kw_only=True)

@@ -13,8 +13,13 @@ stored writes in batches of its own choosing), because each merge is a fold per 
 
 from __future__ import annotations
 
+import json
+import uuid
 from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar, cast
+
+from langchain_core.messages import AnyMessage, BaseMessage, convert_to_messages
+from langgraph.graph.message import Messages, add_messages
 
 from deep_research.sources.identity import merge_same_sources, merged_aliases
 from deep_research.sources.scholarly.merge import merge_records
@@ -123,6 +128,47 @@ def latest_write(state: T, batches: Sequence[T]) -> T:
     they are split. With no write the value is unchanged.
     """
     return batches[-1] if batches else state
+
+
+MESSAGE_IDS = uuid.UUID("6f1c3d52-8a0e-4b7e-9d0c-2f6a1b5e7c31")
+"""Namespace of the ids :func:`add_message_batches` gives messages written without one."""
+
+
+def add_message_batches(state: list[AnyMessage], batches: Sequence[Messages]) -> list[AnyMessage]:
+    """LangGraph's ``add_messages`` over several writes, giving id-less messages stable ids.
+
+    The chat's messages are a ``DeltaChannel``: a checkpoint keeps the writes that added
+    messages, and reading the state replays them. ``add_messages`` gives a message written
+    without an id (a question sent as ``{"messages": [HumanMessage(...)]}``, the report's
+    ``AIMessage``) a random id, which a replay would draw again: the same message would get
+    another id at each read. Here such a message gets an id derived from where it lands and
+    what it says (a UUID, unique among the messages), so that every replay gives the ids the
+    run saw; messages with ids, ``RemoveMessage`` included, merge as ``add_messages`` merges
+    them. Writes are folded one at a time, so the result does not depend on the batching.
+    """
+    merged: list[Any] = list(state)
+    for write in batches:
+        merged = cast("list[Any]", add_messages(merged, _with_ids(merged, write)))
+    return merged
+
+
+def _with_ids(state: list[AnyMessage], write: Messages) -> list[Any]:
+    """The write's messages, each without an id given a stable one (see above)."""
+    messages = convert_to_messages(write if isinstance(write, list) else [write])
+    taken = {m.id for m in state}
+    given: list[BaseMessage] = []  # returned as add_messages takes them
+    for message in messages:
+        if message.id is None:
+            content = json.dumps(message.content, sort_keys=True, default=str)
+            key = f"{len(state) + len(given)}\x1f{message.type}\x1f{content}"
+            new = str(uuid.uuid5(MESSAGE_IDS, key))
+            while new in taken:  # the same message where one was removed: draw on
+                key += "\x1f"
+                new = str(uuid.uuid5(MESSAGE_IDS, key))
+            message = message.model_copy(update={"id": new})
+        taken.add(message.id)
+        given.append(message)
+    return given
 
 
 def add_usage(left: TokenUsage, right: TokenUsage) -> TokenUsage:
