@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -66,8 +66,11 @@ CLOSERS = "\"')]»”’」』）】"
 """Closing quotes and brackets that may follow a sentence's final mark."""
 
 _OPENERS = "\"'(\\[«“‘「『（【"
-_LATIN_END = re.compile(rf"(?<=[.!?{OTHER_STOPS}])([{re.escape(CLOSERS)}]*)\s+")
-_FULL_END = re.compile(rf"(?<=[{FULL_STOPS}])([{re.escape(CLOSERS)}]*)\s*")
+_LATIN_END = re.compile(rf"[.!?{OTHER_STOPS}]([{re.escape(CLOSERS)}]*)\s+")
+_FULL_END = re.compile(rf"[{FULL_STOPS}]([{re.escape(CLOSERS)}]*)\s*")
+"""A stop, the closing marks after it, and the space before the next sentence. (A leading
+character class, not a lookbehind: the regex engine then skips ahead to the next stop.)"""
+_FIRST_LETTER = re.compile(rf"[{re.escape(_OPENERS)}]*+(.)")
 _ELISION = re.compile(r"^(?:l|d|qu|n|s|j|c|m|t|jusqu|lorsqu|puisqu)['’](?=\w)")
 """A French elided article or pronoun (``l'``, ``d'``, ``qu'``) glued to the next word."""
 _NUMBER = re.compile(rf"(?<![^\W{CJK_CLASS}])(?<!\.)[-+]?\d[\d,]*(?:\.\d+)?(?![\d])")
@@ -249,31 +252,32 @@ _GERMAN_MONTH = re.compile(
 """German writes a date's day with a stop (``am 3. März 2021``): no sentence ends there."""
 
 
-def _starts_sentence(rest: str, *, markers: bool) -> bool:
-    """Whether the text after a ``.!?`` and whitespace opens a new sentence.
+def _starts_sentence(line: str, at: int, *, markers: bool) -> bool:
+    """Whether ``line`` from ``at`` (after a ``.!?`` and whitespace) opens a new sentence.
 
     It does when it starts (after an opening quote or bracket) with a capital, a digit, a
     letter of a script without case (Arabic, Devanagari, Han...), or, with ``markers``, a
     citation marker ``[@``.
     """
-    if markers and rest.startswith("[@"):
+    if markers and line.startswith("[@", at):
         return True
-    first = rest.lstrip(_OPENERS)[:1]
-    return bool(first) and (first.isdigit() or (first.isalpha() and not first.islower()))
+    found = _FIRST_LETTER.match(line, at)
+    first = found.group(1) if found else ""
+    return first.isdigit() or (first.isalpha() and not first.islower())
 
 
-def _boundaries(line: str, *, markers: bool) -> Iterator[tuple[int, int]]:
+def _boundaries(line: str, *, markers: bool) -> list[tuple[int, int]]:
     """``(end of sentence, start of next)`` pairs of one line, in order."""
     found: list[tuple[int, int]] = []
     for match in _LATIN_END.finditer(line):
-        cased = line[match.start() - 1] in ".!?"  # the other stops end a sentence regardless
-        if cased and not _starts_sentence(line[match.end() :], markers=markers):
+        cased = line[match.start()] in ".!?"  # the other stops end a sentence regardless
+        if cased and not _starts_sentence(line, match.end(), markers=markers):
             continue
         found.append((match.end(1), match.end()))
-    for match in _FULL_END.finditer(line):
-        if match.end() < len(line):
-            found.append((match.end(1), match.end()))
-    yield from sorted(found)
+    if any(stop in line for stop in FULL_STOPS):
+        found.extend((m.end(1), m.end()) for m in _FULL_END.finditer(line) if m.end() < len(line))
+        found.sort()
+    return found
 
 
 def split_line(line: str, *, markers: bool = False) -> Iterator[str]:
@@ -293,7 +297,7 @@ def split_line(line: str, *, markers: bool = False) -> Iterator[str]:
             continue
         if _ABBREVIATION.search(ended := line[last:end].rstrip(CLOSERS), len(ended) - 8):
             continue
-        if _DAY_STOP.search(ended) and _GERMAN_MONTH.match(line, end):
+        if _DAY_STOP.search(ended, len(ended) - 4) and _GERMAN_MONTH.match(line, end):
             continue
         piece = line[last:end].strip()  # closing quotes stay with their sentence
         if piece:
@@ -320,13 +324,35 @@ class BM25:
     """Okapi BM25 over a small in-memory collection (sentences, chunks)."""
 
     def __init__(self, documents: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75):
-        self._docs = [Counter(doc) for doc in documents]
-        self._lengths = [len(doc) for doc in documents]
-        self._avg = (sum(self._lengths) / len(self._lengths)) if self._lengths else 0.0
+        self._setup([Counter(doc) for doc in documents], [len(doc) for doc in documents], k1, b)
+
+    @classmethod
+    def from_counts(
+        cls,
+        counts: Sequence[Mapping[str, int]],
+        lengths: Sequence[int],
+        k1: float = 1.5,
+        b: float = 0.75,
+    ) -> BM25:
+        """The index of documents given as term counts (each above 0) and token lengths.
+
+        A query's scores depend only on the counts of its own terms: counting only those (and
+        each document's length) scores the query exactly as the whole token lists would.
+        """
+        bm25 = cls.__new__(cls)
+        bm25._setup(counts, lengths, k1, b)
+        return bm25
+
+    def _setup(
+        self, counts: Sequence[Mapping[str, int]], lengths: Sequence[int], k1: float, b: float
+    ) -> None:
+        self._docs = counts
+        self._lengths = lengths
+        self._avg = (sum(lengths) / len(lengths)) if lengths else 0.0
         df: Counter[str] = Counter()
-        for doc in self._docs:
+        for doc in counts:
             df.update(doc.keys())
-        n = len(self._docs)
+        n = len(counts)
         self._idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
         self._k1 = k1
         self._b = b

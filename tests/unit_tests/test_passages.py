@@ -11,7 +11,12 @@ from deep_research.engines.schemas import PickedQuote
 from deep_research.sources import passages as passages_module
 from deep_research.sources import quotes
 from deep_research.sources.evidence import select_evidence, select_windows
-from deep_research.sources.passages import PASSAGE_TOKENS, build_passages, rank_passages
+from deep_research.sources.passages import (
+    PAGE_DECAY,
+    PASSAGE_TOKENS,
+    build_passages,
+    rank_passages,
+)
 from deep_research.sources.quotes import MAX_PICK_CHARS, locate_quotes
 from deep_research.state import Document, Passage, PlanStep
 from deep_research.state.models import stable_id
@@ -255,20 +260,60 @@ async def test_the_offline_engine_picks_windows_that_locate_exactly() -> None:
     assert [(s.start, s.end) for s in located.spans] == [(w.start, w.end) for w in windows]
 
 
-def _choose_by_scanning(pool: list[Passage], scores: list[float], budget: int) -> list[int]:
+_PAGE_PIECES = st.sampled_from(
+    [
+        "The cell lost 12% of its capacity. ",
+        "Lithium costs fell in 2023! ",
+        "Mr. Li said e.g. costs rose. ",
+        "l'électricité coûte cher. ",
+        "电池成本下降。储能增长！",
+        "Cells" + " lithium" * 130 + ". ",
+        "\n",
+        "\n\n",
+        "\n- ",
+        "\n1) cost ",
+        "\n## Costs\n",
+        "\n## Costs\n",
+        "\n#\n",
+        "\n# Lithium supply\n",
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(pieces=st.lists(_PAGE_PIECES, max_size=40), title=st.sampled_from(["", "Lithium: costs"]))
+def test_passage_counts_summed_from_sentences_equal_counting_each_passage(
+    pieces: list[str], title: str
+) -> None:
+    """Passages share sentences, so their tokens are counted per sentence and per text between
+    sentences; the sums must be the counts of each passage's own text, title and heading."""
+    query = set(content_tokens("lithium cost cells 电池 électricité"))
+    doc = document("https://example.com/page", "".join(pieces), title=title)
+    page = passages_module._Page(doc)
+    terms = passages_module._Terms(page, query)
+    for cut in page.cuts:
+        whole = content_tokens(f"{title} {cut.section or ''} {doc.text[cut.start : cut.end]}")
+        size, hits = terms.of(cut)
+        assert size == len(whole)
+        assert hits == {t: whole.count(t) for t in set(whole) & query}
+        assert cut.words == passages_module._size(doc.text[cut.start : cut.end])
+
+
+def _choose_by_scanning(pool: list[tuple[str, int]], scores: list[float], budget: int) -> list[int]:
     """The selection as first written: every passage left scanned at each turn."""
     taken: dict[str, int] = {}
     chosen: list[int] = []
     spent = 0
     left = [i for i in sorted(range(len(pool)), key=lambda i: (-scores[i], i)) if scores[i] > 0]
     while left:
-        best = max(left, key=lambda i: (passages_module._discounted(scores[i], taken, pool[i]), -i))
+        best = max(left, key=lambda i: (scores[i] * PAGE_DECAY ** taken.get(pool[i][0], 0), -i))
         left.remove(best)
-        if spent + pool[best].tokens > budget:
+        page, words = pool[best]
+        if spent + words > budget:
             continue
         chosen.append(best)
-        spent += pool[best].tokens
-        taken[pool[best].document_id] = taken.get(pool[best].document_id, 0) + 1
+        spent += words
+        taken[page] = taken.get(page, 0) + 1
     return chosen
 
 
@@ -285,18 +330,7 @@ def _choose_by_scanning(pool: list[Passage], scores: list[float], budget: int) -
 def test_choosing_passages_by_heap_matches_scanning_every_one(
     picks: list[tuple[int, float, int]], budget: int
 ) -> None:
-    pool = [
-        Passage(
-            id=f"p{i}",
-            document_id=f"doc_{page}",
-            url=f"https://example.com/{page}",
-            start=0,
-            end=1,
-            text="x",
-            tokens=tokens,
-        )
-        for i, (page, _, tokens) in enumerate(picks)
-    ]
+    pool = [(f"doc_{page}", tokens) for page, _, tokens in picks]
     scores = [score for _, score, _ in picks]
     assert passages_module._choose(pool, scores, budget) == _choose_by_scanning(
         pool, scores, budget
@@ -318,14 +352,14 @@ def test_the_progress_line_tells_of_dropped_quotes_only() -> None:
 
 
 def test_a_section_the_step_names_is_read_from_its_opening_passage() -> None:
-    from deep_research.sources.passages import LEAD_BOOST, LEAD_PASSAGES, _lead
+    from deep_research.sources.passages import LEAD_BOOST, LEAD_PASSAGES, _lead, _Page
 
     body = "\n\n".join(
         f"# {heading}\n\n{filler(12, topic)}"
         for heading, topic in [("Synopsis", "a"), ("Options", "b"), ("Notes", "c")]
         + [("Interactive mode", "d"), ("Bugs", "e")]
     )
-    pool = build_passages(document("https://example.com/rebase", body))
+    pool = _Page(document("https://example.com/rebase", body)).cuts
     query = set(content_tokens("commits during an interactive rebase"))
     opening = next(i for i, p in enumerate(pool) if p.section == "Interactive mode")
     assert opening >= LEAD_PASSAGES

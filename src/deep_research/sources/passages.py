@@ -18,10 +18,11 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from itertools import islice
 
 from deep_research.state.models import Document, Passage, stable_id
-from deep_research.text import BM25, CJK_CLASS, Sentence, content_tokens, sentences
+from deep_research.text import BM25, CJK_CLASS, content_tokens, has_cjk, sentences
 
 PASSAGE_TOKENS = 80
 """Tokens (whitespace-separated) a passage grows to before the next one starts."""
@@ -45,7 +46,8 @@ PAGE_DECAY = 0.75
 
 _WORD_UNIT = re.compile(rf"[{CJK_CLASS}]{{1,2}}|[^\s{CJK_CLASS}]+")
 """A word as passages count them: a run of non-space text, or two CJK characters (which are
-written without spaces; see :func:`~deep_research.text.word_count`)."""
+written without spaces; see :func:`~deep_research.text.word_count`). In a text without CJK
+characters these are exactly ``str.split``'s words, which it counts faster."""
 
 
 def _size(text: str) -> int:
@@ -53,51 +55,132 @@ def _size(text: str) -> int:
     return len(_WORD_UNIT.findall(text))
 
 
+@dataclass(frozen=True, slots=True)
+class _Cut:
+    """A passage's place in its page, before it is chosen: its sentences and its offsets."""
+
+    first: int
+    """Index of its first sentence."""
+    last: int
+    """Index of its last sentence (the passage may end inside it: see ``end``)."""
+    start: int
+    end: int
+    words: int
+    section: str | None
+
+
+class _Page:
+    """A page cut into sentences and passages, with its words counted once."""
+
+    def __init__(self, document: Document) -> None:
+        self.document = document
+        self.spaced = not has_cjk(document.text)
+        self.sentences = list(sentences(document.text))
+        self.cuts = self._cut()
+
+    def size(self, start: int, end: int) -> int:
+        """Words of ``document.text[start:end]`` as passages count them (:data:`_WORD_UNIT`)."""
+        if self.spaced:
+            return len(self.document.text[start:end].split())
+        return len(_WORD_UNIT.findall(self.document.text, start, end))
+
+    def _cut(self) -> list[_Cut]:
+        cuts: list[_Cut] = []
+        first, size = 0, 0  # the group: sentences[first:n]
+        for n, sentence in enumerate(self.sentences):
+            if n > first and sentence.section != self.sentences[first].section:
+                cuts.append(self._group(first, n - 1))
+                first, size = n, 0
+            words = self.size(sentence.start, sentence.end)
+            size += words
+            if size >= PASSAGE_TOKENS:
+                cuts.append(self._group(first, n))
+                # the boundary sentence opens the next passage too, unless it filled this one alone
+                first, size = (n, words) if n > first else (n + 1, 0)
+        last = len(self.sentences) - 1
+        if first <= last and not (cuts and cuts[-1].end >= self.sentences[last].end):
+            cuts.append(self._group(first, last))
+        return cuts
+
+    def _group(self, first: int, last: int) -> _Cut:
+        text = self.document.text
+        start, end = self.sentences[first].start, self.sentences[last].end
+        words = self.size(start, end)
+        if words > MAX_PASSAGE_TOKENS:  # rare: only then are the words' offsets needed
+            cut = next(islice(_WORD_UNIT.finditer(text, start, end), MAX_PASSAGE_TOKENS - 1, None))
+            end, words = cut.end(), MAX_PASSAGE_TOKENS
+        return _Cut(first, last, start, end, words, self.sentences[first].section)
+
+    def passage(self, cut: _Cut, *, clean: bool, score: float = 0.0) -> Passage:
+        document = self.document
+        return Passage(
+            id=stable_id("psg", document.id, cut.start, cut.end),
+            document_id=document.id,
+            url=document.url,
+            title=document.title,
+            start=cut.start,
+            end=cut.end,
+            text=document.text[cut.start : cut.end],
+            section=cut.section,
+            score=score,
+            tokens=cut.words,
+            clean=clean,
+        )
+
+
 def build_passages(document: Document, *, clean: bool = False) -> list[Passage]:
     """Cut a page into passages of whole sentences (see the module docstring).
 
     Every passage is a verbatim slice: ``document.text[p.start:p.end] == p.text``.
     """
-    passages: list[Passage] = []
-    group: list[Sentence] = []
-    size = 0
-    for sentence in sentences(document.text):
-        if group and sentence.section != group[0].section:
-            passages.append(_passage(document, group, clean))
-            group, size = [], 0
-        group.append(sentence)
-        words = _size(sentence.text)
-        size += words
-        if size >= PASSAGE_TOKENS:
-            passages.append(_passage(document, group, clean))
-            # the boundary sentence opens the next passage too, unless it filled this one alone
-            group = [sentence] if len(group) > 1 else []
-            size = words if group else 0
-    if group and not (passages and passages[-1].end >= group[-1].end):
-        passages.append(_passage(document, group, clean))
-    return passages
+    page = _Page(document)
+    return [page.passage(cut, clean=clean) for cut in page.cuts]
 
 
-def _passage(document: Document, group: Sequence[Sentence], clean: bool) -> Passage:
-    start, end = group[0].start, group[-1].end
-    words = len(_WORD_UNIT.findall(document.text, start, end))
-    if words > MAX_PASSAGE_TOKENS:  # rare: only then are the words' offsets needed
-        cut = next(
-            islice(_WORD_UNIT.finditer(document.text, start, end), MAX_PASSAGE_TOKENS - 1, None)
-        )
-        end, words = cut.end(), MAX_PASSAGE_TOKENS
-    return Passage(
-        id=stable_id("psg", document.id, start, end),
-        document_id=document.id,
-        url=document.url,
-        title=document.title,
-        start=start,
-        end=end,
-        text=document.text[start:end],
-        section=group[0].section,
-        tokens=words,
-        clean=clean,
-    )
+class _Terms:
+    """Counts a page's content tokens for BM25: how many, and how often each query term.
+
+    Each passage is scored with its page's title and its section heading (contextual
+    headers: a definition under "Description" names its subject in the title only), as the
+    tokens of ``f"{title} {section} {text}"``. Passages share their boundary sentences, so
+    the tokens are counted once per sentence and per text between sentences (a list's
+    marker, a repeated heading), and a passage's counts are the sums of its parts': no token
+    spans two sentences, since sentences end at a stop or a line's end.
+    """
+
+    def __init__(self, page: _Page, query: set[str]) -> None:
+        self.page, self.query = page, query
+        text, found = page.document.text, page.sentences
+        self.title = self.count(page.document.title)
+        self.sections: dict[str | None, tuple[int, list[str]]] = {}
+        self.parts = [self.count(s.text) for s in found]
+        self.gaps = [
+            self.count(text[a.end : b.start]) for a, b in zip(found, found[1:], strict=False)
+        ]
+
+    def count(self, text: str) -> tuple[int, list[str]]:
+        """The content tokens of ``text``: how many, and the query terms among them."""
+        if not text or text.isspace():
+            return 0, []
+        found = content_tokens(text)
+        return len(found), [t for t in found if t in self.query]
+
+    def of(self, cut: _Cut) -> tuple[int, dict[str, int]]:
+        """A passage's tokens, title and heading included: how many, and each query term's."""
+        section = self.sections.get(cut.section)
+        if section is None:
+            section = self.sections[cut.section] = self.count(cut.section or "")
+        parts = [self.title, section]
+        if cut.end < self.page.sentences[cut.last].end:  # cut inside a long sentence
+            parts.append(self.count(self.page.document.text[cut.start : cut.end]))
+        else:
+            parts += self.parts[cut.first : cut.last + 1] + self.gaps[cut.first : cut.last]
+        size, terms = 0, dict[str, int]()
+        for n, hits in parts:
+            size += n
+            for term in hits:
+                terms[term] = terms.get(term, 0) + 1
+        return size, terms
 
 
 def rank_passages(
@@ -119,29 +202,34 @@ def rank_passages(
         The chosen passages, best first, with their scores; overlapping or touching passages
         of a page are merged into one. Passages that hold no query term are never chosen.
     """
-    pool = [p for d in documents for p in build_passages(d, clean=d.id in clean)]
+    wanted = set(query)
+    pages = [_Page(d) for d in documents]
+    pool = [(page, cut) for page in pages for cut in page.cuts]
     if not pool:
         return []
-    titles = {d.id: d.title for d in documents}
-    # each passage is scored with its page's title and its section heading (contextual
-    # headers): a definition under "Description" names its subject in the title only
-    bm25 = BM25(
-        [content_tokens(f"{titles[p.document_id]} {p.section or ''} {p.text}") for p in pool]
-    )
-    wanted = set(query)
-    scores = [bm25.score(query, i) * _lead(pool, i, wanted) for i in range(len(pool))]
-    chosen = _choose(pool, scores, budget)
-    picked = [pool[i].model_copy(update={"score": round(scores[i], 4)}) for i in chosen]
+    counts = [
+        terms.of(cut) for page in pages for terms in [_Terms(page, wanted)] for cut in page.cuts
+    ]
+    bm25 = BM25.from_counts([hits for _, hits in counts], [n for n, _ in counts])
+    lifts = [_lead(page.cuts, k, wanted) for page in pages for k in range(len(page.cuts))]
+    scores = [bm25.score(query, i) * lifts[i] for i in range(len(pool))]
+    chosen = _choose([(page.document.id, cut.words) for page, cut in pool], scores, budget)
+    picked = [
+        page.passage(cut, clean=page.document.id in clean, score=round(scores[i], 4))
+        for i in chosen
+        for page, cut in [pool[i]]
+    ]
     return _merged(picked, {d.id: d for d in documents})
 
 
-def _choose(pool: Sequence[Passage], scores: Sequence[float], budget: int) -> list[int]:
+def _choose(pool: Sequence[tuple[str, int]], scores: Sequence[float], budget: int) -> list[int]:
     """Greedily, the passage whose score discounted by its page's passages so far is highest.
 
-    Ties go to the earlier passage; a passage over what is left of ``budget`` is skipped.
-    A discounted score only falls as its page gains passages, so a heap of scores worked out
-    earlier needs a passage's score again only when its page has gained one since (the same
-    choices as scanning every passage left at each turn, without the quadratic scan).
+    ``pool`` gives each passage's page id and words. Ties go to the earlier passage; a passage
+    over what is left of ``budget`` is skipped. A discounted score only falls as its page gains
+    passages, so a heap of scores worked out earlier needs a passage's score again only when
+    its page has gained one since (the same choices as scanning every passage left at each
+    turn, without the quadratic scan).
     """
     taken: dict[str, int] = {}
     heap = [(-scores[i], i, 0) for i in range(len(pool)) if scores[i] > 0]
@@ -150,39 +238,33 @@ def _choose(pool: Sequence[Passage], scores: Sequence[float], budget: int) -> li
     spent = 0
     while heap:
         _, best, seen = heapq.heappop(heap)
-        now = taken.get(pool[best].document_id, 0)
+        page, words = pool[best]
+        now = taken.get(page, 0)
         if now != seen:  # its page gained a passage since: score it again
-            heapq.heappush(heap, (-_discounted(scores[best], taken, pool[best]), best, now))
+            heapq.heappush(heap, (-scores[best] * PAGE_DECAY**now, best, now))
             continue
-        if spent + pool[best].tokens > budget:
+        if spent + words > budget:
             continue
         chosen.append(best)
-        spent += pool[best].tokens
-        taken[pool[best].document_id] = now + 1
+        spent += words
+        taken[page] = now + 1
     return chosen
 
 
-def _lead(pool: Sequence[Passage], index: int, query: set[str]) -> float:
-    """The lift of a passage that opens its page or a section the step asks about.
+def _lead(cuts: Sequence[_Cut], index: int, query: set[str]) -> float:
+    """The lift of a page's passage ``index``: more if it opens the page or an asked-for section.
 
     :data:`LEAD_BOOST` for a page's first :data:`LEAD_PASSAGES` passages, and for the first
     passage of a section whose heading names a query term (where the section says what it is
     about: "Interactive mode" opens with what an interactive rebase does); else 1.
     """
-    passage = pool[index]
-    first = index
-    while first > 0 and pool[first - 1].document_id == passage.document_id:
-        first -= 1
-    opens_section = (
-        index == first
-        or pool[index - 1].section != passage.section
-        and bool(query.intersection(content_tokens(passage.section or "")))
+    if index < LEAD_PASSAGES:
+        return 1 + LEAD_BOOST
+    section = cuts[index].section
+    opens_section = cuts[index - 1].section != section and bool(
+        query.intersection(content_tokens(section or ""))
     )
-    return 1 + LEAD_BOOST if index - first < LEAD_PASSAGES or opens_section else 1.0
-
-
-def _discounted(score: float, taken: dict[str, int], passage: Passage) -> float:
-    return score * PAGE_DECAY ** taken.get(passage.document_id, 0)
+    return 1 + LEAD_BOOST if opens_section else 1.0
 
 
 def _merged(passages: Sequence[Passage], documents: dict[str, Document]) -> list[Passage]:
