@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import uuid
 from collections.abc import Generator, Iterator
@@ -58,6 +59,7 @@ def _isolated_environment(
     _clear_caches()
     yield
     _clear_caches()
+    gc.unfreeze()  # the command line freezes its start-up objects; a test's stay collectable
 
 
 @pytest.hookimpl(wrapper=True)

@@ -44,10 +44,9 @@ HOT_SPOT_NOTES = {
 EXCESS_NOTES = {
     "researcher": (
         "the researchers read their pages at the same moment, and each then ranks its pages' "
-        "passages (`rank_passages`: sentence splitting, tokenizing, BM25; about 13 ms a step "
+        "passages (`rank_passages`: sentence splitting, tokenizing, BM25; about 10 ms a step "
         "here) in a worker thread; the threads share the GIL, so the rankings run one after "
-        "another and the last researcher asks the model for its evidence late (with the "
-        "rankings cached, in a trial, the 16-step ratio fell by about 0.05)"
+        "another and the last researcher asks the model for its evidence late"
     ),
 }
 """Why a node's executions run past their calls' latency, as traced when first measured."""
@@ -93,6 +92,7 @@ def orchestration(r: dict[str, Any]) -> tuple[str, list[str]]:
         f"≤ {r['target']:.2f} up to 4 steps, ≤ 1.15 beyond. *Compute only*: the same run with "
         "no latency at all."
         + _load_note(r)
+        + _collections_note(r)
         + "\n\n"
         + table(
             [
@@ -153,6 +153,18 @@ def _load_note(r: dict[str, Any]) -> str:
     return (
         f" Load average of the 2-core machine at the start and the end: {load[0]:.1f}, "
         f"{load[1]:.1f} (above 2, other processes shared its cores)."
+    )
+
+
+def _collections_note(r: dict[str, Any]) -> str:
+    """The full garbage collections of the measured runs, when they were counted."""
+    full = r.get("full_collections")
+    if not full:
+        return ""
+    return (
+        " The process's objects are frozen after the warm-up, as the command line freezes its "
+        f"start-up's; full garbage collections during the {full['runs']} measured runs: "
+        f"{full['count']}, {1000 * full['seconds']:.0f} ms in all."
     )
 
 

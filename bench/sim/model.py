@@ -9,6 +9,14 @@ A real endpoint counts tokens on its own servers, so the asynchronous path count
 worker thread while the latency elapses (tiktoken releases the GIL): the simulation's
 bookkeeping is not charged to the agent's event loop. The threads are the simulation's own,
 so they take no place in the pool that the agent's ``asyncio.to_thread`` calls share.
+
+For the same reason answers are worked out once per scenario and request and replayed after
+(:data:`_ANSWERS`): a provider works them out on its own machines, but the simulator works
+them out in the agent's interpreter, under its lock (finding the passages to quote in an
+evidence prompt takes milliseconds), where that time would count as the agent's. The answers
+are a function of the request, so a replay is the same answer; a run after a warm-up run asks
+nothing new, and its calls cost the agent what a client's are: the request serialized (its
+digest) and the reply parsed.
 """
 
 from __future__ import annotations
@@ -51,6 +59,13 @@ def _fresh_pool_after_fork() -> None:
 os.register_at_fork(after_in_child=_fresh_pool_after_fork)
 
 _ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
+
+_ANSWERS: dict[tuple[str, str, str], tuple[Reply, tuple[int, int] | None]] = {}
+"""Answers worked out, by responder, scenario and request digest, with their token counts
+once counted (see the module docstring)."""
+
+MAX_ANSWERS = 50_000
+"""Answers kept before the replay cache starts anew (a bench run asks a few thousand)."""
 
 
 def openai_messages(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
@@ -114,21 +129,28 @@ class SimulatedChatModel(FakeToolChatModel):
 
     def _start(
         self, messages: list[BaseMessage], kwargs: dict[str, Any]
-    ) -> tuple[Request, Reply, CallRecord]:
+    ) -> tuple[Request, Reply, CallRecord, tuple[str, str, str]]:
+        """The request, its answer, the call's record, and the answer's key in the cache."""
         request = Request(messages=openai_messages(messages), tools=kwargs.get("tools"))
-        reply = self._respond(request)
+        key = request_key(request)
+        answer = (type(self).__qualname__, repr(self.scenario), key)
+        if answer not in _ANSWERS:
+            if len(_ANSWERS) >= MAX_ANSWERS:
+                _ANSWERS.clear()
+            _ANSWERS[answer] = (self._respond(request), None)
+        reply = _ANSWERS[answer][0]
         record = self.trace.start(
             CallRecord(
                 kind="model",
                 stage=reply.stage,
                 call=reply.call,
-                key=request_key(request),
+                key=key,
                 ns=current_ns(),
                 start=time.perf_counter(),
                 items=reply.items,
             )
         )
-        return request, reply, record
+        return request, reply, record, answer
 
     def _respond(self, request: Request) -> Reply:
         """The simulated answer to ``request`` (subclasses answer other scenarios)."""
@@ -141,6 +163,17 @@ class SimulatedChatModel(FakeToolChatModel):
         calls = [{"function": c} for c in reply.tool_calls]
         return prompt, tokens.completion_tokens(reply.content, calls)
 
+    @classmethod
+    def _counted(cls, request: Request, answer: tuple[str, str, str]) -> tuple[int, int]:
+        """The call's tokens: counted the first time its answer is given, then kept with it."""
+        reply, counted = _ANSWERS.get(answer) or (None, None)
+        if counted is not None:
+            return counted
+        assert reply is not None
+        counted = cls._count(request, reply)
+        _ANSWERS[answer] = (reply, counted)
+        return counted
+
     def _generate(
         self,
         messages: list[BaseMessage],
@@ -148,8 +181,8 @@ class SimulatedChatModel(FakeToolChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        request, reply, record = self._start(messages, kwargs)
-        prompt, completion = self._count(request, reply)
+        request, reply, record, answer = self._start(messages, kwargs)
+        prompt, completion = self._counted(request, answer)
         time.sleep(self.latency)
         self.trace.end(record, prompt_tokens=prompt, completion_tokens=completion)
         return ChatResult(generations=[ChatGeneration(message=_message(reply, prompt, completion))])
@@ -161,11 +194,16 @@ class SimulatedChatModel(FakeToolChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        request, reply, record = self._start(messages, kwargs)
-        (prompt, completion), _ = await asyncio.gather(
-            asyncio.get_running_loop().run_in_executor(_COUNTING, self._count, request, reply),
-            asyncio.sleep(self.latency),
-        )
+        request, reply, record, answer = self._start(messages, kwargs)
+        counted = (_ANSWERS.get(answer) or (None, None))[1]
+        if counted is None:
+            counting = asyncio.get_running_loop().run_in_executor(
+                _COUNTING, self._counted, request, answer
+            )
+            counted, _ = await asyncio.gather(counting, asyncio.sleep(self.latency))
+        else:
+            await asyncio.sleep(self.latency)
+        prompt, completion = counted
         self.trace.end(record, prompt_tokens=prompt, completion_tokens=completion)
         return ChatResult(generations=[ChatGeneration(message=_message(reply, prompt, completion))])
 

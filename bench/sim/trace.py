@@ -71,7 +71,8 @@ class Trace:
     def start(self, record: CallRecord) -> CallRecord:
         """Record the start of a call (and die here if this is the kill point)."""
         self.records.append(record)
-        self._write({"event": "start", **asdict(record)})
+        if self.journal is not None:
+            self._write({"event": "start", **asdict(record)})
         n = self._started[record.call] = self._started.get(record.call, 0) + 1
         if self.kill_at is not None and self.kill_at == (record.call, n):
             os.kill(os.getpid(), signal.SIGKILL)
@@ -82,7 +83,8 @@ class Trace:
         for name, value in values.items():
             setattr(record, name, value)
         record.end = time.perf_counter()
-        self._write({"event": "end", **asdict(record)})
+        if self.journal is not None:
+            self._write({"event": "end", **asdict(record)})
 
     def _write(self, entry: Mapping[str, Any]) -> None:
         if self.journal is None:

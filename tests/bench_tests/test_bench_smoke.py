@@ -189,3 +189,30 @@ def test_the_bound_counts_main_nodes_that_ran_side_by_side_once() -> None:
     beside = [*in_series, call("title_chat:3", 0.3, 0.6)]  # ran with plan
     assert critical_path(in_series, latency)["main"] == pytest.approx(0.6)
     assert critical_path(beside, latency)["main"] == pytest.approx(0.6)
+
+
+def test_the_simulated_model_replays_an_answer_it_worked_out_with_its_tokens() -> None:
+    # the simulator's own work must not be charged to the agent run after run (bench/sim/model.py)
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from bench.sim.model import SimulatedChatModel
+
+    worked: list[Request] = []
+
+    class Counting(SimulatedChatModel):
+        def _respond(self, request: Request) -> Any:
+            worked.append(request)
+            return super()._respond(request)
+
+    model = Counting(scenario=Scenario(plan_steps=3))
+    question = [
+        SystemMessage("You answer questions directly."),
+        HumanMessage(f"What limits grid batteries? {os.getpid()}"),
+    ]
+    first, again = (asyncio.run(model.ainvoke(question)) for _ in range(2))
+    assert len(worked) == 1
+    assert again.content == first.content and again.usage_metadata == first.usage_metadata
+    assert first.usage_metadata and first.usage_metadata["input_tokens"] > 0
+    other = Counting(scenario=Scenario(plan_steps=5))  # another scenario is worked out anew
+    asyncio.run(other.ainvoke(question))
+    assert len(worked) == 2

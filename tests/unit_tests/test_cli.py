@@ -44,6 +44,13 @@ def test_ask_writes_markdown_and_json_reports(
     assert markdown.startswith(f"# {QUESTION}") and "## References" in markdown
 
 
+def test_ask_freezes_its_start_up_objects_before_the_run(tmp_path: Path) -> None:
+    # full collections during the run then scan only the run's objects (BENCHMARKS.md)
+    gc.unfreeze()
+    assert main(["ask", QUESTION, "--depth", "light", "--out", str(tmp_path), "--quiet"]) == 0
+    assert gc.get_freeze_count() > 10_000
+
+
 def test_ask_uses_a_given_corpus_folder(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     corpus.mkdir()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import signal
 import sys
@@ -175,6 +176,7 @@ async def run_ask(args: argparse.Namespace) -> int:
         open_recorder(url) as recorder,
     ):
         graph = build_graph(checkpointer=checkpointer, store=store, recorder=recorder)
+        freeze_start_up()
         if args.command == "resume":
             snapshot = await graph.aget_state(config)
             if not snapshot.values:
@@ -237,6 +239,18 @@ async def _chat_of(args: argparse.Namespace, url: str, user_id: str) -> tuple[Pr
                 f"chat {thread} is deleted; restore it first with: deep-research restore {thread}"
             )
     return preferences, thread or uuid.uuid4().hex[:12]
+
+
+def freeze_start_up() -> None:
+    """Keep the objects of start-up (modules, the compiled graph) out of full collections.
+
+    Python's full garbage collection scans every object it tracks with the interpreter
+    stopped: after start-up some 170,000, 80 to 150 ms on these machines, and a long run sets
+    one off about once, while the parallel researchers wait. Frozen (:func:`gc.freeze`), they
+    are never scanned again, and they live as long as the process anyway; the run's own
+    objects are collected as before.
+    """
+    gc.freeze()
 
 
 def _stop_on_sigterm() -> None:
