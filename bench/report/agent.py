@@ -313,10 +313,11 @@ def tokens(r: dict[str, Any]) -> tuple[str, list[str]]:
     if slower:
         behind.append(
             f"**Time per report: slower than the peer** on the same simulated latencies "
-            f"({', '.join(slower)} its wall time), although we make fewer calls: the peer "
-            "awaits its searches, page summaries and researchers together (`asyncio.gather`), "
-            "while our calls made one at a time and our computing on the event loop (see the "
-            "orchestration causes) lengthen every run, more as plans grow."
+            f"({', '.join(slower)} its wall time). Cause: our chain of calls that wait for "
+            "each other is longer: after the report come the verification passes (`verify`, "
+            "`revise`, `verify` again, each waiting for the model) that check every claim, "
+            "which the peer does not make (no verify calls in the per-stage table); as plans grow, "
+            "the peer's own extra calls per step take longer than those passes."
         )
     stage_rows = []
     stages = r["stages"]

@@ -71,6 +71,7 @@ _FULL_END = re.compile(rf"[{FULL_STOPS}]([{re.escape(CLOSERS)}]*)\s*")
 """A stop, the closing marks after it, and the space before the next sentence. (A leading
 character class, not a lookbehind: the regex engine then skips ahead to the next stop.)"""
 _FIRST_LETTER = re.compile(rf"[{re.escape(_OPENERS)}]*+(.)")
+"""The first character after any opening quotes and brackets."""
 _ELISION = re.compile(r"^(?:l|d|qu|n|s|j|c|m|t|jusqu|lorsqu|puisqu)['’](?=\w)")
 """A French elided article or pronoun (``l'``, ``d'``, ``qu'``) glued to the next word."""
 _NUMBER = re.compile(rf"(?<![^\W{CJK_CLASS}])(?<!\.)[-+]?\d[\d,]*(?:\.\d+)?(?![\d])")
@@ -249,7 +250,9 @@ _GERMAN_MONTH = re.compile(
     r"\s+(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|"
     r"Dezember)\b"
 )
-"""German writes a date's day with a stop (``am 3. März 2021``): no sentence ends there."""
+"""German writes a date's day with a stop (``am 3. März 2021``): no sentence ends there. The
+day and its stop are a piece's last three characters at most, so only its last four (the
+character before the day included) are searched."""
 
 
 def _starts_sentence(line: str, at: int, *, markers: bool) -> bool:

@@ -51,3 +51,22 @@ def _scores(seed: str) -> str:
 def test_bm25_scores_are_bit_identical_under_any_hash_seed() -> None:
     scores = {_scores(seed) for seed in ("0", "1", "2", "3", "4", "5")}
     assert len(scores) == 1, scores
+
+
+def test_bm25_from_the_query_terms_counts_scores_as_from_whole_token_lists() -> None:
+    # passage ranking counts only the query's terms (sources/passages.py): the same floats
+    docs = [
+        text.content_tokens(t)
+        for t in (
+            "Lithium iron phosphate cells last longer than NMC cells in grid storage",
+            "NMC cells store more energy per kilogram than lithium iron phosphate",
+            "Grid storage batteries cycle daily; phosphate chemistry tolerates heat",
+            "",
+        )
+    ]
+    query = text.content_tokens("lithium phosphate cells heat frequency")
+    counts = [{t: doc.count(t) for t in set(query) if t in doc} for doc in docs]
+    whole = text.BM25(docs)
+    counted = text.BM25.from_counts(counts, [len(doc) for doc in docs])
+    assert [counted.score(query, i) for i in range(4)] == [whole.score(query, i) for i in range(4)]
+    assert whole.score(query, 0) > 0
