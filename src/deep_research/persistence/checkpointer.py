@@ -27,6 +27,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from deep_research.errors import ConfigurationError
 from deep_research.persistence.locks import async_sqlite_setup_lock
+from deep_research.persistence.packing import PACKED_REFS, is_ref_list, pack_refs, unpack_refs
 from deep_research.persistence.timeouts import DatabaseTimeouts, redact
 from deep_research.persistence.versions import ShortVersions
 from deep_research.state import models
@@ -59,14 +60,18 @@ class CompressingSerializer(JsonPlusSerializer):
 
     A value of :data:`COMPRESS_FROM` bytes or more (a researcher's evidence, a report, a
     checkpoint's versions) is stored as ``<type>+zlib``; records of many fields with repeated
-    names and URLs shrink about 3.5 times. Values stored plainly, by this class or before it,
-    read as they are. A subclass rather than a wrapper, so LangGraph's msgpack allowlist still
-    applies to it.
+    names and URLs shrink about 3.5 times. A list of evidence references is stored as tables
+    (:mod:`~deep_research.persistence.packing`), which take half the bytes. Values stored
+    plainly, by this class or before it, read as they are. A subclass rather than a wrapper, so
+    LangGraph's msgpack allowlist still applies to it.
     """
 
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
         """Serialize ``obj``; compress the result when it is large and compression pays."""
-        type_, data = super().dumps_typed(obj)
+        if is_ref_list(obj):
+            type_, data = PACKED_REFS, pack_refs(obj)
+        else:
+            type_, data = super().dumps_typed(obj)
         if len(data) < COMPRESS_FROM:
             return type_, data
         packed = zlib.compress(data, COMPRESS_LEVEL)
@@ -76,8 +81,10 @@ class CompressingSerializer(JsonPlusSerializer):
         """Deserialize a stored value, decompressing it first if it was compressed."""
         type_, payload = data
         if type_.endswith(COMPRESSED):
-            return super().loads_typed((type_.removesuffix(COMPRESSED), zlib.decompress(payload)))
-        return super().loads_typed(data)
+            type_, payload = type_.removesuffix(COMPRESSED), zlib.decompress(payload)
+        if type_ == PACKED_REFS:
+            return unpack_refs(payload)
+        return super().loads_typed((type_, payload))
 
 
 class CompactMemorySaver(ShortVersions, InMemorySaver):
