@@ -175,7 +175,8 @@ class _Terms:
             parts.append(self.count(self.page.document.text[cut.start : cut.end]))
         else:
             parts += self.parts[cut.first : cut.last + 1] + self.gaps[cut.first : cut.last]
-        size, terms = 0, dict[str, int]()
+        size = 0
+        terms: dict[str, int] = {}
         for n, hits in parts:
             size += n
             for term in hits:
@@ -207,18 +208,18 @@ def rank_passages(
     pool = [(page, cut) for page in pages for cut in page.cuts]
     if not pool:
         return []
-    counts = [
-        terms.of(cut) for page in pages for terms in [_Terms(page, wanted)] for cut in page.cuts
-    ]
+    counts: list[tuple[int, dict[str, int]]] = []
+    for page in pages:
+        terms = _Terms(page, wanted)
+        counts += [terms.of(cut) for cut in page.cuts]
     bm25 = BM25.from_counts([hits for _, hits in counts], [n for n, _ in counts])
     lifts = [_lead(page.cuts, k, wanted) for page in pages for k in range(len(page.cuts))]
     scores = [bm25.score(query, i) * lifts[i] for i in range(len(pool))]
     chosen = _choose([(page.document.id, cut.words) for page, cut in pool], scores, budget)
-    picked = [
-        page.passage(cut, clean=page.document.id in clean, score=round(scores[i], 4))
-        for i in chosen
-        for page, cut in [pool[i]]
-    ]
+    picked = []
+    for i in chosen:
+        page, cut = pool[i]
+        picked.append(page.passage(cut, clean=page.document.id in clean, score=round(scores[i], 4)))
     return _merged(picked, {d.id: d for d in documents})
 
 
