@@ -195,15 +195,10 @@ class SimulatedChatModel(FakeToolChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         request, reply, record, answer = self._start(messages, kwargs)
-        counted = (_ANSWERS.get(answer) or (None, None))[1]
-        if counted is None:
-            counting = asyncio.get_running_loop().run_in_executor(
-                _COUNTING, self._counted, request, answer
-            )
-            counted, _ = await asyncio.gather(counting, asyncio.sleep(self.latency))
-        else:
-            await asyncio.sleep(self.latency)
-        prompt, completion = counted
+        counting = asyncio.get_running_loop().run_in_executor(
+            _COUNTING, self._counted, request, answer
+        )
+        (prompt, completion), _ = await asyncio.gather(counting, asyncio.sleep(self.latency))
         self.trace.end(record, prompt_tokens=prompt, completion_tokens=completion)
         return ChatResult(generations=[ChatGeneration(message=_message(reply, prompt, completion))])
 

@@ -71,8 +71,7 @@ class Trace:
     def start(self, record: CallRecord) -> CallRecord:
         """Record the start of a call (and die here if this is the kill point)."""
         self.records.append(record)
-        if self.journal is not None:
-            self._write({"event": "start", **asdict(record)})
+        self._write("start", record)
         n = self._started[record.call] = self._started.get(record.call, 0) + 1
         if self.kill_at is not None and self.kill_at == (record.call, n):
             os.kill(os.getpid(), signal.SIGKILL)
@@ -83,13 +82,12 @@ class Trace:
         for name, value in values.items():
             setattr(record, name, value)
         record.end = time.perf_counter()
-        if self.journal is not None:
-            self._write({"event": "end", **asdict(record)})
+        self._write("end", record)
 
-    def _write(self, entry: Mapping[str, Any]) -> None:
+    def _write(self, event: str, record: CallRecord) -> None:
         if self.journal is None:
             return
-        data = (json.dumps(entry) + "\n").encode()
+        data = (json.dumps({"event": event, **asdict(record)}) + "\n").encode()
         fd = os.open(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             os.write(fd, data)

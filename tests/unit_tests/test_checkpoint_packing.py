@@ -21,11 +21,10 @@ from deep_research.persistence.packing import (
     PACKED_REFS,
     is_ref_list,
     pack_refs,
-    ref_id,
     unpack_refs,
 )
 from deep_research.state import EvidenceSpan
-from deep_research.state.models import EvidenceRef
+from deep_research.state.models import EvidenceRef, evidence_id
 
 
 def ref(
@@ -40,7 +39,7 @@ def ref(
     url = f"https://site{page}.example.org/report"
     start, end = 100 * n, 100 * n + 40 + n
     return EvidenceRef(
-        id=own_id or ref_id(step, url, start, end),
+        id=own_id or evidence_id(step, url, start, end),
         url=url,
         document_id=f"doc_{page:012x}",
         step_id=step,

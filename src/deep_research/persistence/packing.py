@@ -22,7 +22,7 @@ from typing import Any
 
 import ormsgpack
 
-from deep_research.state.models import EvidenceRef, stable_id
+from deep_research.state.models import EvidenceRef, evidence_id
 
 PACKED_REFS = "evidence-refs-v1"
 """The stored type of a packed list of evidence references (before any compression suffix)."""
@@ -32,20 +32,18 @@ _FIELDS = frozenset(
 )
 """The fields :func:`pack_refs` stores; a reference with others cannot be packed."""
 
+_PACKABLE = EvidenceRef.model_fields.keys() == _FIELDS
+"""Whether the tables hold every field of a reference (until a new field is added to them)."""
+
 
 def is_ref_list(value: object) -> bool:
     """Whether ``value`` is a non-empty list of evidence references and nothing else."""
     return (
-        type(value) is list
+        _PACKABLE
+        and type(value) is list
         and bool(value)
         and all(type(item) is EvidenceRef for item in value)
-        and EvidenceRef.model_fields.keys() == _FIELDS
     )
-
-
-def ref_id(step_id: str, url: str, start: int, end: int) -> str:
-    """The id the researcher gives the evidence it locates in a page (a digest of these)."""
-    return stable_id("ev", step_id, url, start, end)
 
 
 def pack_refs(refs: list[EvidenceRef]) -> bytes:
@@ -60,7 +58,7 @@ def pack_refs(refs: list[EvidenceRef]) -> bytes:
         section = sections.setdefault(ref.section, len(sections))
         hundredths = round(ref.relevance * 100)
         relevance = hundredths if hundredths / 100 == ref.relevance else ref.relevance
-        own_id = None if ref.id == ref_id(ref.step_id, ref.url, ref.start, ref.end) else ref.id
+        own_id = None if ref.id == evidence_id(ref.step_id, ref.url, ref.start, ref.end) else ref.id
         row = [page, step, section, ref.start, ref.end - ref.start, relevance, ref.has_numbers]
         rows.append(row if own_id is None else [*row, own_id])
     tables = {
@@ -83,7 +81,7 @@ def unpack_refs(data: bytes) -> list[EvidenceRef]:
         end = start + length
         refs.append(
             EvidenceRef(
-                id=row[7] if len(row) > 7 else ref_id(steps[step], url, start, end),
+                id=row[7] if len(row) > 7 else evidence_id(steps[step], url, start, end),
                 url=url,
                 document_id=document_id,
                 step_id=steps[step],

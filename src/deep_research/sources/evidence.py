@@ -19,7 +19,13 @@ from dataclasses import dataclass
 from deep_research.language import without_question_words
 from deep_research.sources.injection import is_instruction
 from deep_research.sources.passages import PAGE_DECAY, PASSAGE_BUDGET, rank_passages
-from deep_research.state.models import Document, EvidenceSpan, Passage, PlanStep, stable_id
+from deep_research.state.models import (
+    Document,
+    EvidenceSpan,
+    Passage,
+    PlanStep,
+    evidence_id,
+)
 from deep_research.text import (
     BM25,
     STOPWORDS,
@@ -530,7 +536,7 @@ def _distinctive(topic: Sequence[str], bags: Sequence[Sequence[str]]) -> set[str
 
 def _span(window: Window, step: PlanStep) -> EvidenceSpan:
     return EvidenceSpan(
-        id=stable_id("ev", step.id, window.url, window.start, window.end),
+        id=evidence_id(step.id, window.url, window.start, window.end),
         url=window.url,
         document_id=window.document_id,
         step_id=step.id,

@@ -17,7 +17,7 @@ from itertools import accumulate
 from deep_research.engines.base import passage_key
 from deep_research.engines.schemas import PickedQuote
 from deep_research.sources.injection import is_instruction
-from deep_research.state.models import EvidenceSpan, Passage, PlanStep, stable_id
+from deep_research.state.models import EvidenceSpan, Passage, PlanStep, evidence_id
 from deep_research.text import numbers
 
 _SPACES = re.compile(r"(\s+)")
@@ -151,7 +151,7 @@ def _span(
     passage: Passage, start: int, end: int, quote: str, step: PlanStep, relevance: float
 ) -> EvidenceSpan:
     return EvidenceSpan(
-        id=stable_id("ev", step.id, passage.url, start, end),
+        id=evidence_id(step.id, passage.url, start, end),
         url=passage.url,
         document_id=passage.document_id,
         step_id=step.id,

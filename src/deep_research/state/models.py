@@ -36,6 +36,15 @@ def stable_id(prefix: str, *parts: object) -> str:
     return f"{prefix}_{digest[:12]}"
 
 
+def evidence_id(step_id: str, url: str, start: int, end: int) -> str:
+    """The id of the evidence a research step found at ``start:end`` of the page at ``url``.
+
+    Derived from these, so that a retried step gives the same ids and a checkpoint need not
+    store them (:mod:`deep_research.persistence.packing`).
+    """
+    return stable_id("ev", step_id, url, start, end)
+
+
 class DomainModel(BaseModel):
     """Base of the domain models: camelCase aliases, docstrings as field descriptions."""
 
