@@ -23,6 +23,7 @@ from deep_research.persistence.recorder import Batch
 from deep_research.persistence.records import SessionUpdate
 from deep_research.services import Services, context_of
 from deep_research.state import Claim, State, Verdict, VerificationSummary
+from deep_research.state.models import ClaimRevision
 from deep_research.verification.verifier import revision_due, verify_draft
 
 
@@ -86,8 +87,9 @@ async def verify(state: State, runtime: Runtime[Context], *, services: Services)
         ),
     )
     update: dict[str, Any] = {"verification": summary, "usage": result.usage}
-    # a pass after a revision that changed nothing finds the same claims: each write is kept
-    # in the checkpoints (see docs/decisions.md), so an unchanged value is not written again
+    # each write is kept in the checkpoints (see docs/decisions.md): a pass after a revision
+    # that changed nothing finds the same claims and writes none, and one that moved most
+    # of them writes what changed
     if result.claims != state.claims:
-        update["claims"] = result.claims
+        update["claims"] = ClaimRevision.between(state.claims, result.claims)
     return update

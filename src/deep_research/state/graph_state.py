@@ -37,6 +37,7 @@ from deep_research.state.reducers import (
     merge_evidence_batches,
     merge_finding_batches,
     merge_source_batches,
+    revise_claims,
 )
 
 
@@ -72,10 +73,12 @@ class State(OutputState):
 
     ``findings``, ``sources`` and ``evidence`` grow with the run, so they are LangGraph
     ``DeltaChannel``s: a checkpoint stores the writes that add to them, not the whole lists,
-    and reading the state replays those writes (see docs/decisions.md). ``draft`` and
-    ``claims``, which grow with the sources and are replaced whole, are ``DeltaChannel``s
-    whose latest write wins, so each is stored once, as its write (and ``report`` too, see
-    :class:`OutputState`); ``citations`` are the claims' own, derived rather than stored.
+    and reading the state replays those writes (see docs/decisions.md). ``draft``, which
+    grows with the sources and is replaced whole, is a ``DeltaChannel`` whose latest write
+    wins, so it is stored once, as its write (and ``report`` too, see
+    :class:`OutputState`); ``claims`` likewise, but a verification pass after a revision
+    writes only the claims that changed (:class:`~deep_research.state.models.ClaimRevision`);
+    ``citations`` are the claims' own, derived rather than stored.
     With a content store, ``evidence`` holds :class:`EvidenceRef`s, whose quotes stay in
     the stored page text: nodes resolve them with
     :func:`~deep_research.persistence.content.resolve_evidence`.
@@ -116,7 +119,9 @@ class State(OutputState):
     usage: Annotated[TokenUsage, add_usage] = field(default_factory=TokenUsage)
     draft: Annotated[str, DeltaChannel(latest_write)] = ""
     """The report's Markdown with ``[@evidence_id]`` citation markers."""
-    claims: Annotated[list[Claim], DeltaChannel(latest_write)] = field(default_factory=list)
+    claims: Annotated[list[Claim], DeltaChannel(revise_claims)] = field(default_factory=list)
+    """The latest verification pass's claims; a pass that mostly moved them writes a
+    :class:`~deep_research.state.models.ClaimRevision` of the previous pass's."""
     verification: VerificationSummary = field(default_factory=VerificationSummary)
     revisions: int = 0
     budget_reached: BudgetLimit | None = None

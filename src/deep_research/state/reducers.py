@@ -23,7 +23,14 @@ from langgraph.graph.message import Messages, add_messages
 
 from deep_research.sources.identity import merge_same_sources, merged_aliases
 from deep_research.sources.scholarly.merge import merge_records
-from deep_research.state.models import Finding, Source, StateEvidence, TokenUsage
+from deep_research.state.models import (
+    Claim,
+    ClaimRevision,
+    Finding,
+    Source,
+    StateEvidence,
+    TokenUsage,
+)
 from deep_research.urls import normalize_url
 
 T = TypeVar("T")
@@ -128,6 +135,20 @@ def latest_write(state: T, batches: Sequence[T]) -> T:
     they are split. With no write the value is unchanged.
     """
     return batches[-1] if batches else state
+
+
+def revise_claims(
+    state: list[Claim], batches: Sequence[list[Claim] | ClaimRevision]
+) -> list[Claim]:
+    """The latest verification pass's claims: a list replaces them, a revision changes them.
+
+    verify writes a pass's claims as a :class:`~deep_research.state.models.ClaimRevision` of
+    the previous pass's when most of them only moved. Writes are applied one at a time, each
+    to the claims before it, so the result does not depend on the batching.
+    """
+    for write in batches:
+        state = write.apply(state) if isinstance(write, ClaimRevision) else write
+    return state
 
 
 MESSAGE_IDS = uuid.UUID("6f1c3d52-8a0e-4b7e-9d0c-2f6a1b5e7c31")
