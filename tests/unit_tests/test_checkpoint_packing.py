@@ -80,7 +80,7 @@ def test_the_serializer_packs_a_list_of_references_into_fewer_bytes() -> None:
     serde = make_serde()
     written = [ref(n, page=n % 5, relevance=(n % 90) / 100) for n in range(60)]
     type_, data = serde.dumps_typed(written)
-    assert type_ == PACKED_REFS + "+zlib"
+    assert type_ == PACKED_REFS + "+zlib-d1"
     assert serde.loads_typed((type_, data)) == written
     as_records = JsonPlusSerializer(allowed_msgpack_modules=SERDE_ALLOWLIST).dumps_typed(written)
     assert len(data) * 1.6 < len(zlib.compress(as_records[1], 9))
@@ -100,7 +100,7 @@ def test_only_lists_made_only_of_references_are_packed() -> None:
     assert not is_ref_list([])
     assert not is_ref_list([ref(1), span])
     assert not is_ref_list((ref(1),))
-    assert make_serde().dumps_typed([span] * 20)[0] == "msgpack+zlib"
+    assert make_serde().dumps_typed([span] * 20)[0] == "msgpack+zlib-d1"
 
 
 def test_every_field_of_a_reference_is_packed() -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +24,7 @@ from deep_research.context import Context
 from deep_research.engines import OfflineEngine
 from deep_research.graph import build_graph
 from deep_research.persistence.checkpointer import make_serde
+from deep_research.persistence.compression import decompress
 from deep_research.persistence.content import put_document, resolve_evidence, state_evidence
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path
@@ -98,7 +98,7 @@ def _evidence_writes(saver: InMemorySaver) -> list[bytes]:
     for writes in saver.writes.values():
         for _task, channel, (type_, blob), _path in writes.values():
             if channel == "evidence":
-                payloads.append(zlib.decompress(blob) if type_.endswith("+zlib") else blob)
+                payloads.append(decompress(type_, blob)[1])
     return payloads
 
 

@@ -15,7 +15,6 @@ writes short channel versions (:mod:`~deep_research.persistence.versions`).
 from __future__ import annotations
 
 import asyncio
-import zlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -26,6 +25,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from deep_research.errors import ConfigurationError
+from deep_research.persistence import compression
 from deep_research.persistence.locks import async_sqlite_setup_lock
 from deep_research.persistence.packing import PACKED_REFS, is_ref_list, pack_refs, unpack_refs
 from deep_research.persistence.timeouts import DatabaseTimeouts, redact
@@ -42,46 +42,33 @@ SERDE_ALLOWLIST = tuple(
 """Our domain types, allowed explicitly so checkpoints never deserialize unknown classes."""
 
 
-COMPRESS_FROM = 256
-"""Serialized values of this many bytes or more are stored compressed (when that is smaller).
-
-Low enough to take in a checkpoint's own record (its channel versions, about 0.5 to 2 KB),
-which the in-memory and SQLite savers store through this serializer; smaller values rarely
-shrink."""
-COMPRESSED = "+zlib"
-"""Suffix of the stored type of a compressed value (``msgpack+zlib``)."""
-COMPRESS_LEVEL = 9
-"""zlib's best compression: a run's values are small (a 16-step run compresses about 110 KB
-in all), so it costs about 3 ms a run over level 1 and stores about 13% less."""
-
-
 class CompressingSerializer(JsonPlusSerializer):
-    """LangGraph's serializer, storing large values zlib-compressed.
+    """LangGraph's serializer, storing values zlib-compressed with a dictionary of our records.
 
-    A value of :data:`COMPRESS_FROM` bytes or more (a researcher's evidence, a report, a
-    checkpoint's versions) is stored as ``<type>+zlib``; records of many fields with repeated
-    names and URLs shrink about 3.5 times. A list of evidence references is stored as tables
-    (:mod:`~deep_research.persistence.packing`), which take half the bytes. Values stored
-    plainly, by this class or before it, read as they are. A subclass rather than a wrapper, so
-    LangGraph's msgpack allowlist still applies to it.
+    Every value that compression makes smaller is stored as ``<type>+zlib-d1``
+    (:mod:`~deep_research.persistence.compression`): large ones (a report, the claims) shrink
+    about 3.5 times, small ones (a researcher's ``Send``, a usage record) more, as the
+    dictionary holds the names they would otherwise spell out. A list of evidence references
+    is stored as tables (:mod:`~deep_research.persistence.packing`), which take half the
+    bytes. Values stored plainly or as ``+zlib``, by this class or before it, read as they
+    are. A subclass rather than a wrapper, so LangGraph's msgpack allowlist still applies.
     """
 
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
-        """Serialize ``obj``; compress the result when it is large and compression pays."""
+        """Serialize ``obj``; compress the result when that makes it smaller."""
         if is_ref_list(obj):
             type_, data = PACKED_REFS, pack_refs(obj)
         else:
             type_, data = super().dumps_typed(obj)
-        if len(data) < COMPRESS_FROM:
+        compressed = compression.compress(data)
+        if compressed is None:
             return type_, data
-        packed = zlib.compress(data, COMPRESS_LEVEL)
-        return (type_ + COMPRESSED, packed) if len(packed) < len(data) else (type_, data)
+        suffix, packed = compressed
+        return type_ + suffix, packed
 
     def loads_typed(self, data: tuple[str, bytes]) -> Any:
         """Deserialize a stored value, decompressing it first if it was compressed."""
-        type_, payload = data
-        if type_.endswith(COMPRESSED):
-            type_, payload = type_.removesuffix(COMPRESSED), zlib.decompress(payload)
+        type_, payload = compression.decompress(*data)
         if type_ == PACKED_REFS:
             return unpack_refs(payload)
         return super().loads_typed((type_, payload))
@@ -95,7 +82,7 @@ def make_serde() -> JsonPlusSerializer:
     """A serializer that deserializes only LangGraph's safe types and our domain models.
 
     The snapshots of the state's ``DeltaChannel``s need no entry: LangGraph stores them under
-    their own msgpack extension, around values made of our models. Large values are stored
+    their own msgpack extension, around values made of our models. Values are stored
     compressed (:class:`CompressingSerializer`).
     """
     return CompressingSerializer(allowed_msgpack_modules=SERDE_ALLOWLIST)
