@@ -426,6 +426,31 @@ def test_only_the_spans_sharing_most_words_are_checked_ties_by_id_then_order(
     assert "Hornsdale reserve capacity again" in checked and not any("item14" in q for q in checked)
 
 
+def test_a_claim_s_alternates_are_worked_out_once_per_evidence_list(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A revise pass asks for the alternates its verify pass ranked: they are kept."""
+    worked_out: list[str] = []
+    real = verifier._alternates
+
+    def counting(claim: Claim, *args: Any) -> list[EvidenceSpan]:
+        worked_out.append(claim.text)
+        return real(claim, *args)
+
+    monkeypatch.setattr(verifier, "_alternates", counting)
+    memo = Memo()
+    claim = Claim(id="c", text=UNCITED, position_start=0, position_end=0, citation_keys=["ev_reg"])
+    first = rank_alternates(claim, spans(), memo=memo)
+    assert first, "the uncited claim has alternates"
+    first.clear()  # a caller's list is its own
+    again = rank_alternates(claim, spans(), memo=memo)  # an equal list, as revise resolves it
+    assert again == rank_alternates(claim, spans()) and worked_out == [UNCITED, UNCITED]
+    # other citations, or another claim text, are ranked anew
+    recited = claim.model_copy(update={"citation_keys": []})
+    assert rank_alternates(recited, spans(), memo=memo) == rank_alternates(recited, spans())
+    assert len(worked_out) == 4
+
+
 def test_the_memo_indexes_each_evidence_list_once_and_never_serves_a_changed_one() -> None:
     memo = Memo()
     claim = Claim(id="c", text=UNCITED, position_start=0, position_end=0)

@@ -120,7 +120,7 @@ class State(OutputState):
     draft: Annotated[str, DeltaChannel(latest_write)] = ""
     """The report's Markdown with ``[@evidence_id]`` citation markers."""
     claims: Annotated[list[Claim], DeltaChannel(revise_claims)] = field(default_factory=list)
-    """The latest verification pass's claims; a pass that mostly moved them writes a
+    """The latest verification pass's claims; a pass that finds some only moved writes a
     :class:`~deep_research.state.models.ClaimRevision` of the previous pass's."""
     verification: VerificationSummary = field(default_factory=VerificationSummary)
     revisions: int = 0

@@ -143,7 +143,7 @@ def revise_claims(
     """The latest verification pass's claims: a list replaces them, a revision changes them.
 
     verify writes a pass's claims as a :class:`~deep_research.state.models.ClaimRevision` of
-    the previous pass's when most of them only moved. Writes are applied one at a time, each
+    the previous pass's when some came back only moved. Writes are applied one at a time, each
     to the claims before it, so the result does not depend on the batching.
     """
     for write in batches:

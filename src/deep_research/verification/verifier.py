@@ -65,6 +65,9 @@ class SpanIndex:
     def __init__(self, evidence: Sequence[EvidenceSpan], analyses: Analyses) -> None:
         """Index the distinct content words of each span's quote."""
         self.spans = list(evidence)
+        self.alternates: dict[tuple[str, tuple[str, ...], int], list[EvidenceSpan]] = {}
+        """:func:`rank_alternates` of these spans, by claim text, citations and limit: a
+        revise pass asks for the alternates the verify pass before it ranked."""
         self._postings: dict[str, list[int]] = {}
         for position, span in enumerate(self.spans):
             for word in analyses.tokens(span.quote):
@@ -280,11 +283,23 @@ def rank_alternates(
     most words with the claim (ties in id order, then in evidence order); a span sharing none
     cannot support it anyway. Pass the same ``analyses`` when ranking for several claims, so
     that each span is analysed once, or a ``memo`` (which brings its own analyses and indexes
-    the evidence by word) to keep the ranks for later passes too.
+    the evidence by word) to keep the ranks for later passes too: the memo's index of the
+    evidence keeps each claim's alternates, which depend on its text and citations only.
     """
     memo = memo or Memo()
     analyses = analyses or memo.analyses
     index = memo.index(evidence)
+    key = (claim.text, tuple(claim.citation_keys), limit)
+    known = index.alternates.get(key)
+    if known is None:
+        known = index.alternates[key] = _alternates(claim, index, limit, analyses, memo)
+    return list(known)
+
+
+def _alternates(
+    claim: Claim, index: SpanIndex, limit: int, analyses: Analyses, memo: Memo
+) -> list[EvidenceSpan]:
+    """:func:`rank_alternates` worked out (see there)."""
     shared = index.sharing(set(content_tokens(claim.text)))
     uncited = {p: n for p, n in shared.items() if index.spans[p].id not in claim.citation_keys}
     # only spans sharing at least as many words as the SHORTLIST-th most can make the list
