@@ -31,7 +31,7 @@ LEVEL = 9
 """zlib's best compression: the values are small (a 16-step run compresses about 110 KB in
 all), so it costs about 3 ms a run over level 1 and stores about 13% less."""
 
-PLAIN = "+zlib"
+WITHOUT_DICTIONARY = "+zlib"
 """Suffix of the stored type of a value compressed without a dictionary (before ``-d1``)."""
 
 WITH_DICTIONARY = "+zlib-d1"
@@ -63,8 +63,8 @@ def decompress(type_: str, payload: bytes) -> tuple[str, bytes]:
         decompressor = zlib.decompressobj(zdict=dictionary())
         data = decompressor.decompress(payload) + decompressor.flush()
         return type_.removesuffix(WITH_DICTIONARY), data
-    if type_.endswith(PLAIN):
-        return type_.removesuffix(PLAIN), zlib.decompress(payload)
+    if type_.endswith(WITHOUT_DICTIONARY):
+        return type_.removesuffix(WITHOUT_DICTIONARY), zlib.decompress(payload)
     return type_, payload
 
 
