@@ -23,6 +23,7 @@ from deep_research.context import Context
 from deep_research.engines import Engine, Instructable, load_engine
 from deep_research.errors import ModelNotAllowedError
 from deep_research.events import take_events
+from deep_research.persistence.legacy import has_legacy_evidence, resolve_legacy_evidence
 from deep_research.persistence.recorder import (
     Batch,
     NullRecorder,
@@ -126,11 +127,16 @@ def recording(node: Node, services: Services) -> Callable[..., Awaitable[dict[st
     """``node`` bound to ``services``, with the events it emitted flushed after it returns.
 
     Events emitted after a node's last ``record`` call (or by a node that records no rows)
-    would otherwise never reach the domain store.
+    would otherwise never reach the domain store. A thread written before evidence carried
+    its quotes has them cut from the stored pages before the node reads the state
+    (:mod:`deep_research.persistence.legacy`).
     """
     bound = partial(node, services=services)
 
     async def run(state: Any, runtime: Runtime[Context]) -> dict[str, Any]:
+        if has_legacy_evidence(getattr(state, "evidence", ())):
+            evidence = await resolve_legacy_evidence(runtime.store, state.evidence)
+            state = replace(state, evidence=evidence)
         await services.load_run_ids(runtime, state.question_nr)
         update = await bound(state, runtime)
         # clarify starts the next question: its last events belong to the new one

@@ -11,7 +11,6 @@ from deep_research.context import Context, resolve_config
 from deep_research.events import emit, take_events
 from deep_research.persistence.scratch import drop_round_stages, kept, researcher_namespace
 from deep_research.state import (
-    EvidenceRef,
     EvidenceSpan,
     PlanStep,
     ResearcherState,
@@ -62,7 +61,7 @@ class ReadStage:
         self.events += [e.task_id for e in take_events(runtime)]
         return {
             "sources": [Source(url=SPAN.url, title="A", provider="web", document_id="doc_a")],
-            "evidence": [SPAN, SPAN.ref()],
+            "evidence": [SPAN],
             "usage": TokenUsage(prompt_tokens=3, completion_tokens=2, calls=1),
         }
 
@@ -75,7 +74,7 @@ async def test_a_stage_run_again_returns_what_it_returned_the_first_time() -> No
     again = await read(_state(), _runtime(store, attempt=2))
     assert stage.runs == 1
     assert again == first
-    assert [type(e) for e in again["evidence"]] == [EvidenceSpan, EvidenceRef]
+    assert again["evidence"] == [SPAN]
     namespace = ("researchers", "thread-1", "r-1")
     assert [i.key for i in await store.asearch(namespace)] == ["1:read_sources"]
 

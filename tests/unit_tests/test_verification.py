@@ -25,8 +25,7 @@ from deep_research.nodes import finalize, revise, verify
 from deep_research.nodes.revise import revise_claim
 from deep_research.services import Services
 from deep_research.state import Claim, EvidenceSpan, Report, State, Verdict
-from deep_research.state.models import ClaimRevision
-from deep_research.state.reducers import revise_claims
+from deep_research.state.reducers import replace_claims
 from deep_research.verification import verifier
 from deep_research.verification.checks import Analyses
 from deep_research.verification.citations import normalize_draft
@@ -112,12 +111,12 @@ class Recording:
 
 
 def apply(state: State, update: dict[str, Any]) -> None:
-    """Apply a node's update as the graph's reducers do (usage adds up, claims revise)."""
+    """Apply a node's update as the graph's reducers do (usage adds up, claims replace)."""
     for key, value in update.items():
         if key == "usage":
             value = state.usage + value
         elif key == "claims":
-            value = revise_claims(state.claims, [value])
+            value = replace_claims(state.claims, [value])
         setattr(state, key, value)
 
 
@@ -258,14 +257,11 @@ async def test_unchanged_claims_keep_their_verdicts_without_being_judged_again()
     engine.calls.clear()
     update = await verify(state, Recording().runtime, services=services)
     assert judged_texts(engine) == ["Capacity is 150 MW"]
-    claims = revise_claims(state.claims, [update["claims"]])
+    claims = update["claims"]
     assert [c.verdict for c in claims][1:] == [c.verdict for c in state.claims][1:]
-    # the pass writes the one claim judged again; the others, moved by the shorter first
-    # sentence, as their ids and new offsets
-    revision = update["claims"]
-    assert isinstance(revision, ClaimRevision)
-    assert [c.text for c in revision.changed] == ["Capacity is 150 MW"]
-    assert set(revision.moved) == {c.id for c in state.claims[1:]}
+    # the others kept their ids, moved by the shorter first sentence
+    assert [c.id for c in claims][1:] == [c.id for c in state.claims][1:]
+    assert all(state.draft[c.position_start : c.position_end] == c.text for c in claims)
 
 
 # --- the LLM engine, with scripted verdicts -------------------------------------------------

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
-from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER, CONFIG_KEY_DURABILITY
 from langgraph.config import get_config
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -19,6 +18,7 @@ from langgraph.types import RetryPolicy
 from deep_research.context import Context
 from deep_research.errors import DatabaseUnavailableError
 from deep_research.graph.routing import route_after_notes
+from deep_research.langgraph_internals import CONFIG_KEY_CHECKPOINTER, CONFIG_KEY_DURABILITY
 from deep_research.nodes import generate_queries, read_sources, search_sources, take_notes
 from deep_research.persistence.scratch import kept
 from deep_research.services import Services, recording

@@ -20,7 +20,6 @@ from deep_research.engines.schemas import ReportAssessment
 from deep_research.events import emit
 from deep_research.language import language_of
 from deep_research.nodes.synthesize import report_evidence
-from deep_research.persistence.content import resolve_evidence
 from deep_research.persistence.recorder import Batch
 from deep_research.persistence.records import (
     MessageKind,
@@ -89,9 +88,8 @@ async def finalize(
     """Render the final Markdown (references numbered, limits stated) and build the report."""
     # resolving the roots touches the disk: off the event loop
     roots = await asyncio.to_thread(corpus_roots, get_settings()) if services.served else []
-    # the quotes cut from the stored pages; one work, one reference
-    quoted = await resolve_evidence(runtime.store, state.evidence)
-    evidence = on_kept_sources(quoted, state.sources)
+    # one work, one reference
+    evidence = on_kept_sources(state.evidence, state.sources)
     assessed = await assess(state, runtime, services, evidence)
     draft, found, usage = state.draft, None, TokenUsage()
     if assessed is not None:

@@ -11,7 +11,7 @@ from deep_research.context import Context
 from deep_research.engines import evidence_key
 from deep_research.errors import SourceError
 from deep_research.events import emit
-from deep_research.persistence.content import put_document, resolve_evidence, state_evidence
+from deep_research.persistence.content import put_document
 from deep_research.persistence.recorder import Batch
 from deep_research.persistence.records import answered_step, searched_step
 from deep_research.services import Services, context_of
@@ -158,8 +158,7 @@ async def read_sources(
     )
     await services.record(runtime, state.question_nr, Batch(sources=sources, evidence=evidence))
     # the state refers to the quotes in the stored pages instead of copying them
-    stored = state_evidence(runtime.store, evidence)
-    return {"sources": sources, "evidence": stored, "usage": reply.usage}
+    return {"sources": sources, "evidence": evidence, "usage": reply.usage}
 
 
 def _scan_and_rank(
@@ -182,8 +181,7 @@ async def take_notes(
 ) -> dict[str, Any]:
     """Summarize the step's best evidence and judge whether it is enough."""
     budget = state.config.budget
-    best = sorted(state.evidence, key=lambda e: -e.relevance)[: budget.spans_per_step * 2]
-    evidence = await resolve_evidence(runtime.store, best)
+    evidence = sorted(state.evidence, key=lambda e: -e.relevance)[: budget.spans_per_step * 2]
     reply = await services.engine_for(context_of(runtime)).notes(
         state.question, state.step, evidence
     )

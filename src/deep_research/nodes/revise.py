@@ -25,7 +25,6 @@ from langgraph.runtime import Runtime
 
 from deep_research.context import Context
 from deep_research.engines import ClaimCheck, Engine
-from deep_research.persistence.content import resolve_evidence
 from deep_research.services import Services, context_of
 from deep_research.state import Claim, EvidenceSpan, State, TokenUsage
 from deep_research.verification.checks import clean_claim
@@ -98,7 +97,7 @@ async def revise(state: State, runtime: Runtime[Context], *, services: Services)
     wanted = needs_final_revision if final else needs_revision
     targets = {c.position_start: c for c in state.claims if wanted(c)}
     located = [s for s in locate_sentences(state.draft) if s.start in targets]
-    evidence = await resolve_evidence(runtime.store, state.evidence) if located else []
+    evidence = state.evidence if located else []
     # every rewrite is an independent request: send them together, then edit last to first
     results = await asyncio.gather(
         *(

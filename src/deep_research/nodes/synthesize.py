@@ -9,10 +9,9 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context
 from deep_research.engines import WritingInputs, evidence_key
 from deep_research.events import emit
-from deep_research.persistence.content import resolve_evidence
 from deep_research.services import Services, context_of
 from deep_research.sources.identity import on_kept_sources
-from deep_research.state import Finding, State, StateEvidence
+from deep_research.state import EvidenceSpan, Finding, State
 from deep_research.verification.citations import keys_to_markers, normalize_draft
 
 PROGRESS_EVERY_CHARS = 400
@@ -25,7 +24,7 @@ def kept_findings(state: State) -> list[Finding]:
     return [f for f in state.findings if f.step_id not in replaced]
 
 
-def report_evidence(state: State) -> list[StateEvidence]:
+def report_evidence(state: State) -> list[EvidenceSpan]:
     """The evidence the kept findings selected, in state order (what the writer may cite).
 
     A span quoted under a link of a work that another step found by another link names the
@@ -44,7 +43,7 @@ async def synthesize(
     if context.mode == "simple":
         reply = await engine.answer(state.research_question, state.turns)
         return {"draft": normalize_draft(reply.value), "usage": reply.usage}
-    evidence = await resolve_evidence(runtime.store, report_evidence(state))
+    evidence = report_evidence(state)
     written = 0
     reported = 0
 

@@ -18,12 +18,10 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context
 from deep_research.engines import OfflineEngine
 from deep_research.events import emit
-from deep_research.persistence.content import resolve_evidence
 from deep_research.persistence.recorder import Batch
 from deep_research.persistence.records import SessionUpdate
 from deep_research.services import Services, context_of
 from deep_research.state import Claim, State, Verdict, VerificationSummary
-from deep_research.state.models import ClaimRevision
 from deep_research.verification.verifier import revision_due, verify_draft
 
 
@@ -45,7 +43,7 @@ def summarize(claims: Sequence[Claim], previous: VerificationSummary) -> Verific
 async def verify(state: State, runtime: Runtime[Context], *, services: Services) -> dict[str, Any]:
     """Judge the draft's claims; record and report each verdict and the pass's summary."""
     engine = services.engine_for(context_of(runtime))
-    evidence = await resolve_evidence(runtime.store, state.evidence)
+    evidence = state.evidence
     result = await verify_draft(
         engine,
         state.draft,
@@ -87,9 +85,8 @@ async def verify(state: State, runtime: Runtime[Context], *, services: Services)
         ),
     )
     update: dict[str, Any] = {"verification": summary, "usage": result.usage}
-    # each write is kept in the checkpoints (see docs/decisions.md): a pass after a revision
-    # that changed nothing finds the same claims and writes none, and one that moved most
-    # of them writes what changed
+    # each write is kept in the checkpoints: a pass after a revision that changed nothing
+    # finds the same claims and writes none
     if result.claims != state.claims:
-        update["claims"] = ClaimRevision.between(state.claims, result.claims)
+        update["claims"] = result.claims
     return update

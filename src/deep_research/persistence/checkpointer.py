@@ -15,6 +15,7 @@ writes short channel versions (:mod:`~deep_research.persistence.versions`).
 from __future__ import annotations
 
 import asyncio
+import zlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -25,53 +26,50 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from deep_research.errors import ConfigurationError
-from deep_research.persistence import compression
+from deep_research.persistence import legacy
 from deep_research.persistence.locks import async_sqlite_setup_lock
-from deep_research.persistence.packing import PACKED_REFS, is_ref_list, pack_refs, unpack_refs
 from deep_research.persistence.timeouts import DatabaseTimeouts, redact
 from deep_research.persistence.versions import ShortVersions
 from deep_research.state import models
 
 __all__ = ["SERDE_ALLOWLIST", "make_serde", "open_checkpointer", "postgres_conninfo", "redact"]
 
-SERDE_ALLOWLIST = tuple(
-    (cls.__module__, cls.__name__)
-    for cls in vars(models).values()
-    if isinstance(cls, type) and cls.__module__ == models.__name__
+SERDE_ALLOWLIST = (
+    *(
+        (cls.__module__, cls.__name__)
+        for cls in vars(models).values()
+        if isinstance(cls, type) and cls.__module__ == models.__name__
+    ),
+    *legacy.RETIRED_TYPES,
 )
-"""Our domain types, allowed explicitly so checkpoints never deserialize unknown classes."""
+"""Our domain types, allowed explicitly so checkpoints never deserialize unknown classes
+(and the retired ones, which come back as their fields: :mod:`.legacy`)."""
+
+COMPRESSED = "+zlib"
+"""Suffix of the stored type of a value stored zlib-compressed."""
 
 
 class CompressingSerializer(JsonPlusSerializer):
-    """LangGraph's serializer, storing values zlib-compressed with a dictionary of our records.
+    """LangGraph's serializer, storing values zlib-compressed when that makes them smaller.
 
-    Every value that compression makes smaller is stored as ``<type>+zlib-d1``
-    (:mod:`~deep_research.persistence.compression`): large ones (a report, the claims) shrink
-    about 3.5 times, small ones (a researcher's ``Send``, a usage record) more, as the
-    dictionary holds the names they would otherwise spell out. A list of evidence references
-    is stored as tables (:mod:`~deep_research.persistence.packing`), which take half the
-    bytes. Values stored plainly or as ``+zlib``, by this class or before it, read as they
-    are. A subclass rather than a wrapper, so LangGraph's msgpack allowlist still applies.
+    A compressed value's stored type is ``<type>+zlib`` (a report or the claims shrink about
+    3.5 times). Values written in retired formats read as they were written
+    (:mod:`~deep_research.persistence.legacy`). A subclass rather than a wrapper, so
+    LangGraph's msgpack allowlist still applies.
     """
 
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
         """Serialize ``obj``; compress the result when that makes it smaller."""
-        if is_ref_list(obj):
-            type_, data = PACKED_REFS, pack_refs(obj)
-        else:
-            type_, data = super().dumps_typed(obj)
-        compressed = compression.compress(data)
-        if compressed is None:
-            return type_, data
-        suffix, packed = compressed
-        return type_ + suffix, packed
+        type_, data = super().dumps_typed(obj)
+        packed = zlib.compress(data)
+        return (type_ + COMPRESSED, packed) if len(packed) < len(data) else (type_, data)
 
     def loads_typed(self, data: tuple[str, bytes]) -> Any:
-        """Deserialize a stored value, decompressing it first if it was compressed."""
-        type_, payload = compression.decompress(*data)
-        if type_ == PACKED_REFS:
-            return unpack_refs(payload)
-        return super().loads_typed((type_, payload))
+        """Deserialize a stored value, in any format ever written."""
+        decoded = legacy.decode(*data)
+        if isinstance(decoded, list):
+            return decoded
+        return legacy.upgrade(super().loads_typed(decoded))
 
 
 class CompactMemorySaver(ShortVersions, InMemorySaver):
@@ -83,7 +81,7 @@ def make_serde() -> JsonPlusSerializer:
 
     The snapshots of the state's ``DeltaChannel``s need no entry: LangGraph stores them under
     their own msgpack extension, around values made of our models. Values are stored
-    compressed (:class:`CompressingSerializer`).
+    compressed when that pays (:class:`CompressingSerializer`).
     """
     return CompressingSerializer(allowed_msgpack_modules=SERDE_ALLOWLIST)
 

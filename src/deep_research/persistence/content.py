@@ -4,21 +4,17 @@ It is a LangGraph ``BaseStore`` (``runtime.store`` in nodes): the server provide
 the command line opens one on the database URL, beside the checkpointer. Documents live in the
 ``("documents",)`` namespace under their id (``doc_`` + a sha256 prefix of the text), so the
 same text read twice is stored once, and a checkpoint refers to it by id.
-
-Evidence quotes are slices of that text: with a store, graph state keeps each span as an
-:class:`~deep_research.state.models.EvidenceRef` (:func:`state_evidence`) and the nodes that
-read quotes cut them from the stored pages (:func:`resolve_evidence`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import cast
 
-from langgraph.store.base import BaseStore, GetOp, Item, TTLConfig
+from langgraph.store.base import BaseStore, Item, TTLConfig
 from langgraph.store.memory import InMemoryStore
 
 from deep_research.errors import ConfigurationError
@@ -27,7 +23,7 @@ from deep_research.persistence.locks import async_sqlite_setup_lock
 from deep_research.persistence.namespaces import DOCUMENTS_NAMESPACE
 from deep_research.persistence.timeouts import DatabaseTimeouts
 from deep_research.settings import get_settings
-from deep_research.state.models import Document, EvidenceRef, EvidenceSpan, StateEvidence
+from deep_research.state.models import Document
 
 logger = logging.getLogger(__name__)
 
@@ -44,43 +40,6 @@ async def put_document(store: BaseStore, document: Document) -> None:
 async def get_document_text(store: BaseStore, document_id: str) -> str | None:
     """A document's text, or ``None`` when the store does not have it."""
     return _text(await store.aget(DOCUMENTS_NAMESPACE, document_id))
-
-
-def state_evidence(store: BaseStore | None, spans: list[EvidenceSpan]) -> list[StateEvidence]:
-    """What graph state keeps of ``spans``: references to the stored pages when there is a store.
-
-    Without a store there is no page text to refer to, so the spans keep their quotes.
-    """
-    if store is None:
-        return list(spans)
-    return [span.ref() for span in spans]
-
-
-async def resolve_evidence(
-    store: BaseStore | None, spans: Sequence[StateEvidence]
-) -> list[EvidenceSpan]:
-    """The spans with their quotes, cut from the stored text of their pages, in order.
-
-    Spans that carry their quote are returned as they are; the pages of the others are read
-    in one batch. A span whose page the store no longer has (expired, or a thread resumed
-    without its store) is left out and logged: no quote can be shown for it.
-    """
-    wanted = sorted({s.document_id for s in spans if isinstance(s, EvidenceRef)})
-    texts: dict[str, str] = {}
-    if wanted and store is not None:
-        items = await store.abatch([GetOp(DOCUMENTS_NAMESPACE, key) for key in wanted])
-        texts = {
-            key: text for key, item in zip(wanted, items, strict=True) if (text := _text(item))
-        }
-    resolved: list[EvidenceSpan] = []
-    for span in spans:
-        if isinstance(span, EvidenceSpan):
-            resolved.append(span)
-        elif (text := texts.get(span.document_id)) is not None and span.end <= len(text):
-            resolved.append(span.resolve(text))
-        else:
-            logger.warning("evidence %s left out: its page %s is not stored", span.id, span.url)
-    return resolved
 
 
 def _text(item: Item | None | object) -> str | None:

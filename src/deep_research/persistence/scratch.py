@@ -27,10 +27,10 @@ from deep_research.events import namespace_path, task_key
 from deep_research.persistence.namespaces import RESEARCHERS_NAMESPACE
 from deep_research.state.graph_state import ResearcherState
 from deep_research.state.models import (
+    EvidenceSpan,
     Finding,
     SearchResult,
     Source,
-    StateEvidence,
     TokenUsage,
 )
 
@@ -45,7 +45,7 @@ class StageUpdate(BaseModel):
     iteration: int | None = None
     results: list[SearchResult] | None = None
     sources: list[Source] | None = None
-    evidence: list[StateEvidence] | None = None
+    evidence: list[EvidenceSpan] | None = None
     findings: list[Finding] | None = None
     usage: TokenUsage | None = None
 

@@ -26,9 +26,9 @@ from langgraph.checkpoint.base import (
     CheckpointTuple,
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
-from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from deep_research.langgraph_internals import DeltaSnapshot
 from deep_research.persistence.versions import ShortVersions
 
 BLOBS_TABLE = """
@@ -94,7 +94,7 @@ class BlobSqliteSaver(ShortVersions, AsyncSqliteSaver):
         inline: dict[str, Any] = {}
         rows: list[tuple[str, str, str, str, str, bytes]] = []
         for channel, value in checkpoint["channel_values"].items():
-            if isinstance(value, _DeltaSnapshot) or channel not in versions:
+            if isinstance(value, DeltaSnapshot) or channel not in versions:
                 inline[channel] = value
                 continue
             version = str(versions[channel])

@@ -28,13 +28,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
-from typing import TypeVar, cast
 
 from deep_research.sources.scholarly.works import title_key
-from deep_research.state.models import BibRecord, EvidenceRef, EvidenceSpan, Source
+from deep_research.state.models import BibRecord, EvidenceSpan, Source
 from deep_research.urls import normalize_url
 
-E = TypeVar("E", bound=EvidenceSpan | EvidenceRef)
 """An evidence span with its quote, or referring to its page: both name a source by URL."""
 
 Combine = Callable[[Source, Source], Source]
@@ -153,10 +151,12 @@ def kept_urls(sources: Iterable[Source]) -> dict[str, str]:
     return {alias: source.url for source in sources for alias in source.aliases}
 
 
-def on_kept_sources(evidence: Sequence[E], sources: Iterable[Source]) -> list[E]:
+def on_kept_sources(
+    evidence: Sequence[EvidenceSpan], sources: Iterable[Source]
+) -> list[EvidenceSpan]:
     """``evidence`` with each span quoted under a merged source's other URL moved to its URL."""
     kept = kept_urls(sources)
     return [
-        cast(E, span.model_copy(update={"url": kept[span.url]})) if span.url in kept else span
+        span.model_copy(update={"url": kept[span.url]}) if span.url in kept else span
         for span in evidence
     ]

@@ -19,12 +19,12 @@ from deep_research.state.models import (
     Citation,
     Claim,
     Config,
+    EvidenceSpan,
     Finding,
     PlanStep,
     Report,
     SearchResult,
     Source,
-    StateEvidence,
     TokenUsage,
     Turn,
     VerificationSummary,
@@ -37,7 +37,7 @@ from deep_research.state.reducers import (
     merge_evidence_batches,
     merge_finding_batches,
     merge_source_batches,
-    revise_claims,
+    replace_claims,
 )
 
 
@@ -75,13 +75,10 @@ class State(OutputState):
     ``DeltaChannel``s: a checkpoint stores the writes that add to them, not the whole lists,
     and reading the state replays those writes (see docs/decisions.md). ``draft``, which
     grows with the sources and is replaced whole, is a ``DeltaChannel`` whose latest write
-    wins, so it is stored once, as its write (and ``report`` too, see
-    :class:`OutputState`); ``claims`` likewise, but a verification pass after a revision
-    writes only the claims that changed (:class:`~deep_research.state.models.ClaimRevision`);
-    ``citations`` are the claims' own, derived rather than stored.
-    With a content store, ``evidence`` holds :class:`EvidenceRef`s, whose quotes stay in
-    the stored page text: nodes resolve them with
-    :func:`~deep_research.persistence.content.resolve_evidence`.
+    wins, so it is stored once, as its write; so are ``claims`` and ``report`` (see
+    :class:`OutputState`). ``citations`` are the claims' own, derived rather than stored.
+    Evidence spans carry their quotes: a quote is a sentence or two, and the pages they come
+    from stay in the content store.
     """
 
     question: str = ""
@@ -113,15 +110,14 @@ class State(OutputState):
     sources: Annotated[list[Source], DeltaChannel(merge_source_batches)] = field(
         default_factory=list
     )
-    evidence: Annotated[list[StateEvidence], DeltaChannel(merge_evidence_batches)] = field(
+    evidence: Annotated[list[EvidenceSpan], DeltaChannel(merge_evidence_batches)] = field(
         default_factory=list
     )
     usage: Annotated[TokenUsage, add_usage] = field(default_factory=TokenUsage)
     draft: Annotated[str, DeltaChannel(latest_write)] = ""
     """The report's Markdown with ``[@evidence_id]`` citation markers."""
-    claims: Annotated[list[Claim], DeltaChannel(revise_claims)] = field(default_factory=list)
-    """The latest verification pass's claims; a pass that finds some only moved writes a
-    :class:`~deep_research.state.models.ClaimRevision` of the previous pass's."""
+    claims: Annotated[list[Claim], DeltaChannel(replace_claims)] = field(default_factory=list)
+    """The latest verification pass's claims."""
     verification: VerificationSummary = field(default_factory=VerificationSummary)
     revisions: int = 0
     budget_reached: BudgetLimit | None = None
@@ -199,7 +195,7 @@ class ResearcherOutput:
     sources: Annotated[list[Source], DeltaChannel(merge_source_batches)] = field(
         default_factory=list
     )
-    evidence: Annotated[list[StateEvidence], DeltaChannel(merge_evidence_batches)] = field(
+    evidence: Annotated[list[EvidenceSpan], DeltaChannel(merge_evidence_batches)] = field(
         default_factory=list
     )
     usage: Annotated[TokenUsage, add_usage] = field(default_factory=TokenUsage)

@@ -39,8 +39,7 @@ def stable_id(prefix: str, *parts: object) -> str:
 def evidence_id(step_id: str, url: str, start: int, end: int) -> str:
     """The id of the evidence a research step found at ``start:end`` of the page at ``url``.
 
-    Derived from these, so that a retried step gives the same ids and a checkpoint need not
-    store them (:mod:`deep_research.persistence.packing`).
+    Derived from these, so that a retried step gives the same ids.
     """
     return stable_id("ev", step_id, url, start, end)
 
@@ -259,45 +258,6 @@ class EvidenceSpan(DomainModel):
             raise ValueError("evidence offsets must span exactly the quote")
         return self
 
-    def ref(self) -> EvidenceRef:
-        """The span without its quote, as graph state keeps it when its page is stored."""
-        return EvidenceRef(**self.model_dump(exclude={"quote"}))
-
-
-class EvidenceRef(DomainModel):
-    """An evidence span whose quote is left in its page: ``text[start:end]`` of the document.
-
-    Graph state keeps these when the run has a content store, which holds the page text
-    already, so that checkpoints do not copy quotes (see docs/decisions.md). A node that
-    needs the quotes resolves them from the store
-    (:func:`~deep_research.persistence.content.resolve_evidence`).
-    """
-
-    id: str
-    url: Url
-    document_id: str
-    step_id: str
-    start: int = Field(ge=0)
-    end: int = Field(ge=0)
-    section: str | None = None
-    """Heading of the section the quote stands in."""
-    relevance: Confidence = 0.0
-    has_numbers: bool = False
-
-    @model_validator(mode="after")
-    def _offsets_in_order(self) -> EvidenceRef:
-        if self.end < self.start:
-            raise ValueError("evidence offsets must not end before they start")
-        return self
-
-    def resolve(self, text: str) -> EvidenceSpan:
-        """The span with its quote, cut from ``text``, the text of its document."""
-        return EvidenceSpan(**self.model_dump(), quote=text[self.start : self.end])
-
-
-StateEvidence = EvidenceSpan | EvidenceRef
-"""An evidence span as graph state holds it: with its quote, or referring to its page."""
-
 
 class PlanStep(DomainModel):
     """One step of the research plan."""
@@ -365,66 +325,6 @@ class Claim(DomainModel):
     checked_by: CheckedBy | None = None
     """Who judged it: the run's ``model``, the ``offline`` engine, or the offline checker as a
     ``fallback`` when the model gave no usable verdict (such a claim is never revised)."""
-
-
-class ClaimRevision(DomainModel):
-    """A verification pass's claims, written as what changed since the previous pass's.
-
-    Revising the draft rewrites a few sentences, so most claims come back from the next pass
-    as they were, only moved by the text rewritten before them. ``moved`` holds those by id,
-    with their new offsets; ``changed`` the claims that are new or judged again. Applied to
-    the previous pass's claims (:meth:`apply`) it gives the new pass's claims, in draft
-    order; :meth:`between` writes a revision only when that gives them back exactly. The
-    state's ``claims`` channel stores such a write rather than every claim again
-    (:func:`~deep_research.state.reducers.revise_claims`).
-    """
-
-    moved: dict[str, tuple[int, int]] = Field(default_factory=dict)
-    """Claims of the previous pass unchanged but for their offsets: id to (start, end)."""
-    changed: list[Claim] = Field(default_factory=list)
-
-    @classmethod
-    def between(cls, previous: list[Claim], claims: list[Claim]) -> ClaimRevision | list[Claim]:
-        """What to write for ``claims`` after ``previous``: a revision, or the list itself.
-
-        The list itself when there is no previous pass, when no claim merely moved, or when
-        the revision would not give the claims back exactly (claims out of draft order).
-        """
-        before = {claim.id: claim for claim in previous}
-        moved: dict[str, tuple[int, int]] = {}
-        changed: list[Claim] = []
-        for claim in claims:
-            old = before.get(claim.id)
-            offsets = (claim.position_start, claim.position_end)
-            if old is not None and old == claim.model_copy(
-                update={"position_start": old.position_start, "position_end": old.position_end}
-            ):
-                moved[claim.id] = offsets
-            else:
-                changed.append(claim)
-        if not moved:
-            return claims
-        revision = cls(moved=moved, changed=changed)
-        return revision if revision.apply(previous) == claims else claims
-
-    def apply(self, previous: list[Claim]) -> list[Claim]:
-        """The new pass's claims: the moved ones from ``previous`` and the changed ones.
-
-        Raises:
-            ValueError: a moved claim is not among ``previous`` (the revision was written
-                after other claims than these).
-        """
-        before = {claim.id: claim for claim in previous}
-        claims = list(self.changed)
-        for claim_id, (start, end) in self.moved.items():
-            if claim_id not in before:
-                raise ValueError(
-                    f"a claim revision moves claim {claim_id!r}, which the previous"
-                    " verification pass did not have"
-                )
-            update = {"position_start": start, "position_end": end}
-            claims.append(before[claim_id].model_copy(update=update))
-        return sorted(claims, key=lambda claim: claim.position_start)
 
 
 class Citation(DomainModel):

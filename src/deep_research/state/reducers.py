@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from langchain_core.messages import AnyMessage, BaseMessage, convert_to_messages
 from langgraph.graph.message import Messages, add_messages
@@ -25,10 +25,9 @@ from deep_research.sources.identity import merge_same_sources, merged_aliases
 from deep_research.sources.scholarly.merge import merge_records
 from deep_research.state.models import (
     Claim,
-    ClaimRevision,
+    EvidenceSpan,
     Finding,
     Source,
-    StateEvidence,
     TokenUsage,
 )
 from deep_research.urls import normalize_url
@@ -92,11 +91,8 @@ def merge_sources(left: list[Source], right: list[Source]) -> list[Source]:
     return merge_same_sources((*left, *right), _better_source)
 
 
-def merge_evidence(left: list[StateEvidence], right: list[StateEvidence]) -> list[StateEvidence]:
-    """Merge evidence spans by id; sorted by step, then by descending relevance, then id.
-
-    A span and its :class:`~deep_research.state.models.EvidenceRef` are the same span.
-    """
+def merge_evidence(left: list[EvidenceSpan], right: list[EvidenceSpan]) -> list[EvidenceSpan]:
+    """Merge evidence spans by id; sorted by step, then by descending relevance, then id."""
     merged = _merge_by_key(left, right, lambda e: e.id, _newer)
     return sorted(merged.values(), key=lambda e: (e.step_id, -e.relevance, e.id))
 
@@ -117,8 +113,8 @@ def merge_source_batches(state: list[Source], batches: Sequence[list[Source]]) -
 
 
 def merge_evidence_batches(
-    state: list[StateEvidence], batches: Sequence[list[StateEvidence]]
-) -> list[StateEvidence]:
+    state: list[EvidenceSpan], batches: Sequence[list[EvidenceSpan]]
+) -> list[EvidenceSpan]:
     """:func:`merge_evidence` of several writes at once (the reducer of a ``DeltaChannel``)."""
     return merge_evidence(state, _flatten(batches))
 
@@ -137,17 +133,27 @@ def latest_write(state: T, batches: Sequence[T]) -> T:
     return batches[-1] if batches else state
 
 
-def revise_claims(
-    state: list[Claim], batches: Sequence[list[Claim] | ClaimRevision]
-) -> list[Claim]:
-    """The latest verification pass's claims: a list replaces them, a revision changes them.
+class ClaimsEdit(Protocol):
+    """A write to ``claims`` that changes the claims before it rather than replacing them.
 
-    verify writes a pass's claims as a :class:`~deep_research.state.models.ClaimRevision` of
-    the previous pass's when some came back only moved. Writes are applied one at a time, each
-    to the claims before it, so the result does not depend on the batching.
+    Only threads written before the claims were stored whole hold such writes (claim
+    revisions, read by :mod:`deep_research.persistence.legacy`).
+    """
+
+    def apply(self, claims: list[Claim]) -> list[Claim]:
+        """The claims after this edit."""
+        ...
+
+
+def replace_claims(state: list[Claim], batches: Sequence[list[Claim] | ClaimsEdit]) -> list[Claim]:
+    """The latest verification pass's claims: each write replaces the claims before it.
+
+    A :class:`ClaimsEdit` (from a thread written in a retired format) is applied to the claims
+    before it instead. Writes are applied one at a time, so the result does not depend on the
+    batching.
     """
     for write in batches:
-        state = write.apply(state) if isinstance(write, ClaimRevision) else write
+        state = write if isinstance(write, list) else write.apply(state)
     return state
 
 
