@@ -14,7 +14,7 @@ import time
 import uuid
 
 from deep_research.persistence.db import Database, open_database
-from deep_research.server.limits import RunLimiter
+from deep_research.server.run_cap import RunLimiter
 
 CAP = 3
 

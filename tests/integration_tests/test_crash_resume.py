@@ -27,7 +27,7 @@ import pytest
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.engine import Engine
 
-from deep_research.persistence import models as tables
+from deep_research.persistence import tables as tables
 from deep_research.persistence.db import prepare_engine, sync_url
 from tests.integration_tests.crash_driver import QUESTION
 

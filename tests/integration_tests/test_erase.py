@@ -13,7 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 from deep_research.cli import main
-from deep_research.persistence import models as tables
+from deep_research.persistence import tables as tables
 from deep_research.persistence.content import open_store
 from deep_research.persistence.db import open_database
 from deep_research.persistence.namespaces import RESEARCHERS_NAMESPACE

@@ -26,7 +26,7 @@ from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.persistence.content import open_store
 from deep_research.persistence.db import prepare_engine, sync_url
 from deep_research.persistence.migrate import LANGGRAPH_TABLES, alembic_config, include_name
-from deep_research.persistence.models import Base
+from deep_research.persistence.tables import Base
 
 DOMAIN_TABLES = set(Base.metadata.tables)
 

@@ -21,7 +21,7 @@ from deep_research.engines import OfflineEngine
 from deep_research.errors import NotFoundError
 from deep_research.graph import build_graph
 from deep_research.persistence import Database, SqlRecorder, open_database, queries
-from deep_research.persistence import models as tables
+from deep_research.persistence import tables as tables
 from deep_research.persistence.checkpointer import make_serde
 from deep_research.persistence.recorder import Batch, RunScope
 from deep_research.persistence.records import SessionUpdate

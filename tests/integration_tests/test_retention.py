@@ -19,8 +19,8 @@ from deep_research.cli.main import main
 from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.persistence.content import get_document_text, open_store, put_document
 from deep_research.persistence.db import open_database
-from deep_research.persistence.models import Chat, utcnow
 from deep_research.persistence.repository import upsert_chat
+from deep_research.persistence.tables import Chat, utcnow
 from deep_research.server.devserver import (
     DevServerError,
     dev_server,

@@ -21,7 +21,7 @@ from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
 from deep_research.persistence.db import ensure_schema
-from deep_research.server.limits import RENEW_SECONDS
+from deep_research.server.run_cap import RENEW_SECONDS
 from tests.integration_tests import run_cap_driver
 from tests.integration_tests.server_process import langgraph_dev
 

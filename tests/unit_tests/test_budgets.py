@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from deep_research.context import Context, resolve_config
-from deep_research.engines.limits import ModelLimits
+from deep_research.engines.catalog import ModelLimits
 from deep_research.engines.llm import LLMEngine
 from deep_research.engines.schemas import Reflection
 from deep_research.graph import build_graph

@@ -46,7 +46,7 @@ def test_importing_a_module_loads_no_framework(module: str) -> None:
 
 
 def test_the_migrations_models_load_sqlalchemy_and_no_langgraph() -> None:
-    assert _loaded_after("import deep_research.persistence.models") == ["sqlalchemy"]
+    assert _loaded_after("import deep_research.persistence.tables") == ["sqlalchemy"]
 
 
 def test_help_and_argument_errors_load_no_framework() -> None:

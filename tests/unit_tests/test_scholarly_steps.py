@@ -25,7 +25,7 @@ from deep_research.engines import OfflineEngine, Reply
 from deep_research.engines.schemas import ResearchPlan, StepDraft, StepNotes
 from deep_research.graph import build_graph
 from deep_research.persistence import SqlRecorder, open_database
-from deep_research.persistence import models as tables
+from deep_research.persistence import tables as tables
 from deep_research.persistence.checkpointer import make_serde
 from deep_research.state import PlanStep
 from tests.unit_tests.scholarly_apis import (

@@ -32,7 +32,7 @@ from deep_research.preferences import (
 from deep_research.server import auth as server_auth
 from deep_research.server.cors import CORSPolicy, allowed_origins
 from deep_research.server.database import domain_session
-from deep_research.server.limits import DatabaseSource, RunLimiter
+from deep_research.server.run_cap import DatabaseSource, RunLimiter
 from deep_research.server.tokens import TokenVerifier, key_id, sign_token
 from deep_research.services import Services
 from deep_research.settings import get_settings

@@ -20,7 +20,6 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.pool import QueuePool
 
 from deep_research.persistence import queries
-from deep_research.persistence.models import Chat
 from deep_research.persistence.recorder import Batch, RunScope, recorder_for_url
 from deep_research.persistence.records import (
     MessageKind,
@@ -28,6 +27,7 @@ from deep_research.persistence.records import (
     SessionStatus,
     SessionUpdate,
 )
+from deep_research.persistence.tables import Chat
 from deep_research.preferences import (
     Preferences,
     get_user_preferences,

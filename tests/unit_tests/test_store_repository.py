@@ -15,8 +15,8 @@ from deep_research.engines import OfflineEngine, chat_title
 from deep_research.errors import LimitExceededError, NotFoundError
 from deep_research.events import RecordedEvent
 from deep_research.persistence import Database, SqlRecorder, open_database, queries
-from deep_research.persistence import models as tables
 from deep_research.persistence import repository as repo
+from deep_research.persistence import tables as tables
 from deep_research.persistence.erase import erase_chats
 from deep_research.persistence.recorder import Batch, RunScope
 from deep_research.persistence.records import (

@@ -18,13 +18,13 @@ from deep_research.cli.progress import printable
 from deep_research.errors import ConfigurationError
 from deep_research.persistence import queries
 from deep_research.persistence.db import open_database, upgrade
-from deep_research.persistence.models import utcnow
+from deep_research.persistence.tables import utcnow
 from deep_research.settings import get_settings
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncSession
 
-    from deep_research.persistence.models import (
+    from deep_research.persistence.tables import (
         Chat,
         Message,
         ResearchIteration,

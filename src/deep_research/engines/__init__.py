@@ -68,7 +68,7 @@ def load_engine(
     def build(name: str) -> BaseChatModel:
         return build_chat_model(name, api_key=key, base_url=settings.openai_base_url)
 
-    from deep_research.engines.limits import limits_of
+    from deep_research.engines.catalog import limits_of
 
     picked: dict[Role, str | None] = {"judge": judge_model, "notes": notes_model}
     if OFFLINE in picked.values():

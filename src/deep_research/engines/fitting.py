@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from deep_research.engines.base import ClaimCheck, Turn
-from deep_research.engines.limits import clip, estimate_tokens, fit
+from deep_research.engines.catalog import clip, estimate_tokens, fit
 from deep_research.state.models import EvidenceSpan, Finding, Passage
 
 ITEM_OVERHEAD = 40

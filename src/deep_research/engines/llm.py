@@ -24,7 +24,6 @@ from typing import TypeVar
 from langchain_core.language_models import BaseChatModel
 
 from deep_research.engines import fitting, prompts, validation
-from deep_research.engines._models import ModelCalls, Prompt, Role, data_budget
 from deep_research.engines._structured import StructuredMode, provider_errors, usage_of
 from deep_research.engines.base import (
     Assessment,
@@ -35,7 +34,8 @@ from deep_research.engines.base import (
     WritingInputs,
     chat_title,
 )
-from deep_research.engines.limits import ModelLimits
+from deep_research.engines.catalog import ModelLimits
+from deep_research.engines.model_calls import ModelCalls, Prompt, Role, data_budget
 from deep_research.engines.offline import OfflineEngine
 from deep_research.engines.providers import REQUEST_TIMEOUT_SECONDS, build_chat_model
 from deep_research.engines.schemas import (

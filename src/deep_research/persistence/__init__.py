@@ -1,7 +1,7 @@
 """Persistence: the checkpointer factory, the content store, the domain store and the recorder.
 
 Every name is loaded on first use (see :mod:`deep_research._exports`), so that importing
-``deep_research.persistence.models`` (as the migrations do) loads SQLAlchemy and nothing of
+``deep_research.persistence.tables`` (as the migrations do) loads SQLAlchemy and nothing of
 LangGraph.
 """
 

@@ -30,7 +30,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from deep_research.errors import ConfigurationError
 from deep_research.persistence.db import Database
-from deep_research.persistence.models import (
+from deep_research.persistence.namespaces import DOCUMENTS_NAMESPACE
+from deep_research.persistence.scratch import drop_stages, thread_namespace
+from deep_research.persistence.tables import (
     Chat,
     MessageFeedback,
     ResearchSession,
@@ -38,8 +40,6 @@ from deep_research.persistence.models import (
     UserPreferences,
     utcnow,
 )
-from deep_research.persistence.namespaces import DOCUMENTS_NAMESPACE
-from deep_research.persistence.scratch import drop_stages, thread_namespace
 from deep_research.settings import get_settings
 
 logger = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from deep_research.errors import NotFoundError
-from deep_research.persistence.models import (
+from deep_research.persistence.tables import (
     Base,
     Chat,
     Message,

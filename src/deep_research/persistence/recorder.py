@@ -25,8 +25,8 @@ from langgraph.runtime import Runtime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from deep_research.events import RecordedEvent, RunIds, remember_run_ids, run_ids
-from deep_research.persistence import models as tables
 from deep_research.persistence import repository as repo
+from deep_research.persistence import tables as tables
 from deep_research.persistence.db import Database, create_engine, ensure_schema, open_database
 from deep_research.persistence.records import (
     IterationRecord,

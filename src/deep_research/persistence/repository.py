@@ -17,7 +17,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from deep_research.errors import LimitExceededError, NotFoundError
-from deep_research.persistence.models import (
+from deep_research.persistence.queries import get_chat
+from deep_research.persistence.tables import (
     Base,
     Chat,
     Claim,
@@ -29,7 +30,6 @@ from deep_research.persistence.models import (
     UserPreferences,
     utcnow,
 )
-from deep_research.persistence.queries import get_chat
 
 M = TypeVar("M", bound=Base)
 

@@ -12,7 +12,7 @@ user id, and never the content store's (``documents``, which no user id may be).
 checked before the server stores anything (:func:`check_run_request`): the question must be
 valid, a local corpus must lie inside ``DEEP_RESEARCH_CORPUS_ROOTS``, a model must be one the
 operator offers, and the user must have fewer runs in progress than
-``DEEP_RESEARCH_MAX_RUNS_PER_USER`` (:mod:`deep_research.server.limits`; 429). Crons are
+``DEEP_RESEARCH_MAX_RUNS_PER_USER`` (:mod:`deep_research.server.run_cap`; 429). Crons are
 refused, and so is anything no handler below covers.
 
 Studio's no-token bypass of ``langgraph dev`` (the ``x-auth-scheme: langsmith`` header) is
@@ -35,7 +35,7 @@ from deep_research.persistence import queries
 from deep_research.persistence.namespaces import RESERVED_NAMESPACE_ROOTS
 from deep_research.preferences import apply_preferences, get_user_preferences
 from deep_research.server.database import domain_session, server_database_url
-from deep_research.server.limits import run_limiter
+from deep_research.server.run_cap import run_limiter
 from deep_research.server.tokens import current_verifier
 from deep_research.services import model_refusal
 from deep_research.settings import get_settings

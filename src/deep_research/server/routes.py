@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from deep_research.errors import DatabaseUnavailableError, NotFoundError
 from deep_research.persistence import queries
 from deep_research.persistence import repository as repo
-from deep_research.persistence.models import (
+from deep_research.persistence.tables import (
     Chat,
     Citation,
     Claim,

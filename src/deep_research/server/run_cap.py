@@ -6,7 +6,7 @@ whether the user may start one more. The run being created is not stored by the 
 is admitted, and counts from then on.
 
 With a domain store (the default), the admitted runs are rows of the ``active_runs`` table
-(:class:`~deep_research.persistence.models.ActiveRun`), which every server process sharing the
+(:class:`~deep_research.persistence.tables.ActiveRun`), which every server process sharing the
 database reads: replicas behind one load balancer hold one cap between them. A user's count is
 the user's rows whose lease has not run out, plus the pending and running runs this server
 lists for the user (through its own API, in process: ``langgraph_sdk.get_client()`` with no URL
@@ -51,7 +51,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from deep_research.errors import DatabaseUnavailableError
 from deep_research.persistence.db import Database
-from deep_research.persistence.models import ActiveRun
+from deep_research.persistence.tables import ActiveRun
 
 RESERVATION_SECONDS = 5.0
 """How long an admitted run counts at most before the server has stored it (it does so within

@@ -366,7 +366,7 @@ class ActiveRun(Base):
     """A run the server admitted under its user's cap, counted while it may still be active.
 
     The replicas of a server that share the database count a user's runs here
-    (``DEEP_RESEARCH_MAX_RUNS_PER_USER``, see :mod:`deep_research.server.limits`). The replica
+    (``DEEP_RESEARCH_MAX_RUNS_PER_USER``, see :mod:`deep_research.server.run_cap`). The replica
     that admitted a run renews its lease while the run is pending or running and deletes the
     row once it is not; a row whose lease ran out (its replica stopped) no longer counts.
     Times are Unix seconds, compared across replicas (their clocks are assumed in sync).

@@ -26,7 +26,7 @@ from deep_research.engines._structured import (
     attempt_structured,
 )
 from deep_research.engines.base import Turn
-from deep_research.engines.limits import ModelLimits, estimate_tokens
+from deep_research.engines.catalog import ModelLimits, estimate_tokens
 from deep_research.errors import ContextOverflowError
 from deep_research.state.models import EvidenceSpan, TokenUsage
 
