@@ -45,9 +45,10 @@ run: bytecode ## Research QUESTION offline or with the configured model (extra f
 test: $(STAMP) ## Run the test suite (options: PYTEST_ARGS=...)
 	$(BIN)/pytest $(PYTEST_ARGS)
 
-lint: $(STAMP) ## Check style: ruff check and ruff format --check
+lint: $(STAMP) ## Check style and layering: ruff check, ruff format --check, lint-imports
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 format: $(STAMP) ## Fix what ruff can fix and reformat
 	$(BIN)/ruff check --fix .

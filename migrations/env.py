@@ -8,9 +8,10 @@ from logging.config import fileConfig
 from alembic import context
 from sqlalchemy import create_engine, pool, text
 
-from deep_research.persistence.db import prepare_engine, sync_url
+from deep_research.persistence.db import prepare_engine
 from deep_research.persistence.migrate import include_name
 from deep_research.persistence.tables import Base
+from deep_research.persistence.urls import sync_url
 from deep_research.settings import get_settings
 
 config = context.config

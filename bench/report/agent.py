@@ -11,7 +11,7 @@ from typing import Any
 from bench.report.markdown import calls, iqr, num, spread, steps, table
 
 HOT_SPOT_NOTES = {
-    "verification.verifier.rank_alternates": (
+    "verifier.rank_alternates": (
         "`rank_alternates` runs the offline claim check (alignment, quantities) for each "
         "claim its citations do not support, against a shortlist of the spans sharing most "
         "words with it (looked up in a word index of the evidence that the graph's memo builds "
@@ -19,7 +19,7 @@ HOT_SPOT_NOTES = {
         "judges, and the memo keeps the ranks for `revise`, but the threads share the GIL with "
         "the event loop"
     ),
-    "verification.verifier._alternates_of": (
+    "verifier._alternates_of": (
         "`_alternates_of` is that ranking done in a worker thread while the model judges; with "
         "latency it stops when the verdicts arrive, but in this profile (worker threads run in "
         "place) it ranks every claim"

@@ -44,11 +44,11 @@ from bench.sim.model import SimulatedChatModel
 from deep_research.context import Context
 from deep_research.engines import Engine, OfflineEngine, Reply
 from deep_research.engines.llm import LLMEngine
+from deep_research.engines.quotes import locate_quotes
 from deep_research.engines.schemas import PickedQuote
 from deep_research.graph import build_graph
 from deep_research.persistence.checkpointer import make_serde
 from deep_research.sources.local import LocalCorpus
-from deep_research.sources.quotes import locate_quotes
 from deep_research.state import Passage, PlanStep
 
 NAME = "docqa"

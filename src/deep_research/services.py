@@ -34,7 +34,7 @@ from deep_research.persistence.recorder import (
 )
 from deep_research.settings import get_settings
 from deep_research.sources import SourceProvider, load_sources
-from deep_research.verification.verifier import Memo
+from deep_research.verifier import Memo
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class Services:
     corpus roots (see :func:`deep_research.sources.load_sources`)."""
     memo: Memo = field(default_factory=Memo, compare=False, repr=False)
     """What the verifier's checks worked out, kept from one verify or revise pass to the next
-    (pure functions of texts, bounded; see :class:`~deep_research.verification.verifier.Memo`)."""
+    (pure functions of texts, bounded; see :class:`~deep_research.verifier.Memo`)."""
 
     def engine_for(self, context: Context) -> Engine:
         """The engine a run uses, following the context's system instructions if it can."""

@@ -28,7 +28,8 @@ from sqlalchemy import create_engine, func, select
 from sqlalchemy.engine import Engine
 
 from deep_research.persistence import tables as tables
-from deep_research.persistence.db import prepare_engine, sync_url
+from deep_research.persistence.db import prepare_engine
+from deep_research.persistence.urls import sync_url
 from tests.integration_tests.crash_driver import QUESTION
 
 DRIVER = "tests.integration_tests.crash_driver"

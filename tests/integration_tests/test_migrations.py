@@ -24,9 +24,10 @@ from sqlalchemy import create_engine, inspect
 from deep_research.cli import main
 from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.persistence.content import open_store
-from deep_research.persistence.db import prepare_engine, sync_url
+from deep_research.persistence.db import prepare_engine
 from deep_research.persistence.migrate import LANGGRAPH_TABLES, alembic_config, include_name
 from deep_research.persistence.tables import Base
+from deep_research.persistence.urls import sync_url
 
 DOMAIN_TABLES = set(Base.metadata.tables)
 

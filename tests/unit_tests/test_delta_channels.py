@@ -39,9 +39,9 @@ from deep_research.engines import Reply
 from deep_research.graph import build_graph
 from deep_research.persistence import open_checkpointer
 from deep_research.persistence.checkpointer import CompactMemorySaver, make_serde
-from deep_research.sources.identity import source_keys
 from deep_research.sources.pool import extend_pool
 from deep_research.state import BibRecord, EvidenceSpan, Finding, PlanStep, Report, Source
+from deep_research.state.identity import source_keys
 from deep_research.state.reducers import (
     add_message_batches,
     latest_write,

@@ -38,7 +38,7 @@ def _loaded_after(code: str) -> list[str]:
         "deep_research.engines",
         "deep_research.sources",
         "deep_research.cli",
-        "deep_research.verification.verifier",
+        "deep_research.verifier",
     ],
 )
 def test_importing_a_module_loads_no_framework(module: str) -> None:

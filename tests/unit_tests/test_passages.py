@@ -6,10 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from deep_research.engines import quotes
 from deep_research.engines.offline import OfflineEngine
+from deep_research.engines.quotes import MAX_PICK_CHARS, locate_quotes
 from deep_research.engines.schemas import PickedQuote
 from deep_research.sources import passages as passages_module
-from deep_research.sources import quotes
 from deep_research.sources.evidence import select_evidence, select_windows
 from deep_research.sources.passages import (
     PAGE_DECAY,
@@ -17,7 +18,6 @@ from deep_research.sources.passages import (
     build_passages,
     rank_passages,
 )
-from deep_research.sources.quotes import MAX_PICK_CHARS, locate_quotes
 from deep_research.state import Document, Passage, PlanStep
 from deep_research.state.models import stable_id
 from deep_research.text import content_tokens

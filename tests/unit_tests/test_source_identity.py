@@ -11,9 +11,9 @@ from __future__ import annotations
 import itertools
 
 from deep_research.report import number_references
-from deep_research.sources.identity import on_kept_sources
 from deep_research.sources.pool import extend_pool
 from deep_research.state import BibRecord, EvidenceSpan, Source
+from deep_research.state.identity import on_kept_sources
 from deep_research.state.reducers import merge_sources
 
 DOI = "10.4314/eamj.v99i1.3"

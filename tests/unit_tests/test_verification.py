@@ -16,6 +16,7 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.runtime import Runtime
 
+from deep_research import verifier
 from deep_research.context import Context, resolve_config
 from deep_research.engines import ClaimCheck, OfflineEngine, Reply
 from deep_research.engines.llm import LLMEngine
@@ -26,15 +27,12 @@ from deep_research.nodes.revise import revise_claim
 from deep_research.services import Services
 from deep_research.state import Claim, EvidenceSpan, Report, State, Verdict
 from deep_research.state.reducers import replace_claims
-from deep_research.verification import verifier
+from deep_research.state.revision import needs_final_revision, needs_revision, revision_due
 from deep_research.verification.checks import Analyses
 from deep_research.verification.citations import normalize_draft
-from deep_research.verification.verifier import (
+from deep_research.verifier import (
     Memo,
-    needs_final_revision,
-    needs_revision,
     rank_alternates,
-    revision_due,
     verify_claims,
     verify_draft,
 )

@@ -19,8 +19,8 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from deep_research.cli.exits import EXIT_INTERRUPTED
 from deep_research.cli.live import LiveProgress, make_progress
-from deep_research.cli.main import EXIT_INTERRUPTED
 from deep_research.cli.progress import ProgressPrinter
 from deep_research.context import Context, make_context, validate_question
 from deep_research.errors import (

@@ -23,12 +23,11 @@ from collections.abc import Coroutine, Generator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from deep_research.cli.exits import EXIT_ERROR, EXIT_INTERRUPTED
 from deep_research.errors import DeepResearchError
 
 _T = TypeVar("_T")
 
-EXIT_ERROR = 2
-EXIT_INTERRUPTED = 130
 STORE_COMMANDS = frozenset({"db", "chats", "show", "delete", "restore", "rename", "purge", "prefs"})
 SOURCES_HELP = (
     "auto (default), or names joined with '+' from local, tavily, searxng, mcp, pubmed,"

@@ -7,7 +7,7 @@ from typing import Literal
 from langgraph.types import Send
 
 from deep_research.state import ResearcherState, ResearcherTask, State
-from deep_research.verification.verifier import revision_due
+from deep_research.state.revision import revision_due
 
 MAX_RESEARCH_ITERATIONS = 2
 """Query rounds one researcher may run before it reports what it has."""

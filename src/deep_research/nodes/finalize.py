@@ -38,8 +38,8 @@ from deep_research.report import (
 from deep_research.services import DEFAULT_SERVICES, Services, context_of
 from deep_research.settings import get_settings
 from deep_research.sources import corpus_roots
-from deep_research.sources.identity import on_kept_sources
 from deep_research.state import EvidenceSpan, State, TokenUsage
+from deep_research.state.identity import on_kept_sources
 
 
 def tool_calls(state: State) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ from langgraph.runtime import Runtime
 
 from deep_research.context import Context
 from deep_research.engines import evidence_key
+from deep_research.engines.quotes import locate_quotes
 from deep_research.errors import SourceError
 from deep_research.events import emit
 from deep_research.persistence.content import put_document
@@ -19,9 +20,7 @@ from deep_research.sources.base import SourceProvider
 from deep_research.sources.evidence import step_terms
 from deep_research.sources.passages import PASSAGE_BUDGET, rank_passages
 from deep_research.sources.pool import chat_pool
-from deep_research.sources.quotes import locate_quotes
 from deep_research.sources.reading import interleave, read_results, source_of
-from deep_research.sources.scholarly.merge import merge_works, work_tags
 from deep_research.state import (
     Document,
     Finding,
@@ -30,6 +29,7 @@ from deep_research.state import (
     SearchResult,
     Source,
 )
+from deep_research.state.scholarly import merge_works, work_tags
 from deep_research.urls import domain_of
 from deep_research.verification.citations import keys_to_markers
 

@@ -1,6 +1,6 @@
 """revise: re-cite, correct or remove what verify did not support; verify runs again after.
 
-For each claim that needs it (:func:`deep_research.verification.verifier.needs_revision`):
+For each claim that needs it (:func:`deep_research.state.revision.needs_revision`):
 
 * supported only by an uncited alternate: re-cited to that alternate;
 * partial, unsupported or contradicted: the engine rewrites it from its cited evidence and
@@ -27,6 +27,7 @@ from deep_research.context import Context
 from deep_research.engines import ClaimCheck, Engine
 from deep_research.services import Services, context_of
 from deep_research.state import Claim, EvidenceSpan, State, TokenUsage
+from deep_research.state.revision import needs_final_revision, needs_revision
 from deep_research.verification.checks import clean_claim
 from deep_research.verification.citations import (
     CitedSentence,
@@ -36,12 +37,10 @@ from deep_research.verification.citations import (
     normalize_draft,
     remove_sentence,
 )
-from deep_research.verification.verifier import (
+from deep_research.verifier import (
     GOOD,
     Memo,
     key_index,
-    needs_final_revision,
-    needs_revision,
     rank_alternates,
 )
 

@@ -10,8 +10,8 @@ from deep_research.context import Context
 from deep_research.engines import WritingInputs, evidence_key
 from deep_research.events import emit
 from deep_research.services import Services, context_of
-from deep_research.sources.identity import on_kept_sources
 from deep_research.state import EvidenceSpan, Finding, State
+from deep_research.state.identity import on_kept_sources
 from deep_research.verification.citations import keys_to_markers, normalize_draft
 
 PROGRESS_EVERY_CHARS = 400
@@ -28,7 +28,7 @@ def report_evidence(state: State) -> list[EvidenceSpan]:
     """The evidence the kept findings selected, in state order (what the writer may cite).
 
     A span quoted under a link of a work that another step found by another link names the
-    work's one source (:func:`~deep_research.sources.identity.on_kept_sources`).
+    work's one source (:func:`~deep_research.state.identity.on_kept_sources`).
     """
     chosen = {i for f in kept_findings(state) for i in f.evidence_ids}
     return on_kept_sources([e for e in state.evidence if e.id in chosen], state.sources)

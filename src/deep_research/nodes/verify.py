@@ -1,6 +1,6 @@
 """verify: split the draft into claims and judge each against the evidence it cites.
 
-The work is :func:`deep_research.verification.verifier.verify_draft`: claims unchanged since
+The work is :func:`deep_research.verifier.verify_draft`: claims unchanged since
 the last pass
 keep their verdicts, the others are judged in batches; a claim its citations do not support is
 judged again against the best uncited spans, and an alternate that supports it becomes a
@@ -22,7 +22,8 @@ from deep_research.persistence.recorder import Batch
 from deep_research.persistence.records import SessionUpdate
 from deep_research.services import Services, context_of
 from deep_research.state import Claim, State, Verdict, VerificationSummary
-from deep_research.verification.verifier import revision_due, verify_draft
+from deep_research.state.revision import revision_due
+from deep_research.verifier import verify_draft
 
 
 def summarize(claims: Sequence[Claim], previous: VerificationSummary) -> VerificationSummary:

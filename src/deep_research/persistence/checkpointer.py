@@ -18,7 +18,6 @@ import asyncio
 import zlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -29,10 +28,11 @@ from deep_research.errors import ConfigurationError
 from deep_research.persistence import legacy
 from deep_research.persistence.locks import async_sqlite_setup_lock
 from deep_research.persistence.timeouts import DatabaseTimeouts, redact
+from deep_research.persistence.urls import sqlite_path
 from deep_research.persistence.versions import ShortVersions
 from deep_research.state import models
 
-__all__ = ["SERDE_ALLOWLIST", "make_serde", "open_checkpointer", "postgres_conninfo", "redact"]
+__all__ = ["SERDE_ALLOWLIST", "make_serde", "open_checkpointer", "redact"]
 
 SERDE_ALLOWLIST = (
     *(
@@ -84,26 +84,6 @@ def make_serde() -> JsonPlusSerializer:
     compressed when that pays (:class:`CompressingSerializer`).
     """
     return CompressingSerializer(allowed_msgpack_modules=SERDE_ALLOWLIST)
-
-
-def postgres_conninfo(url: str) -> str:
-    """Turn a SQLAlchemy-style URL (``postgresql+psycopg://``) into a libpq one."""
-    for prefix in ("postgresql+psycopg://", "postgres+psycopg://", "postgres://"):
-        if url.startswith(prefix):
-            return "postgresql://" + url[len(prefix) :]
-    return url
-
-
-def sqlite_path(url: str) -> Path:
-    """The file of a ``sqlite:///path`` URL.
-
-    Raises:
-        ConfigurationError: the URL names no file.
-    """
-    path = url.removeprefix("sqlite:///").removeprefix("sqlite://")
-    if not path or path == ":memory:":
-        raise ConfigurationError(f"a SQLite database URL must name a file, got {url!r}")
-    return Path(path)
 
 
 @asynccontextmanager

@@ -18,10 +18,10 @@ from langgraph.store.base import BaseStore, Item, TTLConfig
 from langgraph.store.memory import InMemoryStore
 
 from deep_research.errors import ConfigurationError
-from deep_research.persistence.checkpointer import sqlite_path
 from deep_research.persistence.locks import async_sqlite_setup_lock
 from deep_research.persistence.namespaces import DOCUMENTS_NAMESPACE
 from deep_research.persistence.timeouts import DatabaseTimeouts
+from deep_research.persistence.urls import sqlite_path
 from deep_research.settings import get_settings
 from deep_research.state.models import Document
 

@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.ext.asyncio import create_async_engine as _create_async_engine
 from sqlalchemy.pool import NullPool
 
-from deep_research.errors import ConfigurationError, DatabaseUnavailableError, StoreError
+from deep_research.errors import DatabaseUnavailableError, StoreError
 from deep_research.persistence.locks import sqlite_setup_lock
 from deep_research.persistence.timeouts import (
     Breaker,
@@ -35,45 +35,10 @@ from deep_research.persistence.timeouts import (
     unavailable,
     within,
 )
+from deep_research.persistence.urls import async_url
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 """How long a SQLite writer waits for the checkpointer's or another process's lock."""
-
-
-def _scheme(url: str) -> str:
-    if url.startswith("sqlite:"):
-        return "sqlite"
-    if url.startswith(("postgresql", "postgres:", "postgres+")):
-        return "postgresql"
-    raise ConfigurationError(
-        f"unsupported database URL {url!r}: use sqlite:///FILE or postgresql+psycopg://..."
-    )
-
-
-def _rest(url: str) -> str:
-    return url.split("://", 1)[1] if "://" in url else ""
-
-
-def async_url(url: str) -> str:
-    """The SQLAlchemy async URL for a configured one (``sqlite+aiosqlite``, ``postgresql+psycopg``).
-
-    Raises:
-        ConfigurationError: the URL is neither SQLite nor PostgreSQL.
-    """
-    if _scheme(url) == "sqlite":
-        return f"sqlite+aiosqlite://{_rest(url)}"
-    return f"postgresql+psycopg://{_rest(url)}"
-
-
-def sync_url(url: str) -> str:
-    """The SQLAlchemy sync URL (``sqlite``, ``postgresql+psycopg``), used by migrations.
-
-    Raises:
-        ConfigurationError: the URL is neither SQLite nor PostgreSQL.
-    """
-    if _scheme(url) == "sqlite":
-        return f"sqlite://{_rest(url)}"
-    return f"postgresql+psycopg://{_rest(url)}"
 
 
 def is_sqlite(url: str) -> bool:

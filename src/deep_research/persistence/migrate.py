@@ -78,7 +78,7 @@ def alembic_config(url: str) -> Config:
     """An Alembic configuration for the database at ``url`` (any driver spelling)."""
     from alembic.config import Config
 
-    from deep_research.persistence.db import sync_url
+    from deep_research.persistence.urls import sync_url
 
     config = Config()
     config.set_main_option("script_location", str(migrations_dir()))

@@ -30,7 +30,6 @@ from psycopg.rows import DictRow, dict_row
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from deep_research.errors import DatabaseUnavailableError
-from deep_research.persistence.checkpointer import postgres_conninfo
 from deep_research.persistence.timeouts import (
     SEVER_GRACE,
     Breaker,
@@ -45,6 +44,7 @@ from deep_research.persistence.timeouts import (
     unavailable,
     within,
 )
+from deep_research.persistence.urls import postgres_conninfo
 from deep_research.persistence.versions import ShortVersions
 
 Connection = psycopg.AsyncConnection[DictRow]

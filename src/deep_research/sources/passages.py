@@ -9,7 +9,7 @@ best are kept within the step's token budget, which depends on the depth
 passage a page already has discounts its next one by :data:`PAGE_DECAY`, so a page with many
 relevant passages gives many, and a long page does not crowd out the others.
 
-The engine picks its evidence from the passages; :mod:`deep_research.sources.quotes` locates
+The engine picks its evidence from the passages; :mod:`deep_research.engines.quotes` locates
 what it quotes.
 """
 

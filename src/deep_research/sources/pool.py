@@ -19,7 +19,7 @@ from langgraph.store.base import BaseStore
 from deep_research.errors import SourceError
 from deep_research.persistence.content import get_document_text
 from deep_research.sources import SourceProvider
-from deep_research.sources.identity import source_keys
+from deep_research.state.identity import source_keys
 from deep_research.state.models import Document, SearchResult, Source
 from deep_research.text import BM25, content_tokens
 

@@ -3,7 +3,7 @@
 Each merges by a natural key, so a retried or resumed branch cannot duplicate anything, and
 sorts its result, so the merged value does not depend on the order branches finished in.
 Sources have several keys: a page is one source per URL, a work one source whatever link and
-provider each research step found it by (see :mod:`deep_research.sources.identity`).
+provider each research step found it by (see :mod:`deep_research.state.identity`).
 
 The main graph keeps its growing lists in LangGraph ``DeltaChannel``s, which call a batched
 reducer, ``reducer(state, [write, ...])``: the ``*_batches`` functions. Folding the writes one
@@ -21,8 +21,7 @@ from typing import Any, Protocol, TypeVar, cast
 from langchain_core.messages import AnyMessage, BaseMessage, convert_to_messages
 from langgraph.graph.message import Messages, add_messages
 
-from deep_research.sources.identity import merge_same_sources, merged_aliases
-from deep_research.sources.scholarly.merge import merge_records
+from deep_research.state.identity import merge_same_sources, merged_aliases
 from deep_research.state.models import (
     Claim,
     EvidenceSpan,
@@ -30,6 +29,7 @@ from deep_research.state.models import (
     Source,
     TokenUsage,
 )
+from deep_research.state.scholarly import merge_records
 from deep_research.urls import normalize_url
 
 T = TypeVar("T")
@@ -60,7 +60,7 @@ def _better_source(old: Source, new: Source) -> Source:
     The more successful crawl is kept (a later "ok" beats an earlier failure). A page fetched
     by either counts as a cache miss of the run, and the flags of both are kept. Two records
     of one work keep every identifier and the fullest fields
-    (:func:`~deep_research.sources.scholarly.merge.merge_records`, the kept read's first);
+    (:func:`~deep_research.state.scholarly.merge_records`, the kept read's first);
     found under two links, the work is known by its best link (the DOI first) and the other
     becomes an alias.
     """
@@ -86,7 +86,7 @@ def _better_source(old: Source, new: Source) -> Source:
 def merge_sources(left: list[Source], right: list[Source]) -> list[Source]:
     """Merge the sources that are one page or one work, keeping the best crawl; sorted by URL.
 
-    One page: the same normalized URL; one work: see :mod:`deep_research.sources.identity`.
+    One page: the same normalized URL; one work: see :mod:`deep_research.state.identity`.
     """
     return merge_same_sources((*left, *right), _better_source)
 

@@ -18,10 +18,10 @@ from deep_research.sources.scholarly.base import ScholarlyProvider
 from deep_research.sources.scholarly.client import ApiClient, RateLimiter
 from deep_research.sources.scholarly.clinicaltrials import ClinicalTrialsSearch
 from deep_research.sources.scholarly.europepmc import EuropePmcSearch
-from deep_research.sources.scholarly.merge import merge_works
 from deep_research.sources.scholarly.openalex import OpenAlexSearch
 from deep_research.sources.scholarly.pubmed import PubMedSearch
 from deep_research.sources.web import page_cache_path
+from deep_research.state.scholarly import merge_works
 
 SCHOLARLY = ("pubmed", "europepmc", "openalex", "clinicaltrials")
 """The scholarly providers, in the order ``academic`` lists them."""

@@ -4,7 +4,7 @@ A provider's search returns small records (title, snippet, a :class:`BibRecord`)
 work's text: that is read later, by identifier (:meth:`ScholarlyProvider.read_hit`), and goes
 to the content store like any page. Results link to the work's DOI first
 (:meth:`BibRecord.link`), so the same article found by several APIs has one URL, and the
-researcher merges them by identifier (:mod:`deep_research.sources.scholarly.merge`).
+researcher merges them by identifier (:mod:`deep_research.state.scholarly`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from urllib.parse import unquote
 
@@ -149,12 +148,6 @@ def parse_date(value: object) -> str | None:
 def year_of(date: str | None) -> int | None:
     """The year of an ISO date."""
     return int(date[:4]) if date and date[:4].isdigit() else None
-
-
-def title_key(title: str) -> str:
-    """A title reduced for comparison: accents, case, punctuation and spacing removed."""
-    folded = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode().lower()
-    return " ".join(re.findall(r"[a-z0-9]+", folded))
 
 
 def plain(text: object) -> str:

@@ -1,7 +1,7 @@
 """One source per page or work, however many research steps found it.
 
 Each research step merges its own search results
-(:func:`~deep_research.sources.scholarly.merge_works`). Parallel steps meet in the main
+(:func:`~deep_research.state.scholarly_works`). Parallel steps meet in the main
 graph's ``sources`` (and a chat's questions in its pool), where two sources are one when
 
 * they share a URL: their own, one they were merged from (:attr:`Source.aliases`), or a link
@@ -26,10 +26,11 @@ with two others by title alone joins the first it meets, as within a step.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 
-from deep_research.sources.scholarly.works import title_key
 from deep_research.state.models import BibRecord, EvidenceSpan, Source
 from deep_research.urls import normalize_url
 
@@ -40,6 +41,12 @@ Combine = Callable[[Source, Source], Source]
 
 
 @lru_cache(maxsize=4096)
+def title_key(title: str) -> str:
+    """A title reduced for comparison: accents, case, punctuation and spacing removed."""
+    folded = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode().lower()
+    return " ".join(re.findall(r"[a-z0-9]+", folded))
+
+
 def _identifier_links(ids: tuple[str | None, ...]) -> frozenset[str]:
     doi, pmid, pmcid, nct_id, openalex_id = ids
     bib = BibRecord(doi=doi, pmid=pmid, pmcid=pmcid, nct_id=nct_id, openalex_id=openalex_id)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from deep_research.sources.scholarly.works import title_key
+from deep_research.state.identity import title_key
 from deep_research.state.models import BibRecord, SearchResult
 
 STRONG_KEYS = ("doi", "pmid", "pmcid", "nct")
