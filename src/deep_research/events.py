@@ -11,13 +11,13 @@ LangGraph task gets a private copy of.
 Every event of a question, from ``research_started`` on, also names the research session and
 the question's message in the domain store (``session_id``, ``message_id``: the ids of
 ``/sessions/{id}`` and ``/messages/{id}``), so a client can join the live stream with what the
-routes return. The recorder remembers them per thread (:func:`remember_run_ids`) when it
-writes a question's rows; a run without a domain store streams them as ``null``.
+routes return. The recorder finds them when it writes or reads a question's rows and stamps
+them on the task (:func:`stamp_run_ids`, a context variable: each LangGraph task has its own);
+a run without a domain store streams them as ``null``.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -55,23 +55,18 @@ class RunIds:
     """The question's message (``/messages/{message_id}``)."""
 
 
-MAX_REMEMBERED_THREADS = 10_000
-"""Threads whose ids are kept in this process (least recently used are forgotten first)."""
-
-_run_ids: OrderedDict[str, RunIds] = OrderedDict()
+_stamped: ContextVar[tuple[str, RunIds] | None] = ContextVar("deep_research_run_ids", default=None)
 
 
-def remember_run_ids(thread_id: str, ids: RunIds) -> None:
-    """Stamp this thread's events with ``ids`` from now on (the recorder calls it)."""
-    _run_ids[thread_id] = ids
-    _run_ids.move_to_end(thread_id)
-    while len(_run_ids) > MAX_REMEMBERED_THREADS:
-        _run_ids.popitem(last=False)
+def stamp_run_ids(thread_id: str, ids: RunIds) -> None:
+    """Make the events this task emits on ``thread_id`` from now on carry ``ids``."""
+    _stamped.set((thread_id, ids))
 
 
-def run_ids(thread_id: str) -> RunIds | None:
-    """The ids this thread's events carry, when the recorder wrote or read them."""
-    return _run_ids.get(thread_id)
+def stamped_run_ids(thread_id: str) -> RunIds | None:
+    """The ids this task's events on ``thread_id`` carry, if the recorder stamped them."""
+    stamped = _stamped.get()
+    return stamped[1] if stamped is not None and stamped[0] == thread_id else None
 
 
 @dataclass(frozen=True)
@@ -134,7 +129,7 @@ def _events_of(runtime: Runtime[Any]) -> _TaskEvents | None:
 def emit(runtime: Runtime[Any], type: EventType, **data: Any) -> None:
     """Write one event to the run's custom stream (a no-op when nobody listens)."""
     info = runtime.execution_info
-    ids = run_ids(info.thread_id) if info is not None and info.thread_id else None
+    ids = stamped_run_ids(info.thread_id) if info is not None and info.thread_id else None
     event = TraceEvent(
         type=type,
         data=data,

@@ -28,7 +28,6 @@ from deep_research.persistence.recorder import (
     Batch,
     NullRecorder,
     Recorder,
-    SqlRecorder,
     default_recorder,
     run_scope,
 )
@@ -88,7 +87,7 @@ class Services:
         process that has not written this question yet.
         """
         recorder = self.recorder_for()
-        if question_nr < 1 or not isinstance(recorder, SqlRecorder):
+        if question_nr < 1 or isinstance(recorder, NullRecorder):
             return
         scope = run_scope(runtime, question_nr)
         if scope is not None:

@@ -35,6 +35,9 @@ class CapturingRecorder:
     async def write(self, scope: RunScope, batch: Batch) -> None:
         self.batches.append((scope, batch))
 
+    async def load_run_ids(self, scope: RunScope) -> None:
+        pass
+
     def titles(self) -> list[str]:
         return [batch.title for _, batch in self.batches if batch.title]
 

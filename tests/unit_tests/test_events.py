@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 from langgraph.runtime import ExecutionInfo, Runtime
 
-from deep_research import events
-from deep_research.events import RunIds, emit, namespace_path, remember_run_ids, run_ids
+from deep_research.events import RunIds, emit, namespace_path, stamp_run_ids, stamped_run_ids
+from deep_research.persistence import recorder
 
 
 def test_a_namespace_is_its_nodes_and_tasks_outermost_first() -> None:
@@ -27,20 +28,33 @@ def _runtime(thread_id: str, written: list[dict[str, Any]]) -> Runtime[None]:
     return Runtime(context=None, stream_writer=written.append, execution_info=info)
 
 
-def test_events_carry_the_ids_the_recorder_remembered_for_their_thread() -> None:
+def test_events_carry_the_ids_stamped_on_their_task_for_their_thread() -> None:
     written: list[dict[str, Any]] = []
     emit(_runtime("unknown-thread", written), "plan_created", steps=[])
     assert (written[-1]["session_id"], written[-1]["message_id"]) == (None, None)
 
-    remember_run_ids("thread-a", RunIds(question_nr=2, session_id=7, message_id=12))
+    stamp_run_ids("thread-a", RunIds(question_nr=2, session_id=7, message_id=12))
     emit(_runtime("thread-a", written), "plan_created", steps=[])
     assert (written[-1]["session_id"], written[-1]["message_id"]) == (7, 12)
     assert written[-1]["data"] == {"steps": []}
+    emit(_runtime("thread-b", written), "plan_created", steps=[])
+    assert written[-1]["session_id"] is None, "another thread's ids are not stamped on it"
 
 
-def test_only_the_most_recent_threads_are_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(events, "MAX_REMEMBERED_THREADS", 2)
+async def test_a_stamp_stays_in_its_task() -> None:
+    async def stamp() -> None:
+        stamp_run_ids("thread-c", RunIds(question_nr=1, session_id=3, message_id=None))
+
+    await asyncio.create_task(stamp())
+    assert stamped_run_ids("thread-c") is None
+
+
+def test_a_recorder_remembers_only_the_most_recent_threads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(recorder, "MAX_REMEMBERED_THREADS", 2)
+    sql = recorder.SqlRecorder(database=None)  # type: ignore[arg-type]
     for n in range(3):
-        remember_run_ids(f"lru-{n}", RunIds(question_nr=1, session_id=n, message_id=None))
-    assert run_ids("lru-0") is None
-    assert run_ids("lru-2") == RunIds(question_nr=1, session_id=2, message_id=None)
+        sql._remember(f"lru-{n}", RunIds(question_nr=1, session_id=n, message_id=None))
+    assert list(sql.known_ids) == ["lru-1", "lru-2"]
+    assert stamped_run_ids("lru-2") == RunIds(question_nr=1, session_id=2, message_id=None)

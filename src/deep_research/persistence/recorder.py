@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from deep_research.events import RecordedEvent, RunIds, remember_run_ids, run_ids
+from deep_research.events import RecordedEvent, RunIds, stamp_run_ids
 from deep_research.persistence import repository as repo
 from deep_research.persistence import tables as tables
 from deep_research.persistence.db import Database, create_engine, ensure_schema, open_database
@@ -38,6 +39,9 @@ from deep_research.persistence.records import (
 )
 from deep_research.settings import get_settings
 from deep_research.state.models import BibRecord, Citation, Claim, EvidenceSpan, Source
+
+MAX_REMEMBERED_THREADS = 10_000
+"""Threads whose ids a recorder keeps (least recently used are forgotten first)."""
 
 
 @dataclass(frozen=True)
@@ -78,12 +82,19 @@ class Recorder(Protocol):
         """Write one node's batch (idempotently)."""
         ...
 
+    async def load_run_ids(self, scope: RunScope) -> None:
+        """Stamp the task's events with the ids of the scope's question, if recorded."""
+        ...
+
 
 class NullRecorder:
     """Records nothing: the run has no domain store."""
 
     async def write(self, scope: RunScope, batch: Batch) -> None:
         """Discard the batch."""
+
+    async def load_run_ids(self, scope: RunScope) -> None:
+        """Nothing is recorded, so there are no ids."""
 
 
 def url_hash(url: str) -> str:
@@ -100,6 +111,16 @@ class SqlRecorder:
     max_messages: int = 400
     url: str | None = None
     """When set, the schema is upgraded to head before the first write."""
+    known_ids: OrderedDict[str, RunIds] = field(default_factory=OrderedDict, repr=False)
+    """Each thread's current question's ids, least recently used first (at most
+    :data:`MAX_REMEMBERED_THREADS`); a cache of what the database holds."""
+
+    def _remember(self, thread_id: str, ids: RunIds) -> None:
+        self.known_ids[thread_id] = ids
+        self.known_ids.move_to_end(thread_id)
+        while len(self.known_ids) > MAX_REMEMBERED_THREADS:
+            self.known_ids.popitem(last=False)
+        stamp_run_ids(thread_id, ids)
 
     async def write(self, scope: RunScope, batch: Batch) -> None:
         """Upsert the batch's rows under the scope's chat and session."""
@@ -129,13 +150,13 @@ class SqlRecorder:
                 max_messages=self.max_messages,
             )
             await _write_research(session, session_id, batch)
-            known = run_ids(scope.thread_id)
+            known = self.known_ids.get(scope.thread_id)
             if known is None or known.question_nr != scope.question_nr or not known.message_id:
                 message_id = await repo.get_message_id(
                     session, chat_id=chat_id, position=question_position(scope.question_nr)
                 )
-                ids = RunIds(scope.question_nr, session_id, message_id)
-                remember_run_ids(scope.thread_id, ids)
+                known = RunIds(scope.question_nr, session_id, message_id)
+            self._remember(scope.thread_id, known)
 
     async def load_run_ids(self, scope: RunScope) -> None:
         """Read the ids of the scope's session and question, if recorded, for its events.
@@ -143,8 +164,9 @@ class SqlRecorder:
         A run resumed in a new process calls it before its first node, so that the events of
         that node carry the ids too.
         """
-        known = run_ids(scope.thread_id)
+        known = self.known_ids.get(scope.thread_id)
         if known is not None and known.question_nr == scope.question_nr:
+            stamp_run_ids(scope.thread_id, known)
             return
         if self.url is not None:
             await asyncio.to_thread(ensure_schema, self.url)
@@ -157,7 +179,7 @@ class SqlRecorder:
                 position=question_position(scope.question_nr),
             )
         if found is not None:
-            remember_run_ids(scope.thread_id, RunIds(scope.question_nr, *found))
+            self._remember(scope.thread_id, RunIds(scope.question_nr, *found))
 
 
 async def _write_research(session: AsyncSession, session_id: int, batch: Batch) -> None:

@@ -10,8 +10,10 @@ attributed to the authenticated user (``langgraph_auth_user_id``); on an open se
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import replace
 
+from deep_research.events import RunIds
 from deep_research.graph import build_graph
 from deep_research.persistence.recorder import Batch, RunScope, SqlRecorder
 from deep_research.server.database import domain_database, server_database_url
@@ -20,21 +22,41 @@ from deep_research.settings import get_settings
 
 
 class ServerRecorder:
-    """Records into the server's domain store, on the pooled engine the routes use."""
+    """Records into the server's domain store, on the pooled engine the routes use.
 
-    async def write(self, scope: RunScope, batch: Batch) -> None:
-        """Write one node's batch, as the run's user (nothing when the server keeps no store)."""
+    The engine is the running event loop's (:func:`domain_database`), so each call records
+    through a :class:`SqlRecorder` on it; the threads' ids it found are kept here, across calls.
+    """
+
+    def __init__(self) -> None:
+        self.known_ids: OrderedDict[str, RunIds] = OrderedDict()
+
+    async def _recorder(self) -> SqlRecorder | None:
         settings = get_settings()
         if server_database_url() is None:
-            return
-        if current_verifier().open:
-            scope = replace(scope, user_id=settings.user_id)
-        recorder = SqlRecorder(
+            return None
+        return SqlRecorder(
             await domain_database(),
             max_chats=settings.max_chats_per_user,
             max_messages=settings.max_messages_per_chat,
+            known_ids=self.known_ids,
         )
-        await recorder.write(scope, batch)
+
+    @staticmethod
+    def _as_run_user(scope: RunScope) -> RunScope:
+        return replace(scope, user_id=get_settings().user_id) if current_verifier().open else scope
+
+    async def write(self, scope: RunScope, batch: Batch) -> None:
+        """Write one node's batch, as the run's user (nothing when the server keeps no store)."""
+        recorder = await self._recorder()
+        if recorder is not None:
+            await recorder.write(self._as_run_user(scope), batch)
+
+    async def load_run_ids(self, scope: RunScope) -> None:
+        """Stamp the task's events with the ids of the scope's question, if recorded."""
+        recorder = await self._recorder()
+        if recorder is not None:
+            await recorder.load_run_ids(self._as_run_user(scope))
 
 
 graph = build_graph(recorder=ServerRecorder(), served=True)
