@@ -4,9 +4,11 @@
 and the providers per run from the run's context and the process settings, so that the same
 compiled graph serves the CLI, Studio and the server; tests pass their own. The recorder
 writes what each node did to the domain store; left empty, it is the SQL recorder when
-``DEEP_RESEARCH_DATABASE_URL`` is set and a null recorder otherwise. :func:`recording` binds a
-node to its services and writes, after the node returns, the events it emitted that no
-``record`` call wrote.
+``DEEP_RESEARCH_DATABASE_URL`` is set and a null recorder otherwise.
+
+Nodes do not record: :func:`recording` binds a node to its services and, once it returns (or
+pauses at an ``interrupt()``), records its rows, projected from its update and the events it
+emitted (:mod:`deep_research.persistence.projection`), with those events.
 """
 
 from __future__ import annotations
@@ -17,13 +19,16 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
+from langgraph.errors import GraphInterrupt
 from langgraph.runtime import Runtime
 
 from deep_research.context import Context
 from deep_research.engines import Engine, Instructable, load_engine
 from deep_research.errors import ModelNotAllowedError
 from deep_research.events import take_events
+from deep_research.persistence.content import put_document
 from deep_research.persistence.legacy import has_legacy_evidence, resolve_legacy_evidence
+from deep_research.persistence.projection import project
 from deep_research.persistence.recorder import (
     Batch,
     NullRecorder,
@@ -31,8 +36,16 @@ from deep_research.persistence.recorder import (
     default_recorder,
     run_scope,
 )
+from deep_research.persistence.records import (
+    MessageKind,
+    MessageRecord,
+    SessionStatus,
+    SessionUpdate,
+)
+from deep_research.persistence.scratch import drop_round_stages
 from deep_research.settings import get_settings
 from deep_research.sources import SourceProvider, load_sources
+from deep_research.state.models import Document
 from deep_research.verifier import Memo
 
 
@@ -96,16 +109,15 @@ class Services:
     async def record(
         self, runtime: Runtime[Any], question_nr: int, batch: Batch | None = None
     ) -> None:
-        """Record what the node did, and the events it emitted so far, in the domain store.
+        """Record a batch, and the events the task emitted so far, in the domain store.
 
         Without a batch, only the pending events are written (nothing at all when there are
-        none); the graph does that after every node (see :func:`recording`), so a node
-        records only rows.
+        none).
 
         Args:
             runtime: the node's runtime (it identifies the thread and the task).
             question_nr: the number of the chat's question the run is answering.
-            batch: the node's records.
+            batch: the rows to write.
         """
         events = take_events(runtime)
         if batch is None and not events:
@@ -118,32 +130,79 @@ class Services:
             batch = batch or Batch()
             await recorder.write(scope, replace(batch, events=[*batch.events, *events]))
 
+    async def start_question(
+        self, runtime: Runtime[Any], question_nr: int, question: str, mode: str
+    ) -> None:
+        """Open the question's research session and record its message.
+
+        clarify calls it before its first event, which then names the new session.
+        """
+        session = SessionUpdate(
+            question=question, status=SessionStatus.IN_PROGRESS, query_mode=mode
+        )
+        message = MessageRecord(MessageKind.QUESTION, question, query_mode=mode)
+        await self.record(runtime, question_nr, Batch(session=session, messages=[message]))
+
+    async def keep_documents(self, runtime: Runtime[Any], documents: Sequence[Document]) -> None:
+        """Keep the pages' text in the content store, if the run has one."""
+        if runtime.store is not None:
+            for document in documents:
+                await put_document(runtime.store, document)
+
+    async def end_round(self, runtime: Runtime[Any]) -> None:
+        """Drop the researchers' kept stages: their records are the graph's now."""
+        await drop_round_stages(runtime)
+
 
 Node = Callable[..., Awaitable[dict[str, Any]]]
 
 
 def recording(node: Node, services: Services) -> Callable[..., Awaitable[dict[str, Any]]]:
-    """``node`` bound to ``services``, with the events it emitted flushed after it returns.
+    """``node`` bound to ``services``, its rows and events recorded when it returns or pauses.
 
-    Events emitted after a node's last ``record`` call (or by a node that records no rows)
-    would otherwise never reach the domain store. A thread written before evidence carried
-    its quotes has them cut from the stored pages before the node reads the state
-    (:mod:`deep_research.persistence.legacy`).
+    A thread written before evidence carried its quotes has them cut from the stored pages
+    before the node reads the state (:mod:`deep_research.persistence.legacy`).
     """
     bound = partial(node, services=services)
+    name = node.__name__
 
     async def run(state: Any, runtime: Runtime[Context]) -> dict[str, Any]:
         if has_legacy_evidence(getattr(state, "evidence", ())):
             evidence = await resolve_legacy_evidence(runtime.store, state.evidence)
             state = replace(state, evidence=evidence)
         await services.load_run_ids(runtime, state.question_nr)
-        update = await bound(state, runtime)
-        # clarify starts the next question: its last events belong to the new one
-        await services.record(runtime, update.get("question_nr", state.question_nr))
+        try:
+            update = await bound(state, runtime)
+        except GraphInterrupt:
+            await _record(services, runtime, name, state, None, state.question_nr)
+            raise
+        # clarify starts the next question: its rows and last events belong to the new one
+        nr = update.get("question_nr", state.question_nr)
+        await _record(services, runtime, name, state, update, nr)
         return update
 
-    run.__name__ = node.__name__
+    run.__name__ = name
     return run
+
+
+async def _record(
+    services: Services,
+    runtime: Runtime[Any],
+    node: str,
+    state: Any,
+    update: dict[str, Any] | None,
+    question_nr: int,
+) -> None:
+    """Record the node's rows (:func:`~deep_research.persistence.projection.project`)."""
+    events = take_events(runtime)
+    batch = project(node, state, update, events, has_store=runtime.store is not None)
+    if batch is None and not events:
+        return
+    recorder = services.recorder_for()
+    scope = run_scope(runtime, question_nr)
+    if isinstance(recorder, NullRecorder) or scope is None:
+        return
+    await recorder.write(scope, replace(batch or Batch(), events=events))
 
 
 def model_refusal(model: str) -> str:
@@ -152,10 +211,6 @@ def model_refusal(model: str) -> str:
         f"model {model!r} is not offered on this server; the operator lists the models runs"
         " may pick in DEEP_RESEARCH_ALLOWED_MODELS"
     )
-
-
-DEFAULT_SERVICES = Services()
-"""Everything resolved per run (for nodes called without services, as in unit tests)."""
 
 
 def context_of(runtime: Runtime[Any]) -> Context:

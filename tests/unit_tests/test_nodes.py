@@ -133,7 +133,7 @@ async def test_plan_numbers_steps_and_resolves_auto_depth_from_a_scripted_plan()
 async def test_dispatch_sends_at_most_the_parallel_budget_in_plan_order() -> None:
     steps = [PlanStep(id=f"s0{i}", title=f"t{i}") for i in range(1, 6)]
     state = State(plan=steps, config=config(max_parallel_researchers=2))
-    update = await dispatch(state, runtime())
+    update = await dispatch(state, runtime(), services=Services())
     assert update["active"] == ["s01", "s02"] and update["round"] == 1
     after = State(plan=steps, config=state.config, **update)
     sends = route_after_dispatch(after)
@@ -286,7 +286,7 @@ async def test_finalize_numbers_sources_by_first_citation() -> None:
     state.claims = (await verify(state, runtime(), services=Services(engine=OfflineEngine())))[
         "claims"
     ]
-    update = await finalize(state, runtime())
+    update = await finalize(state, runtime(), services=Services())
     report = update["report"]
     assert [(r.number, r.url) for r in report.references] == [
         (1, "https://b.example/2"),

@@ -82,7 +82,7 @@ def test_iterations_and_sub_steps_update_only_what_they_know() -> None:
 
 
 def test_the_report_message_records_the_tools_the_answer_used() -> None:
-    from deep_research.nodes.finalize import tool_calls
+    from deep_research.persistence.projection import tool_calls
     from deep_research.state import Source, State
 
     state = State(

@@ -9,14 +9,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from deep_research.context import Context
-from deep_research.persistence.recorder import Batch
-from deep_research.persistence.records import (
-    MessageKind,
-    MessageRecord,
-    SessionStatus,
-    SessionUpdate,
-)
-from deep_research.services import DEFAULT_SERVICES, Services
+from deep_research.services import Services
 from deep_research.state import State
 from deep_research.state.interrupts import (
     ClarificationRequest,
@@ -36,17 +29,11 @@ def _answer(question: str) -> str:
 
 
 async def ask_clarification(
-    state: State, runtime: Runtime[Context], *, services: Services = DEFAULT_SERVICES
+    state: State, runtime: Runtime[Context], *, services: Services
 ) -> dict[str, Any]:
     """Pause with the question; resume with the answer (an empty answer proceeds as asked)."""
     question = state.clarifying_question
     answer = _answer(question)
-    nr = state.question_nr
-    answered = MessageRecord(MessageKind.CLARIFICATION_ANSWER, answer)
-    resumed = SessionUpdate(status=SessionStatus.IN_PROGRESS)
-    await services.record(
-        runtime, nr, Batch(session=resumed, messages=[answered] if answer else [])
-    )
     messages: list[BaseMessage] = [AIMessage(question)]
     if answer:
         messages.append(HumanMessage(answer))

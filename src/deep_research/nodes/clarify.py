@@ -17,13 +17,6 @@ from deep_research.context import Context
 from deep_research.engines import Turn
 from deep_research.events import emit
 from deep_research.nodes._chat import split_chat
-from deep_research.persistence.recorder import Batch
-from deep_research.persistence.records import (
-    MessageKind,
-    MessageRecord,
-    SessionStatus,
-    SessionUpdate,
-)
 from deep_research.services import Services, context_of
 from deep_research.sources.pool import extend_pool
 from deep_research.state import State, TokenUsage, VerificationSummary
@@ -66,16 +59,8 @@ async def clarify(state: State, runtime: Runtime[Context], *, services: Services
         "question_nr": nr,
         "pool": extend_pool(state.pool, state.sources),
     }
-    await services.record(
-        runtime,
-        nr,
-        Batch(
-            session=SessionUpdate(
-                question=question, status=SessionStatus.IN_PROGRESS, query_mode=context.mode
-            ),
-            messages=[MessageRecord(MessageKind.QUESTION, question, query_mode=context.mode)],
-        ),
-    )  # first, so that the event carries the new session's ids
+    # first, so that the event carries the new session's ids
+    await services.start_question(runtime, nr, question, context.mode)
     emit(runtime, "research_started", question=question, mode=context.mode, depth=context.depth)
     if context.mode == "simple" or not context.allow_clarification:
         return update
@@ -84,8 +69,5 @@ async def clarify(state: State, runtime: Runtime[Context], *, services: Services
     if not reply.value.needs_clarification:
         return update
     emit(runtime, "clarification_requested", question=reply.value.question)
-    asked = MessageRecord(MessageKind.CLARIFYING_QUESTION, reply.value.question)
-    interrupted = SessionUpdate(status=SessionStatus.INTERRUPTED)
-    await services.record(runtime, nr, Batch(session=interrupted, messages=[asked]))
     update["clarifying_question"] = reply.value.question
     return update

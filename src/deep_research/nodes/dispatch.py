@@ -8,14 +8,12 @@ from langgraph.runtime import Runtime
 
 from deep_research.context import Context
 from deep_research.events import emit
-from deep_research.persistence.recorder import Batch
-from deep_research.persistence.records import IterationRecord, planned_step
-from deep_research.services import DEFAULT_SERVICES, Services
+from deep_research.services import Services
 from deep_research.state import State
 
 
 async def dispatch(
-    state: State, runtime: Runtime[Context], *, services: Services = DEFAULT_SERVICES
+    state: State, runtime: Runtime[Context], *, services: Services
 ) -> dict[str, Any]:
     """Mark up to ``max_parallel_researchers`` open steps as sent, in plan order."""
     limit = state.run_config.budget.max_parallel_researchers
@@ -23,16 +21,6 @@ async def dispatch(
     for step in batch:
         emit(runtime, "step_started", step_id=step.id, title=step.title, round=step.round)
     round = max([state.round, *(s.round for s in batch)])
-    await services.record(
-        runtime,
-        state.question_nr,
-        Batch(
-            iterations=[
-                IterationRecord(round, steps=[s.id for s in state.plan if s.round == round])
-            ],
-            sub_steps=[planned_step(s) for s in batch],
-        ),
-    )
     return {
         "dispatched": [*state.dispatched, *(s.id for s in batch)],
         "active": [s.id for s in batch],

@@ -20,13 +20,6 @@ from deep_research.engines.schemas import ReportAssessment
 from deep_research.events import emit
 from deep_research.language import language_of
 from deep_research.nodes.synthesize import report_evidence
-from deep_research.persistence.recorder import Batch
-from deep_research.persistence.records import (
-    MessageKind,
-    MessageRecord,
-    SessionStatus,
-    SessionUpdate,
-)
 from deep_research.report import (
     budget_notice,
     build_report,
@@ -35,23 +28,11 @@ from deep_research.report import (
     number_references,
     render_markdown,
 )
-from deep_research.services import DEFAULT_SERVICES, Services, context_of
+from deep_research.services import Services, context_of
 from deep_research.settings import get_settings
 from deep_research.sources import corpus_roots
 from deep_research.state import EvidenceSpan, State, TokenUsage
 from deep_research.state.identity import on_kept_sources
-
-
-def tool_calls(state: State) -> list[dict[str, Any]]:
-    """What the answer used: each step's searches (providers and queries), and verification."""
-    providers = sorted({s.provider for s in state.sources})
-    calls: list[dict[str, Any]] = [
-        {"name": "search", "step_id": f.step_id, "providers": providers, "queries": f.queries}
-        for f in state.findings
-    ]
-    if state.verification.passes:
-        calls.append({"name": "verify", "passes": state.verification.passes})
-    return calls
 
 
 async def assess(
@@ -83,7 +64,7 @@ def report_title(state: State) -> str:
 
 
 async def finalize(
-    state: State, runtime: Runtime[Context], *, services: Services = DEFAULT_SERVICES
+    state: State, runtime: Runtime[Context], *, services: Services
 ) -> dict[str, Any]:
     """Render the final Markdown (references numbered, limits stated) and build the report."""
     # resolving the roots touches the disk: off the event loop
@@ -148,28 +129,5 @@ async def finalize(
         claims=len(report.claims),
         supported_ratio=state.verification.supported_ratio,
         verification=state.verification.model_dump(),
-    )
-    by_id = {e.id: e for e in evidence}
-    recorded = [c for c in report.citations if c.evidence_id in by_id]
-    await services.record(
-        runtime,
-        state.question_nr,
-        Batch(
-            session=SessionUpdate(status=SessionStatus.COMPLETED, report=report),
-            messages=[
-                MessageRecord(
-                    MessageKind.REPORT,
-                    report.markdown,
-                    query_mode=report.config.mode,
-                    tool_calls=tool_calls(state),
-                )
-            ],
-            sources=state.sources,
-            evidence=[by_id[c.evidence_id] for c in recorded],
-            claims=report.claims,
-            final_claims=True,
-            citations=recorded,
-            cited_urls=[r.url for r in report.references],
-        ),
     )
     return {"report": report, "messages": [AIMessage(report.markdown)], "usage": usage}

@@ -9,8 +9,6 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context, resolve_config
 from deep_research.engines.schemas import StepDraft
 from deep_research.events import emit
-from deep_research.persistence.recorder import Batch
-from deep_research.persistence.records import SessionUpdate
 from deep_research.services import Services, context_of
 from deep_research.state import PlanStep, State
 from deep_research.state.models import DEPTH_BUDGETS, concrete_depth
@@ -62,19 +60,7 @@ async def plan(state: State, runtime: Runtime[Context], *, services: Services) -
         "plan_created",
         brief=update["brief"],
         depth=config.depth,
+        complexity=complexity,
         steps=[{"id": s.id, "title": s.title} for s in steps],
-    )
-    classification = {"mode": config.mode, "depth": config.depth, "complexity": complexity}
-    await services.record(
-        runtime,
-        state.question_nr,
-        Batch(
-            session=SessionUpdate(
-                depth=config.depth,
-                brief=update["brief"],
-                plan=steps,
-                classification=classification | {"engine": config.engine},
-            )
-        ),
     )
     return update | {"plan": steps, "config": config}

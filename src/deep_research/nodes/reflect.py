@@ -9,9 +9,6 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context
 from deep_research.events import emit
 from deep_research.nodes.plan import make_steps
-from deep_research.persistence.recorder import Batch
-from deep_research.persistence.records import IterationRecord
-from deep_research.persistence.scratch import drop_round_stages
 from deep_research.services import Services, context_of
 from deep_research.state import State
 
@@ -23,22 +20,18 @@ async def reflect(state: State, runtime: Runtime[Context], *, services: Services
 
     Once the run's token or cost limit is reached, research stops, even mid-round.
     """
-    await drop_round_stages(runtime)  # the researchers' records are the graph's now
+    await services.end_round(runtime)  # the researchers' records are the graph's now
     budget = state.run_config.budget
     reached = budget.reached(state.usage)
     if reached is not None:
         reason = f"{'token' if reached == 'tokens' else 'cost'} budget reached"
         emit(runtime, "reflection_decision", decision="complete", reasoning=reason)
-        decided = IterationRecord(state.round, decision="complete", reasoning=reason)
-        await services.record(runtime, state.question_nr, Batch(iterations=[decided]))
         return {"budget_reached": reached}
     if state.round_open:
         return {}  # dispatch sends the round's remaining steps first
     room = min(MAX_NEW_STEPS_PER_ROUND, budget.max_steps * budget.max_rounds - len(state.plan))
     if state.round >= budget.max_rounds or room <= 0:
         emit(runtime, "reflection_decision", decision="complete", reasoning="budget reached")
-        decided = IterationRecord(state.round, decision="complete", reasoning="budget reached")
-        await services.record(runtime, state.question_nr, Batch(iterations=[decided]))
         return {}
     reply = await services.engine_for(context_of(runtime)).reflect(
         state.research_question, state.plan, state.findings, room, brief=state.brief
@@ -58,7 +51,5 @@ async def reflect(state: State, runtime: Runtime[Context], *, services: Services
         new_steps=[s.title for s in new_steps],
         replaces=decision.replaces,
     )
-    decided = IterationRecord(state.round, decision=decision.decision, reasoning=decision.reasoning)
-    await services.record(runtime, state.question_nr, Batch(iterations=[decided]))
     plan = [s.model_copy(update={"replaced": True}) if s.id in replaced else s for s in state.plan]
     return {"plan": [*plan, *new_steps], "usage": reply.usage}

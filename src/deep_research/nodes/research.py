@@ -12,9 +12,6 @@ from deep_research.engines import evidence_key
 from deep_research.engines.quotes import locate_quotes
 from deep_research.errors import SourceError
 from deep_research.events import emit
-from deep_research.persistence.content import put_document
-from deep_research.persistence.recorder import Batch
-from deep_research.persistence.records import answered_step, searched_step
 from deep_research.services import Services, context_of
 from deep_research.sources.base import SourceProvider
 from deep_research.sources.evidence import step_terms
@@ -95,8 +92,6 @@ async def search_sources(
             if not tags:  # a work's link (doi.org) is not a site: no domain cap
                 per_domain[domain] = per_domain.get(domain, 0) + 1
             results.append(hit)
-    searched = searched_step(state.step, [p.name for p in providers])
-    await services.record(runtime, state.question_nr, Batch(sub_steps=[searched]))
     return {"results": results}
 
 
@@ -126,9 +121,7 @@ async def read_sources(
         for hit, document in zip(state.results, outcomes, strict=True)
         if isinstance(document, Document)  # else blocked, skipped or failed, with the reason
     ]
-    if runtime.store is not None:
-        for _, document in pages:
-            await put_document(runtime.store, document)
+    await services.keep_documents(runtime, [document for _, document in pages])
     # pure computing: in a thread, so that other researchers' requests proceed meanwhile
     scanned, passages = await asyncio.to_thread(_scan_and_rank, state, pages)
     engine = services.engine_for(context_of(runtime))
@@ -156,7 +149,6 @@ async def read_sources(
         located=len(evidence),
         dropped=located.dropped,
     )
-    await services.record(runtime, state.question_nr, Batch(sources=sources, evidence=evidence))
     # the state refers to the quotes in the stored pages instead of copying them
     return {"sources": sources, "evidence": evidence, "usage": reply.usage}
 
@@ -202,11 +194,5 @@ async def take_notes(
         sources=len(state.sources),
         evidence=len(evidence),
         sufficient=finding.sufficient,
-    )
-    cited = [e for e in evidence if e.id in finding.notes]
-    await services.record(
-        runtime,
-        state.question_nr,
-        Batch(sub_steps=[answered_step(state.step, finding, cited)]),
     )
     return {"findings": [finding], "usage": reply.usage}

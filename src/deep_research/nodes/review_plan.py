@@ -11,9 +11,7 @@ from deep_research.context import Context
 from deep_research.engines.schemas import StepDraft
 from deep_research.events import emit
 from deep_research.nodes.plan import make_steps
-from deep_research.persistence.recorder import Batch
-from deep_research.persistence.records import SessionStatus, SessionUpdate
-from deep_research.services import DEFAULT_SERVICES, Services, context_of
+from deep_research.services import Services, context_of
 from deep_research.state import PlanStep, State
 from deep_research.state.interrupts import (
     PlanReviewRequest,
@@ -73,7 +71,7 @@ def apply_plan_edits(plan: list[PlanStep], response: Any, *, max_steps: int = 16
 
 
 async def review_plan(
-    state: State, runtime: Runtime[Context], *, services: Services = DEFAULT_SERVICES
+    state: State, runtime: Runtime[Context], *, services: Services
 ) -> dict[str, Any]:
     """Interrupt with the plan when the run asks for review; resume with approval or edits.
 
@@ -84,8 +82,6 @@ async def review_plan(
         return {}
     max_steps = state.run_config.budget.max_steps
     request = PlanReviewRequest(brief=state.brief, steps=state.plan, max_steps=max_steps)
-    interrupted = SessionUpdate(status=SessionStatus.INTERRUPTED)
-    await services.record(runtime, state.question_nr, Batch(session=interrupted))
     while True:
         response = interrupt(request.model_dump(mode="json"))
         try:
@@ -101,6 +97,4 @@ async def review_plan(
         edited=changed,
         steps=[{"id": s.id, "title": s.title} for s in edited],
     )
-    reviewed = SessionUpdate(plan=edited, status=SessionStatus.IN_PROGRESS)
-    await services.record(runtime, state.question_nr, Batch(session=reviewed))
     return {"plan": edited} if changed else {}

@@ -11,7 +11,6 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from deep_research.context import Context
-from deep_research.persistence.recorder import Batch
 from deep_research.services import Services, context_of
 from deep_research.state import State
 
@@ -21,5 +20,4 @@ async def title_chat(
 ) -> dict[str, Any]:
     """Have the engine title the chat from its first question, and record the title."""
     reply = await services.engine_for(context_of(runtime)).title(state.question)
-    await services.record(runtime, state.question_nr, Batch(title=reply.value))
     return {"title": reply.value, "usage": reply.usage}

@@ -18,8 +18,6 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context
 from deep_research.engines import OfflineEngine
 from deep_research.events import emit
-from deep_research.persistence.recorder import Batch
-from deep_research.persistence.records import SessionUpdate
 from deep_research.services import Services, context_of
 from deep_research.state import Claim, State, Verdict, VerificationSummary
 from deep_research.state.revision import revision_due
@@ -73,18 +71,6 @@ async def verify(state: State, runtime: Runtime[Context], *, services: Services)
     budget = state.run_config.budget.max_revisions
     final = not revision_due(result.claims, state.revisions, budget)
     emit(runtime, "verification_summary", **summary.model_dump(), final=final)
-    by_id = {e.id: e for e in evidence}
-    recorded = [c for c in result.citations if c.evidence_id in by_id]
-    await services.record(
-        runtime,
-        state.question_nr,
-        Batch(
-            session=SessionUpdate(verification=summary),
-            claims=result.claims,
-            evidence=[by_id[c.evidence_id] for c in recorded],
-            citations=recorded,
-        ),
-    )
     update: dict[str, Any] = {"verification": summary, "usage": result.usage}
     # each write is kept in the checkpoints: a pass after a revision that changed nothing
     # finds the same claims and writes none

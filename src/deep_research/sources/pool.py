@@ -20,13 +20,11 @@ from deep_research.errors import SourceError
 from deep_research.persistence.content import get_document_text
 from deep_research.sources import SourceProvider
 from deep_research.state.identity import source_keys
-from deep_research.state.models import Document, SearchResult, Source
+from deep_research.state.models import POOL_PROVIDER, Document, SearchResult, Source
 from deep_research.text import BM25, content_tokens
 
 POOL_LIMIT = 60
 """Most sources carried over to follow-up questions."""
-
-POOL_PROVIDER = "chat"
 
 
 def extend_pool(pool: Sequence[Source], read: Sequence[Source]) -> list[Source]:

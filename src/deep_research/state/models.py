@@ -57,6 +57,9 @@ class DomainModel(BaseModel):
 
 CrawlStatus = Literal["ok", "blocked", "failed", "skipped"]
 
+POOL_PROVIDER = "chat"
+"""The provider name of a chat's earlier sources, searched by its follow-up questions."""
+
 CacheStatus = Literal["hit", "miss"]
 """Whether a web page came from the page cache or from the network."""
 
