@@ -41,7 +41,7 @@ def _machine(results: Results, results_dir: Path) -> str:
 
 SECTIONS: tuple[tuple[str, str, Callable[[dict[str, Any]], tuple[str, list[str]]]], ...] = (
     ("orchestration", "Orchestration: wall time against the critical path", agent.orchestration),
-    ("checkpoints", "Checkpoints: write time and size as sources grow", systems.checkpoints),
+    ("checkpoints", "Checkpoints: bytes stored and write time", systems.checkpoints),
     ("resume", "Resume after SIGKILL: calls repeated", agent.resume),
     ("tokens", "Tokens per report: ours against open_deep_research", agent.tokens),
     ("corpus", "Local corpus: SQLite FTS5 against bm25s", systems.corpus),

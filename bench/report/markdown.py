@@ -50,4 +50,4 @@ def calls(n: int) -> str:
 
 def median_max(s: Mapping[str, Any]) -> str:
     """``median (max)`` of a summary."""
-    return f"{num(s['median'], 1)} ({num(s['max'], 0)})" if s.get("n") else "—"
+    return f"{num(s['median'], 1)} ({num(s['max'], 1)})" if s.get("n") else "—"

@@ -1,28 +1,23 @@
-"""Checkpoints: time per checkpoint write and bytes per checkpoint as sources grow.
+"""Checkpoints: what a thread stores and how long its writes take, against the budget.
 
-Two measurements per backend (in-memory, SQLite file, PostgreSQL), all through the project's
-``open_checkpointer``:
+The budget (docs/storage.md): a 16-step run stores under 1 MB, and a step that changes one
+small field stores under 4 KB, on every backend (in-memory, SQLite file, PostgreSQL), all
+through the project's ``open_checkpointer``. Two measurements per backend:
 
 * growth: a thread whose state holds N sources (10, 100, 1000) with two evidence spans each
-  (references to their pages, as the graph keeps them with a content store) and one finding
-  per ten sources, written as LangGraph writes them: the step's writes
-  (``aput_writes``; a research round writes :data:`ROUND` sources, their spans, a finding and
-  usage) and then ``aput`` of its checkpoint, after a research round and after a later step
-  that changed one small field. A checkpoint stores each channel's value, except the
-  channels the graph declares as ``DeltaChannel``, which LangGraph rebuilds from the stored
-  writes (the first checkpoint holds their snapshot). Time per ``aput``, the bytes the step
-  added to the store (writes and checkpoint), and the time to read the thread's state back
-  (``graph.aget_state``, which replays those writes). The small step's bytes per extra
-  source (its growth from the smallest to the largest state, over the sources added) measure
-  what a checkpoint copies of the state it does not change.
+  (with their quotes, as the state keeps them) and one finding per ten sources, written as
+  LangGraph writes them: the step's writes (``aput_writes``; a research round writes
+  :data:`ROUND` sources, their spans, a finding and usage) and then ``aput`` of its
+  checkpoint, after a research round and after a later step that changed one small field.
+  The channels the graph declares as ``DeltaChannel`` are stored as those writes, not again
+  in each checkpoint (the first checkpoint holds their snapshot). Time per ``aput``, the
+  bytes the step added to the store (writes and checkpoint), and the time to read the
+  thread's state back (``graph.aget_state``, which replays those writes). The small step at
+  the largest state is the one held to the budget: it must not copy what it did not change.
 * a real run: the graph on the simulation (no latency) with a 16-step plan and a content
   store beside the checkpointer on the same backend, as the command line opens them (page
-  text, from which the nodes cut the evidence quotes, is stored there and not counted here);
-  every checkpoint and pending write it stored, timed by wrapping the saver's ``aput`` and
-  ``aput_writes``. A run of half the steps beside it gives the bytes a real run stores per
-  extra source: the growth from the smaller run to the larger over the sources added (every
-  record a researcher returns is stored at least once, so this is what the copies of a
-  source cost).
+  text is stored there, not in the checkpoints, and not counted here); every checkpoint and
+  pending write it stored, timed by wrapping the saver's ``aput`` and ``aput_writes``.
 """
 
 from __future__ import annotations
@@ -39,7 +34,6 @@ from langchain_core.messages import HumanMessage
 from langgraph.channels.delta import DeltaChannel
 from langgraph.checkpoint.base import BaseCheckpointSaver, ChannelVersions, empty_checkpoint
 from langgraph.checkpoint.base.id import uuid6
-from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from langgraph.graph import StateGraph
 from langgraph.store.base import BaseStore
 
@@ -59,10 +53,10 @@ from bench.sim.requests import Scenario, step_title
 from bench.sim.search import SimulatedSearch
 from bench.sim.trace import Trace
 from deep_research.graph import build_graph
+from deep_research.langgraph_internals import DeltaSnapshot
 from deep_research.persistence.content import open_store
 from deep_research.state import State
 from deep_research.state.models import (
-    EvidenceRef,
     EvidenceSpan,
     Finding,
     PlanStep,
@@ -78,23 +72,19 @@ GROWING = ("sources", "evidence", "findings", "usage")
 ROUND = 10
 """Sources one research round writes (with their evidence spans and one finding)."""
 READS = 5
-SMALL_STEP_TARGET = 4096
-"""Bytes a step that changes one small field may store with the largest state (1,000 sources)."""
-PER_SOURCE_TARGET = 400
-"""Bytes such a step may add per source the state holds (it should copy none of them)."""
+TARGETS = {"small_step_bytes": 4096, "real_run_bytes": 1_000_000, "real_run_steps": RUN_STEPS}
+"""The budget, on every backend: bytes a step that changes one small field may store with the
+largest state (1,000 sources), and bytes a real run of ``real_run_steps`` steps may store
+(checkpoints and pending writes)."""
 
 
-def state_values(n_sources: int, *, quotes: bool = False) -> dict[str, Any]:
-    """Channel values of a state holding ``n_sources`` sources (as the graph stores them).
-
-    The evidence is :class:`EvidenceRef`s, as the graph keeps it when it has a content
-    store, or with ``quotes`` the spans with their quotes (as it keeps them without one).
-    """
+def state_values(n_sources: int) -> dict[str, Any]:
+    """Channel values of a state holding ``n_sources`` sources (as the graph stores them)."""
     steps = [
         PlanStep(id=f"s{i + 1:02d}", title=step_title(i)) for i in range(max(1, n_sources // 10))
     ]
     sources: list[Source] = []
-    spans: list[EvidenceSpan] = []
+    evidence: list[EvidenceSpan] = []
     for i in range(n_sources):
         step = steps[i % len(steps)]
         url = text.result_urls(f"{step.title} {i // 5}", 5)[i % 5]
@@ -104,7 +94,7 @@ def state_values(n_sources: int, *, quotes: bool = False) -> dict[str, Any]:
         for sentence in page.text.split(". ")[3:5]:
             quote = sentence.strip() + "."
             start = page.text.find(sentence.strip())
-            spans.append(
+            evidence.append(
                 EvidenceSpan(
                     id=stable_id("ev", step.id, url, start),
                     url=url,
@@ -118,9 +108,6 @@ def state_values(n_sources: int, *, quotes: bool = False) -> dict[str, Any]:
                     has_numbers=True,
                 )
             )
-    # with a content store (as the command line and the server run) the state keeps each
-    # span's offsets into its stored page, not its quote
-    evidence: list[EvidenceSpan | EvidenceRef] = [s if quotes else s.ref() for s in spans]
     findings = [
         Finding(
             step_id=step.id,
@@ -192,7 +179,7 @@ async def _growth(saver: BaseCheckpointSaver[str], n: int, writes: int) -> dict[
         versions.update(new_versions)
         stored = {k: v for k, v in values.items() if k not in delta}
         if i == 0:  # a DeltaChannel's first value is stored whole, as a snapshot
-            stored |= {k: _DeltaSnapshot(v) for k, v in values.items() if k in delta}
+            stored |= {k: DeltaSnapshot(v) for k, v in values.items() if k in delta}
         checkpoint = {
             **checkpoint,
             "id": str(uuid6(clock_seq=i)),
@@ -225,9 +212,6 @@ async def _growth(saver: BaseCheckpointSaver[str], n: int, writes: int) -> dict[
         "evidence_spans": len(values["evidence"]),
         "write_ms": {kind: summary(v) for kind, v in times.items()},
         "bytes": {kind: int(sum(v) / len(v)) for kind, v in sizes.items()},
-        "bytes_per_source": round(
-            sum(sizes["research_round"]) / len(sizes["research_round"]) / n, 1
-        ),
         "read_ms": summary(reads),
     }
 
@@ -267,18 +251,9 @@ async def _real_run(
         "put_ms": summary(puts),
         "put_writes_ms": summary(writes),
         "stored_bytes": total,
-        "bytes_per_source": round(total / max(1, len(state["sources"])), 1),
         "bytes_per_checkpoint": int(total / max(1, len(puts))),
         "wall_seconds": round(wall, 3),
     }
-
-
-def _per_extra_source(smaller: dict[str, Any], larger: dict[str, Any]) -> float | None:
-    """Bytes the larger run stored beyond the smaller one, per source it read beyond it."""
-    extra = larger["sources"] - smaller["sources"]
-    if extra <= 0:
-        return None
-    return round((larger["stored_bytes"] - smaller["stored_bytes"]) / extra, 1)
 
 
 async def _backend(
@@ -287,8 +262,6 @@ async def _backend(
     writes = 2 if options.quick else options.repeats * 4
     sizes = SIZES[:1] if options.quick else SIZES
     out: dict[str, Any] = {"growth": []}
-    # the content store beside the checkpointer, as the command line opens them: page text
-    # (and so the evidence quotes) is stored there, not counted as checkpoint bytes
     store_url = {"memory": "memory", "sqlite": f"sqlite:///{workdir / f'store-{backend}.sqlite'}"}
     async with (
         checkpointer(backend, workdir, url) as saver,
@@ -297,50 +270,16 @@ async def _backend(
         for n in sizes:
             log(f"checkpoints: {backend}, {n} sources")
             out["growth"].append(await _growth(saver, n, writes))
-        first, last = out["growth"][0], out["growth"][-1]
-        if last["sources"] > first["sources"]:
-            extra = last["bytes"]["small_step"] - first["bytes"]["small_step"]
-            out["small_step_bytes_per_extra_source"] = round(
-                extra / (last["sources"] - first["sources"]), 1
-            )
-        log(f"checkpoints: {backend}, a real {RUN_STEPS}-step run")
-        out["real_run"] = await _real_run(saver, store, 1 if options.quick else RUN_STEPS)
-        if not options.quick:
-            log(f"checkpoints: {backend}, a real {RUN_STEPS // 2}-step run")
-            half = await _real_run(saver, store, RUN_STEPS // 2)
-            out["real_run_half"] = {k: half[k] for k in ("plan_steps", "sources", "stored_bytes")}
-            out["real_run_bytes_per_extra_source"] = _per_extra_source(half, out["real_run"])
+        steps = 1 if options.quick else RUN_STEPS
+        log(f"checkpoints: {backend}, a real {steps}-step run")
+        out["real_run"] = await _real_run(saver, store, steps)
     return out
-
-
-def bytes_per_record() -> dict[str, int]:
-    """Serialized bytes of one source, evidence span and finding, as checkpoints store them."""
-    from deep_research.persistence.checkpointer import make_serde
-
-    serde = make_serde()
-    values = state_values(100)
-
-    def each(channel: str) -> int:
-        items = values[channel]
-        return round(len(serde.dumps_typed(items)[1]) / len(items))
-
-    quoted = state_values(100, quotes=True)["evidence"]
-    return {
-        "source": each("sources"),
-        "evidence_span": each("evidence"),
-        "evidence_span_with_quote": round(len(serde.dumps_typed(quoted)[1]) / len(quoted)),
-        "finding": each("findings"),
-    }
 
 
 async def _main(options: Options) -> dict[str, Any]:
     results: dict[str, Any] = {
+        "targets": TARGETS,
         "backends": {},
-        "bytes_per_record": bytes_per_record(),
-        "targets": {
-            "small_step_bytes": SMALL_STEP_TARGET,
-            "bytes_per_extra_source": PER_SOURCE_TARGET,
-        },
     }
     problem = postgres_problem()
     with tempfile.TemporaryDirectory(prefix="bench-checkpoints-") as tmp:

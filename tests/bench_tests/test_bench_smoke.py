@@ -101,7 +101,7 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         "checkpoints",
         {
             "backends": {"memory": asyncio.run(memory_checkpoints())},
-            "bytes_per_record": checkpoints.bytes_per_record(),
+            "targets": checkpoints.TARGETS,
         },
         results,
     )
@@ -176,6 +176,25 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert "`deep-research chats` (empty SQLite store) takes 2.00 s (goal 1.0 s)" in rendered
     assert "## Where we are behind" in rendered
     assert report.update(markdown, results).read_text() == rendered  # regenerated in place
+
+
+def test_checkpoint_section_reports_against_the_budget() -> None:
+    from bench.report import systems
+
+    async def memory() -> dict[str, Any]:
+        saver = InMemorySaver(serde=make_serde())
+        growth = [await checkpoints._growth(saver, 10, 1)]
+        real_run = await checkpoints._real_run(saver, InMemoryStore(), 1)
+        return {"growth": growth, "real_run": real_run}
+
+    measured = asyncio.run(memory())
+    assert measured["growth"][0]["bytes"]["small_step"] < checkpoints.TARGETS["small_step_bytes"]
+    result = {"targets": checkpoints.TARGETS, "backends": {"memory": measured}}
+    text, behind = systems.checkpoints(result)
+    assert text.count("(met)") == 2 and not behind
+    measured["real_run"]["stored_bytes"] = 2_000_000
+    text, behind = systems.checkpoints(result)
+    assert "**over**" in text and "stores 2,000,000 bytes** (budget 1,000,000)" in behind[0]
 
 
 def test_the_bound_counts_main_nodes_that_ran_side_by_side_once() -> None:
