@@ -78,8 +78,8 @@ def checkpoints(r: dict[str, Any]) -> tuple[str, list[str]]:
         "draft, claims and report are `DeltaChannel`s, stored once as the writes that "
         "changed them and rebuilt by replaying those writes; page text stays in the content "
         "store, not counted here. Bytes are exact (serialized values and metadata, not "
-        f"indexes); times were measured on {cpu} ({_cores(r)}), shared with other work, and "
-        "are indicative.\n\n"
+        f"indexes); times were measured on {cpu} ({_cores(r)}{_load(r)}), shared with other "
+        "work, and are indicative.\n\n"
         + table(
             [
                 "backend",
@@ -141,6 +141,11 @@ def _run_steps(measured: dict[str, Any]) -> int:
 
 def _largest(measured: dict[str, Any]) -> str:
     return num(max((d["growth"][-1]["sources"] for d in measured.values()), default=0))
+
+
+def _load(r: dict[str, Any]) -> str:
+    load = r.get("load_average")
+    return f", load average {num(load, 1)} at the start" if load is not None else ""
 
 
 def _cores(r: dict[str, Any]) -> str:

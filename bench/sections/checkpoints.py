@@ -23,6 +23,7 @@ through the project's ``open_checkpointer``. Two measurements per backend:
 from __future__ import annotations
 
 import asyncio
+import os
 import tempfile
 import time
 import uuid
@@ -279,6 +280,7 @@ async def _backend(
 async def _main(options: Options) -> dict[str, Any]:
     results: dict[str, Any] = {
         "targets": TARGETS,
+        "load_average": round(os.getloadavg()[0], 1),
         "backends": {},
     }
     problem = postgres_problem()
