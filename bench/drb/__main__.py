@@ -1,16 +1,14 @@
-"""``python -m bench.drb --model M --judge J``: run DRB tasks, write a submission, score it.
+"""``python -m bench.drb --model M --judge J --web SOURCES``: DRB's tasks, scored as DRB scores.
 
-For each chosen task the whole graph answers its prompt with model ``M`` (``sim``: the
-simulated model of :mod:`bench.drb.model`; any other name: a model of the OpenAI-compatible
-endpoint set by ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL``). ``--web sim`` searches each task's
-simulated web (the default with the simulated model); ``--web auto`` searches what a run
-would (Tavily when ``TAVILY_API_KEY`` is set, else the local corpus). Written to ``--out``:
-
-* ``submission.jsonl``: DRB's submission format, one ``{"id", "prompt", "article"}`` a line;
-* ``reports/<id>.json``: each full report (claims, verdicts, evidence quotes, references);
-* ``scores.json``: RACE per task and dimension from the shipped rubrics, judged by ``J``
-  (``sim``: a keyless coverage judge), and citation accuracy by our verifier; means by
-  language (see :mod:`bench.drb.score` for what the numbers mean).
+Our graph answers each task with model ``M`` searching ``SOURCES`` (the names ``ask
+--sources`` takes: ``tavily``, ``searxng``, ``mcp``, ``academic``... joined with ``+``), then
+judge ``J`` scores the article with DRB's own prompts, read from DRB's folder (``--data``):
+RACE side by side with a published system's report, and FACT on the pages our citations
+name, read through the project's guarded web reader. ``sim`` as model, judge or web is the
+keyless simulation (a plumbing check, not a result). Written to ``--out`` as tasks finish:
+``submission.jsonl`` and ``cleaned.jsonl`` (DRB's formats), ``tasks/<id>.json`` (each stage),
+``reports/<id>.json`` and ``scores.json``. A rerun with the same ``--out`` resumes. See
+docs/drb.md.
 """
 
 from __future__ import annotations
@@ -18,118 +16,229 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import statistics
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
 from bench.common import RESULTS_DIR, log
-from bench.drb.data import DATA_DIR, Task, available, load_tasks
-from bench.drb.measure import ask, measure
+from bench.drb.cost import estimate
+from bench.drb.data import DATA_DIR, DrbDataError, Task, available, load_peer, load_tasks
+from bench.drb.fact import Reader
 from bench.drb.model import DrbChatModel
-from bench.drb.score import citation_accuracy, judge_scores, race
+from bench.drb.prompts import load_prompts
+from bench.drb.run import Plan, finished, load_record, run_all
+from bench.drb.scores import scores
+from bench.drb.standin import StandinJudge
+from bench.drb.web import TaskWeb
+from deep_research.context import source_names
+from deep_research.engines.limits import ModelLimits, limits_of
+from deep_research.errors import DeepResearchError
+from deep_research.settings import get_settings
+from deep_research.sources import load_sources
 from deep_research.sources.base import SourceProvider
+from deep_research.sources.web import WebConfig, web_reader
 
 SIM = "sim"
+EXIT_USAGE = 2
+FACT_PAGE_CACHE = "fact_pages.sqlite"
+"""The FACT reader's own page cache, in the run's folder: pages are read fresh for each run
+folder and once only across its resumes."""
+
+
+class UsageError(ValueError):
+    """The command line asks for something the harness refuses to do."""
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m bench.drb", description=__doc__.splitlines()[0]
     )
-    parser.add_argument("--model", required=True, help="model name, or 'sim'")
-    parser.add_argument("--judge", required=True, help="judge model name, or 'sim'")
+    parser.add_argument("--model", required=True, help="our graph's model, or 'sim'")
+    parser.add_argument("--judge", required=True, help="DRB's judge model, or 'sim'")
+    parser.add_argument(
+        "--web",
+        default="",
+        help="what our graph searches: names joined with '+' as `ask --sources` takes them "
+        "(tavily, searxng, mcp, academic...), or 'sim' (only with --model sim, its default)",
+    )
+    parser.add_argument("--corpus", help="folder for the 'local' source (never the sample)")
     parser.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
     parser.add_argument("--limit", type=int, default=0, help="at most this many tasks")
     parser.add_argument("--depth", default="auto", choices=["auto", "light", "medium", "extended"])
-    parser.add_argument("--web", default="", choices=["", "sim", "auto"], help="where to search")
-    parser.add_argument("--data", type=Path, default=DATA_DIR, help="folder of DRB's jsonl files")
+    parser.add_argument(
+        "--order",
+        default="alternate",
+        choices=["alternate", "both"],
+        help="our article first on odd task ids (alternate), or both orders averaged",
+    )
+    parser.add_argument("--jobs", type=int, default=2, help="tasks run at once (default 2)")
+    parser.add_argument("--max-cost", type=float, help="refuse to start over this many USD")
+    parser.add_argument("--dry-run", action="store_true", help="print the estimate and stop")
+    parser.add_argument("--data", type=Path, default=DATA_DIR, help="DRB's folder")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR / "drb-run", help="output folder")
     return parser
 
 
 def chat_model(name: str) -> BaseChatModel:
-    """The simulated model for ``sim``, else a model of the configured endpoint."""
-    if name == SIM:
-        return DrbChatModel()
+    """A model of the configured endpoint or provider (``provider:model`` or a bare name).
+
+    Raises:
+        ConfigurationError: no key, or the provider's package is missing.
+    """
     from deep_research.engines.llm import build_chat_model
 
     return build_chat_model(name, api_key=None, base_url=None)
 
 
-def _means(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for language in sorted({r["language"] for r in rows}):
-        chosen = [r for r in rows if r["language"] == language]
-        accuracies = [r["citations"]["accuracy"] for r in chosen if r["citations"]["accuracy"]]
-        out[language] = {
-            "tasks": len(chosen),
-            "race_overall": round(statistics.mean(r["race"]["overall"] for r in chosen), 3),
-            "citation_accuracy": round(statistics.mean(accuracies), 3) if accuracies else None,
-            "evidence_found_share": round(
-                sum(r["evidence_spans"] > 0 for r in chosen) / len(chosen), 3
-            ),
-        }
-    return out
+def sources_for(web: str, corpus: str | None) -> list[SourceProvider] | None:
+    """The providers our graph searches (``None``: each task's simulated web).
+
+    Raises:
+        UsageError: ``auto`` finds no web search, or ``local`` has no ``--corpus``.
+        ConfigurationError: a name is unknown or a provider lacks its setting.
+    """
+    if web == SIM:
+        return None
+    try:
+        names = source_names(web)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    settings = get_settings()
+    if names == ["auto"] and settings.tavily_api_key is None and settings.searxng_url is None:
+        raise UsageError(
+            "--web auto finds no web search here (neither TAVILY_API_KEY nor "
+            "DEEP_RESEARCH_SEARXNG_URL is set) and would search the bundled sample corpus; "
+            "name what to search, e.g. --web tavily"
+        )
+    if "local" in names and not corpus:
+        raise UsageError("--web local needs --corpus DIR (the bundled sample corpus is not DRB's)")
+    return load_sources(web, corpus)
 
 
-async def run(args: argparse.Namespace, tasks: list[Task]) -> dict[str, Any]:
-    """Answer, save and score every task; return the scores."""
-    model = chat_model(args.model)
-    judge = None if args.judge == SIM else chat_model(args.judge)
-    web = args.web or (SIM if args.model == SIM else "auto")
-    reports_dir = args.out / "reports"
-    reports_dir.mkdir(parents=True, exist_ok=True)
-    rows: list[dict[str, Any]] = []
-    with (args.out / "submission.jsonl").open("w", encoding="utf-8") as submission:
-        for task in tasks:
-            log(f"drb task {task.id} ({task.language})")
-            sources: list[SourceProvider] | None = None if web == SIM else []
-            report = await ask(task, model, depth=args.depth, sources=sources)
-            line = {"id": task.id, "prompt": task.prompt, "article": report.markdown}
-            submission.write(json.dumps(line, ensure_ascii=False) + "\n")
-            data = report.model_dump(mode="json", by_alias=True)
-            (reports_dir / f"{task.id}.json").write_text(
-                json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8"
-            )
-            measured = measure(task, report, report.config.depth)
-            scores = await judge_scores(judge, task, report.markdown)
-            rows.append(
-                {
-                    **measured.row(),
-                    "race": race(task, scores),
-                    "citations": citation_accuracy(report),
-                }
-            )
-    result = {
+def _tasks(args: argparse.Namespace) -> list[Task]:
+    try:
+        ids = {int(i) for i in args.tasks.split(",") if i.strip()} or None
+    except ValueError:
+        raise UsageError(f"--tasks takes ids separated by commas, not {args.tasks!r}") from None
+    tasks = load_tasks(args.data, ids)
+    if ids is not None and (unknown := ids - {t.id for t in tasks}):
+        raise UsageError(f"no DRB task with id {', '.join(map(str, sorted(unknown)))}")
+    return tasks[: args.limit] if args.limit else tasks
+
+
+def _limits(name: str) -> ModelLimits | None:
+    return None if name == SIM else limits_of(name, prices=get_settings().prices)
+
+
+def prepare(args: argparse.Namespace) -> Plan:
+    """Check the command line and build the run's plan, before anything is spent.
+
+    Raises:
+        UsageError: a choice the harness refuses (see :func:`sources_for`).
+        DrbDataError: DRB's material is missing.
+        ConfigurationError: a model or source cannot be set up.
+    """
+    if not available(args.data):
+        raise DrbDataError(f"DRB data not found in {args.data} (query.jsonl, criteria.jsonl)")
+    web = args.web or (SIM if args.model == SIM else "")
+    if not web:
+        raise UsageError("--web is required with a real model: name what to search, e.g. tavily")
+    if web == SIM and args.model != SIM:
+        raise UsageError(
+            "--web sim is the simulated web made of the rubrics; a real model would write "
+            "from the rubric text. Use it only with --model sim"
+        )
+    prompts = load_prompts(args.data)
+    peer = load_peer(args.data)
+    tasks = _tasks(args)
+    sources = sources_for(web, args.corpus)
+    model = DrbChatModel() if args.model == SIM else chat_model(args.model)
+    judge = StandinJudge(prompts=prompts) if args.judge == SIM else chat_model(args.judge)
+    if sources is None:
+
+        def reader(task: Task) -> Reader:
+            return TaskWeb(task)
+
+    else:
+        config = WebConfig.from_settings(get_settings())
+        guarded = web_reader(replace(config, cache_path=args.out / FACT_PAGE_CACHE))
+
+        def reader(task: Task) -> Reader:
+            return guarded
+
+    return Plan(
+        tasks=tasks,
+        model=model,
+        judge=judge,
+        judge_name=args.judge,
+        prompts=prompts,
+        peer=peer,
+        sources=sources,
+        reader=reader,
+        out=args.out,
+        depth=args.depth,
+        order=args.order,
+        jobs=args.jobs,
+        max_cost=args.max_cost,
+        model_limits=_limits(args.model),
+        judge_limits=_limits(args.judge),
+    )
+
+
+def check_budget(plan: Plan, args: argparse.Namespace) -> None:
+    """Print the estimate for the tasks left; refuse when it is over ``--max-cost``.
+
+    Raises:
+        UsageError: over the budget, or a budget with a model whose price is unknown.
+    """
+    left = [t for t in plan.tasks if not finished(load_record(plan.out, t.id))]
+    found = estimate(
+        left, plan.prompts, plan.peer, plan.order, plan.model_limits, plan.judge_limits
+    )
+    log(f"estimate (docs/drb.md says how): {found.line()}")
+    if args.max_cost is None:
+        return
+    if found.usd is None:
+        raise UsageError(
+            "--max-cost needs a price for both models: add them to DEEP_RESEARCH_PRICES"
+        )
+    if found.usd > args.max_cost:
+        raise UsageError(f"the estimate, ${found.usd:.2f}, is over --max-cost ${args.max_cost:g}")
+
+
+def about(args: argparse.Namespace) -> dict[str, Any]:
+    """What the run was."""
+    return {
         "model": args.model,
         "judge": args.judge,
-        "web": web,
-        "by_language": _means(rows),
-        "per_task": rows,
+        "web": args.web or SIM,
+        "depth": args.depth,
+        "order": args.order,
     }
-    (args.out / "scores.json").write_text(
-        json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8"
-    )
-    return result
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the harness; returns the exit status."""
+    """Run the harness; returns the exit status (2: refused, with one line saying why)."""
     args = _parser().parse_args(argv)
-    if not available(args.data):
-        print(f"DRB data not found in {args.data}", file=sys.stderr)
-        return 2
-    ids = {int(i) for i in args.tasks.split(",") if i.strip()} or None
-    tasks = load_tasks(args.data, ids)
-    if args.limit:
-        tasks = tasks[: args.limit]
-    result = asyncio.run(run(args, tasks))
-    print(json.dumps(result["by_language"], ensure_ascii=False, indent=1))
+    try:
+        plan = prepare(args)
+        check_budget(plan, args)
+    except (UsageError, DrbDataError, DeepResearchError) as exc:
+        print(f"python -m bench.drb: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.dry_run:
+        return 0
+    records = asyncio.run(run_all(plan))
+    result = scores(plan.tasks, records, plan.peer, about(args))
+    (args.out / "scores.json").write_text(
+        json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8"
+    )
+    print(json.dumps(result["overall"], ensure_ascii=False, indent=1))
     log(f"wrote {args.out / 'submission.jsonl'} and {args.out / 'scores.json'}")
-    return 0
+    return 1 if result["failed"] else 0
 
 
 if __name__ == "__main__":

@@ -3,14 +3,38 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bench.common import REPO_ROOT
 
-DATA_DIR = REPO_ROOT.parent / "shared" / "data" / "drb"
-"""``../shared/data/drb`` beside the repository: DRB's query.jsonl and criteria.jsonl."""
+DATA_ENV = "DRB_DATA_DIR"
+"""The environment variable that names DRB's folder (else :func:`default_data_dir`)."""
+
+
+def default_data_dir() -> Path:
+    """``$DRB_DATA_DIR``, else the nearest ``shared/data/drb`` above the repository.
+
+    That is ``../shared/data/drb`` beside a checkout, and also found from a git worktree
+    kept one folder deeper.
+    """
+    if os.environ.get(DATA_ENV):
+        return Path(os.environ[DATA_ENV]).expanduser()
+    for parent in REPO_ROOT.parents:
+        candidate = parent / "shared" / "data" / "drb"
+        if candidate.is_dir():
+            return candidate
+    return REPO_ROOT.parent / "shared" / "data" / "drb"
+
+
+DATA_DIR = default_data_dir()
+"""DRB's material: query.jsonl, criteria.jsonl, prompt/, method/ and peer/."""
+
+
+class DrbDataError(FileNotFoundError):
+    """DRB's material is missing or is not what this harness reads."""
 
 
 @dataclass(frozen=True)
@@ -48,10 +72,10 @@ def load_tasks(folder: Path = DATA_DIR, ids: set[int] | None = None) -> list[Tas
     """The tasks (all, or those of ``ids``), in id order, each with its rubric.
 
     Raises:
-        FileNotFoundError: the DRB files are absent (see :func:`available`).
+        DrbDataError: the DRB files are absent (see :func:`available`).
     """
     if not available(folder):
-        raise FileNotFoundError(f"DRB data not found in {folder} (query.jsonl, criteria.jsonl)")
+        raise DrbDataError(f"DRB data not found in {folder} (query.jsonl, criteria.jsonl)")
     rubrics = {row["id"]: row for row in _lines(folder / "criteria.jsonl")}
     tasks = []
     for row in _lines(folder / "query.jsonl"):
@@ -74,3 +98,51 @@ def load_tasks(folder: Path = DATA_DIR, ids: set[int] | None = None) -> list[Tas
             )
         )
     return sorted(tasks, key=lambda t: t.id)
+
+
+PEER = "claude-3-7-sonnet-latest"
+"""The published system whose cleaned reports, RACE and FACT the shared data holds."""
+
+DIMENSIONS = ("comprehensiveness", "insight", "instruction_following", "readability")
+"""RACE's four dimensions, in DRB's order."""
+
+
+@dataclass(frozen=True)
+class Peer:
+    """A published system's cleaned reports and its own DRB scores against DRB's reference."""
+
+    name: str
+    articles: dict[int, str]
+    """Cleaned report by task id."""
+    race: dict[int, dict[str, float]]
+    """RACE per task: the four dimensions and ``overall``."""
+    fact: dict[str, float]
+    """FACT over all tasks, as DRB's summary names it: ``total_citations``,
+    ``total_valid_citations`` (per task) and ``valid_rate``."""
+
+
+def load_peer(folder: Path = DATA_DIR, name: str = PEER) -> Peer:
+    """The peer's files in ``folder/peer``.
+
+    Raises:
+        DrbDataError: one of the peer's three files is missing.
+    """
+    base = folder / "peer" / name
+    paths = [Path(f"{base}.{suffix}") for suffix in ("cleaned.jsonl", "race.jsonl", "fact.txt")]
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        raise DrbDataError(f"DRB peer files not found: {', '.join(missing)}")
+    articles = {int(row["id"]): str(row["article"]) for row in _lines(paths[0])}
+    race = {
+        int(row["id"]): {
+            **{d: float(row[d]) for d in DIMENSIONS},
+            "overall": float(row["overall_score"]),
+        }
+        for row in _lines(paths[1])
+    }
+    fact = {}
+    for line in paths[2].read_text(encoding="utf-8").splitlines():
+        key, _, value = line.partition(":")
+        if value.strip():
+            fact[key.strip()] = float(value)
+    return Peer(name=name, articles=articles, race=race, fact=fact)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
@@ -92,16 +93,16 @@ async def ask(
     model: BaseChatModel,
     *,
     depth: str = "light",
-    sources: list[SourceProvider] | None = None,
+    sources: Sequence[SourceProvider] | None = None,
 ) -> Report:
-    """Ask ``task``'s prompt with ``model``; ``sources`` ``None`` searches :class:`TaskWeb`.
+    """Ask ``task``'s prompt with ``model``, searching ``sources`` (``None``: :class:`TaskWeb`).
 
-    An empty list of ``sources`` searches what the run's context chooses (Tavily when its
-    key is set, else the local corpus).
+    The sources are always explicit: the run's context never chooses them, so that a run
+    cannot fall back on the bundled sample corpus unnoticed.
     """
     graph = build_graph(
         engine=LLMEngine(model, name=getattr(model, "model_name", None) or "model"),
-        sources=(sources or None) if sources is not None else [TaskWeb(task)],
+        sources=list(sources) if sources is not None else [TaskWeb(task)],
         checkpointer=InMemorySaver(serde=make_serde()),
     )
     out = await graph.ainvoke(
