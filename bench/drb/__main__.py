@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import httpx
 from langchain_core.language_models import BaseChatModel
 
 from bench.common import RESULTS_DIR, log
@@ -82,15 +83,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def chat_model(name: str) -> BaseChatModel:
+def chat_model(name: str, http: httpx.AsyncClient) -> BaseChatModel:
     """A model of the configured endpoint or provider (``provider:model`` or a bare name).
+
+    ``http`` is this run's own client for an OpenAI-compatible endpoint (the library's
+    shared client would outlive the run's event loop).
 
     Raises:
         ConfigurationError: no key, or the provider's package is missing.
     """
     from deep_research.engines.llm import build_chat_model
 
-    return build_chat_model(name, api_key=None, base_url=None)
+    return build_chat_model(name, api_key=None, base_url=None, http_async_client=http)
 
 
 def sources_for(web: str, corpus: str | None) -> list[SourceProvider] | None:
@@ -133,7 +137,7 @@ def _limits(name: str) -> ModelLimits | None:
     return None if name == SIM else limits_of(name, prices=get_settings().prices)
 
 
-def prepare(args: argparse.Namespace) -> Plan:
+def prepare(args: argparse.Namespace, http: httpx.AsyncClient) -> Plan:
     """Check the command line and build the run's plan, before anything is spent.
 
     Raises:
@@ -155,8 +159,8 @@ def prepare(args: argparse.Namespace) -> Plan:
     peer = load_peer(args.data)
     tasks = _tasks(args)
     sources = sources_for(web, args.corpus)
-    model = DrbChatModel() if args.model == SIM else chat_model(args.model)
-    judge = StandinJudge(prompts=prompts) if args.judge == SIM else chat_model(args.judge)
+    model = DrbChatModel() if args.model == SIM else chat_model(args.model, http)
+    judge = StandinJudge(prompts=prompts) if args.judge == SIM else chat_model(args.judge, http)
     if sources is None:
 
         def reader(task: Task) -> Reader:
@@ -220,18 +224,24 @@ def about(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+async def _run_all(plan: Plan, http: httpx.AsyncClient) -> list[dict[str, Any]]:
+    async with http:
+        return await run_all(plan)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the harness; returns the exit status (2: refused, with one line saying why)."""
     args = _parser().parse_args(argv)
+    http = httpx.AsyncClient(follow_redirects=True)
     try:
-        plan = prepare(args)
+        plan = prepare(args, http)
         check_budget(plan, args)
     except (UsageError, DrbDataError, DeepResearchError) as exc:
         print(f"python -m bench.drb: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if args.dry_run:
         return 0
-    records = asyncio.run(run_all(plan))
+    records = asyncio.run(_run_all(plan, http))
     result = scores(plan.tasks, records, plan.peer, about(args))
     (args.out / "scores.json").write_text(
         json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8"

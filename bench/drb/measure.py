@@ -19,7 +19,7 @@ from deep_research.engines.llm import LLMEngine
 from deep_research.graph import build_graph
 from deep_research.persistence.checkpointer import make_serde
 from deep_research.sources.base import SourceProvider
-from deep_research.state import Report
+from deep_research.state import InputState, Report
 from deep_research.text import word_count
 
 MALFORMED = re.compile(
@@ -106,7 +106,7 @@ async def ask(
         checkpointer=InMemorySaver(serde=make_serde()),
     )
     out = await graph.ainvoke(
-        {"messages": [HumanMessage(task.prompt)]},
+        InputState(messages=[HumanMessage(task.prompt)]),
         {"configurable": {"thread_id": uuid.uuid4().hex}},
         context=Context(allow_clarification=False, depth=cast(Depth, depth)),
     )

@@ -100,9 +100,10 @@ class SimServer:
         if body.get("stream"):
             include = bool((body.get("stream_options") or {}).get("include_usage"))
             return StreamingResponse(
-                _events(model, reply, usage if include else None), media_type="text/event-stream"
+                completion_events(model, reply, usage if include else None),
+                media_type="text/event-stream",
             )
-        return JSONResponse(_completion(model, reply, usage))
+        return JSONResponse(completion_body(model, reply, usage))
 
     async def search(self, http: HttpRequest) -> Response:
         body = await http.json()
@@ -159,7 +160,7 @@ def _message(reply: Reply) -> dict[str, Any]:
     return message
 
 
-def _completion(model: str, reply: Reply, usage: dict[str, int]) -> dict[str, Any]:
+def completion_body(model: str, reply: Reply, usage: dict[str, int]) -> dict[str, Any]:
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
         "object": "chat.completion",
@@ -176,7 +177,9 @@ def _completion(model: str, reply: Reply, usage: dict[str, int]) -> dict[str, An
     }
 
 
-async def _events(model: str, reply: Reply, usage: dict[str, int] | None) -> AsyncIterator[bytes]:
+async def completion_events(
+    model: str, reply: Reply, usage: dict[str, int] | None
+) -> AsyncIterator[bytes]:
     base: dict[str, Any] = {"id": f"chatcmpl-{uuid.uuid4().hex[:12]}"}
     base["object"] = "chat.completion.chunk"
     base |= {"created": int(time.time()), "model": model}
