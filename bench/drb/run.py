@@ -199,7 +199,7 @@ async def run_task(plan: Plan, task: Task, gate: asyncio.Semaphore) -> dict[str,
             except Exception as exc:  # one task's failure must not end the run; saved, retried
                 record["error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
             plan.spent += plan.cost(record) - before
-            save_record(plan.out, record)
+        save_record(plan.out, record)
     plan.done += 1
     write_outputs(plan)
     print(progress(plan, task, record), file=sys.stderr, flush=True)

@@ -10,21 +10,26 @@ only because the test sets the operator's allow-list (DEEP_RESEARCH_FETCH_ALLOWL
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from bench.drb import fact, race
+from bench.drb import fact, race, run
 from bench.drb.__main__ import main
-from bench.drb.data import DIMENSIONS, DrbDataError, available, load_peer, load_tasks
+from bench.drb.data import DIMENSIONS, DrbDataError, Task, available, load_peer, load_tasks
 from bench.drb.judge import Judge
 from bench.drb.measure import MALFORMED
+from bench.drb.model import DrbChatModel
 from bench.drb.prompts import load_prompts, parse
 from bench.drb.standin import StandinJudge
+from bench.drb.web import TaskWeb
 from bench.sections import Options, drb
+from deep_research.engines.limits import ModelLimits
 from deep_research.settings import get_settings
 from deep_research.sources.web import WebConfig, web_reader
 from tests.bench_tests.drb_standin import Standin, serve
@@ -302,3 +307,47 @@ def test_section_measures_both_languages_quickly() -> None:
 )
 def test_the_malformed_punctuation_pattern_catches_each_known_defect(text: str) -> None:
     assert MALFORMED.search(text)
+
+
+async def test_tasks_run_jobs_at_a_time_and_none_starts_once_the_budget_is_spent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    in_flight, most = 0, 0
+
+    async def stages(plan: run.Plan, task: Task, record: dict[str, Any]) -> None:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        await asyncio.sleep(0.05)
+        in_flight -= 1
+        record |= {"article": "a", "cleaned": "c", "race": {"race": {"overall": 0.5}}}
+        record |= {"fact": {"effective_citations": 1, "citations": 1}}
+        record["judge"] = {"prompt_tokens": 1_000_000, "completion_tokens": 0}
+
+    monkeypatch.setattr(run, "run_stages", stages)
+    prompts = load_prompts()
+    plan = run.Plan(
+        tasks=load_tasks(ids={1, 2, 3, 51, 52}),
+        model=DrbChatModel(),
+        judge=StandinJudge(prompts=prompts),
+        judge_name="judge",
+        prompts=prompts,
+        peer=load_peer(),
+        sources=None,
+        reader=TaskWeb,
+        out=tmp_path,
+        jobs=2,
+        max_cost=2.5,
+        judge_limits=ModelLimits(input_price=1.0),  # $1 a task
+    )
+
+    records = await run.run_all(plan)
+
+    assert most == 2
+    started = [r for r in records if "error" not in r]
+    # two start at $0; each finish lets the next start: at $1, at $2, then at $3 none does
+    assert [r["id"] for r in started] == [1, 2, 3, 51]
+    assert all("--max-cost" in r["error"] for r in records if r not in started)
+    assert all(run.task_path(tmp_path, r["id"]).is_file() for r in records)
+    progress = [line for line in capsys.readouterr().err.splitlines() if line.startswith("[")]
+    assert len(progress) == 5 and progress[-1].split()[1] == "5/5"
