@@ -25,7 +25,7 @@ import httpx
 from langchain_core.language_models import BaseChatModel
 
 from bench.common import RESULTS_DIR, log
-from bench.drb.cost import estimate
+from bench.drb.cost import estimate, from_finished
 from bench.drb.data import DATA_DIR, DrbDataError, Task, available, load_peer, load_tasks
 from bench.drb.fact import Reader
 from bench.drb.model import DrbChatModel
@@ -198,11 +198,17 @@ def check_budget(plan: Plan, args: argparse.Namespace) -> None:
     Raises:
         UsageError: over the budget, or a budget with a model whose price is unknown.
     """
-    left = [t for t in plan.tasks if not finished(load_record(plan.out, t.id))]
-    found = estimate(
-        left, plan.prompts, plan.peer, plan.order, plan.model_limits, plan.judge_limits
-    )
-    log(f"estimate (docs/drb.md says how): {found.line()}")
+    records = [load_record(plan.out, t.id) for t in plan.tasks]
+    done = [r for r in records if finished(r)]
+    left = [t for t, r in zip(plan.tasks, records, strict=True) if not finished(r)]
+    limits = (plan.model_limits, plan.judge_limits)
+    if done:
+        found = from_finished(len(left), done, *limits)
+        basis = f"the median of the {len(done)} tasks finished in {plan.out}"
+    else:
+        found = estimate(left, plan.prompts, plan.peer, plan.order, *limits)
+        basis = "assumed sizes, see docs/drb.md"
+    log(f"estimate ({basis}): {found.line()}")
     if args.max_cost is None:
         return
     if found.usd is None:

@@ -5,12 +5,18 @@ scoring prompt holds it). Assumed (:class:`Assumptions`, documented in docs/drb.
 figures measured on the stand-in): the tokens our graph spends per task, the length of our
 article, the pairs FACT extracts, the pages it reads and the judge's reply per criterion.
 Tokens are counted with the project's estimate, which errs high (:func:`estimate_tokens`).
+
+Once tasks have finished in a run's folder, :func:`from_finished` replaces all of that by
+what they spent (median per task), so that the estimate before a resumed or extended run
+is measured, not assumed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import statistics
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from bench.drb.data import Peer, Task
 from bench.drb.prompts import DrbPrompts
@@ -102,3 +108,29 @@ def estimate(
             continue
         usd = usd + limits.cost(prompt, completion) if _priced(limits) else None
     return Estimate(n, model_prompt, model_completion, judge_prompt, judge_completion, usd)
+
+
+def from_finished(
+    left: int,
+    finished: Sequence[Mapping[str, Any]],
+    model: ModelLimits | None,
+    judge: ModelLimits | None,
+) -> Estimate:
+    """The estimate for ``left`` tasks at the median tokens of the ``finished`` tasks' records."""
+
+    def median(key: str, part: str) -> int:
+        return left * int(statistics.median(r[key][part] for r in finished))
+
+    model_prompt = median("model_tokens", "prompt_tokens")
+    model_completion = median("model_tokens", "completion_tokens")
+    judge_prompt = median("judge", "prompt_tokens")
+    judge_completion = median("judge", "completion_tokens")
+    usd: float | None = 0.0
+    for limits, prompt, completion in (
+        (model, model_prompt, model_completion),
+        (judge, judge_prompt, judge_completion),
+    ):
+        if limits is None or usd is None:
+            continue
+        usd = usd + limits.cost(prompt, completion) if _priced(limits) else None
+    return Estimate(left, model_prompt, model_completion, judge_prompt, judge_completion, usd)

@@ -351,3 +351,28 @@ async def test_tasks_run_jobs_at_a_time_and_none_starts_once_the_budget_is_spent
     assert all(run.task_path(tmp_path, r["id"]).is_file() for r in records)
     progress = [line for line in capsys.readouterr().err.splitlines() if line.startswith("[")]
     assert len(progress) == 5 and progress[-1].split()[1] == "5/5"
+
+
+def test_the_estimate_is_measured_once_tasks_have_finished_in_the_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for task_id, model_prompt in ((1, 1000), (2, 3000)):
+        run.save_record(
+            tmp_path,
+            {
+                "id": task_id,
+                "article": "a",
+                "cleaned": "c",
+                "race": {},
+                "fact": {},
+                "model_tokens": {"prompt_tokens": model_prompt, "completion_tokens": 10},
+                "judge": {"prompt_tokens": 500, "completion_tokens": 50},
+            },
+        )
+    argv = ["--model", "sim", "--judge", "sim", "--tasks", "1,2,51,52", "--dry-run"]
+
+    assert main([*argv, "--out", str(tmp_path)]) == 0
+
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "median of the 2 tasks finished" in line
+    assert "2 tasks: model ~4,000 prompt + 20 completion tokens, judge ~1,000 + 100" in line
