@@ -35,7 +35,7 @@ from bench.drb.scores import scores
 from bench.drb.standin import StandinJudge
 from bench.drb.web import TaskWeb
 from deep_research.context import source_names
-from deep_research.engines.limits import ModelLimits, limits_of
+from deep_research.engines.catalog import ModelLimits, limits_of
 from deep_research.errors import DeepResearchError
 from deep_research.settings import get_settings
 from deep_research.sources import load_sources

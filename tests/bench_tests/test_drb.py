@@ -29,7 +29,7 @@ from bench.drb.prompts import load_prompts, parse
 from bench.drb.standin import StandinJudge
 from bench.drb.web import TaskWeb
 from bench.sections import Options, drb
-from deep_research.engines.limits import ModelLimits
+from deep_research.engines.catalog import ModelLimits
 from deep_research.settings import get_settings
 from deep_research.sources.web import WebConfig, web_reader
 from tests.bench_tests.drb_standin import Standin, serve
