@@ -53,7 +53,11 @@ SECTIONS: tuple[tuple[str, str, Callable[[dict[str, Any]], tuple[str, list[str]]
         "Documentation questions: evidence recall on a corpus nobody here wrote",
         systems.docqa,
     ),
-    ("drb", "Deep Research Bench: evidence, analysis and punctuation by language", systems.drb),
+    (
+        "drb",
+        "DRB's prompts on the simulation: languages, punctuation, plumbing (no quality figure)",
+        systems.drb,
+    ),
     ("verifier", "Verifier accuracy (bench/verifier)", systems.verifier),
     ("robustness", "Robustness: runs on a model whose replies are malformed", agent.robustness),
 )

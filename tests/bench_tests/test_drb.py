@@ -28,6 +28,7 @@ from bench.drb.model import DrbChatModel
 from bench.drb.prompts import load_prompts, parse
 from bench.drb.standin import StandinJudge
 from bench.drb.web import TaskWeb
+from bench.report import systems
 from bench.sections import Options, drb
 from deep_research.engines.catalog import ModelLimits
 from deep_research.settings import get_settings
@@ -294,12 +295,15 @@ async def test_fact_reads_through_the_guarded_reader_which_refuses_loopback(tmp_
     assert found["urls_not_read"] == 1 and found["citations"] == 0
 
 
-def test_section_measures_both_languages_quickly() -> None:
+def test_section_checks_both_languages_and_the_harness_plumbing_quickly() -> None:
     data = drb.run(Options(repeats=1, quick=True))
     for language in ("zh", "en"):
-        assert data["by_language"][language]["evidence_found_share"] == 1.0
         assert data["by_language"][language]["malformed_punctuation"] == 0
-    assert data["length_by_depth"]
+    plumbing = data["plumbing"]
+    assert plumbing["exit_status"] == 0 and plumbing["articles"] == plumbing["cleaned"] == 2
+    assert plumbing["comparisons"] == 2 and plumbing["fact_urls_read"] > 0
+    text, behind = systems.drb(data)
+    assert "Not a quality result" in text and "RACE" in text and behind == []
 
 
 @pytest.mark.parametrize(
