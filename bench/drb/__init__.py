@@ -1,10 +1,12 @@
-"""Deep Research Bench (DRB): its 100 tasks through our graph, measured and scored.
+"""Deep Research Bench (DRB): its 100 tasks through our graph, scored as DRB scores them.
 
-* :mod:`bench.drb.data` reads the tasks and their rubrics from ``../shared/data/drb`` (never
-  copied into the project);
-* :mod:`bench.drb.web` is a simulated web for one task, pages in the task's language;
-* :mod:`bench.drb.model` is a simulated model that answers our engine's tasks in any language;
-* :mod:`bench.drb.measure` runs one task and measures its report;
-* ``python -m bench.drb`` is the harness for people with keys (see :mod:`bench.drb.__main__`);
-  ``bench/sections/drb.py`` is the keyless benchmark section.
+* :mod:`bench.drb.data` reads the tasks, rubrics and the published peer from DRB's folder
+  (never copied into the project); :mod:`bench.drb.prompts` reads DRB's own prompts there;
+* :mod:`bench.drb.race` is RACE, pairwise against the peer; :mod:`bench.drb.fact` is FACT;
+  :mod:`bench.drb.judge` asks the judge as DRB does; :mod:`bench.drb.cost` estimates a run;
+* :mod:`bench.drb.run` runs tasks concurrently and resumably; :mod:`bench.drb.scores` writes
+  ``scores.json``; ``python -m bench.drb`` is the command (see docs/drb.md);
+* keyless: :mod:`bench.drb.model` (a simulated model), :mod:`bench.drb.web` (a simulated web
+  of rubric text), :mod:`bench.drb.standin` (a stand-in judge for DRB's prompts) and
+  :mod:`bench.drb.measure`, which ``bench/sections/drb.py`` uses to check the plumbing.
 """

@@ -28,10 +28,11 @@ from deep_research.engines.catalog import ModelLimits, estimate_tokens
 class Assumptions:
     """Sizes a run cannot know before it runs (tokens unless named otherwise)."""
 
-    model_prompt: int = 150_000
-    """Prompt tokens our graph spends on one task (all its calls)."""
-    model_completion: int = 15_000
-    """Completion tokens our graph spends on one task."""
+    model_prompt: int = 130_000
+    """Prompt tokens our graph spends on one task (all its calls): an 8-step plan on the
+    simulation's 1,000-word pages (BENCHMARKS.md, tokens per report)."""
+    model_completion: int = 35_000
+    """Completion tokens our graph spends on one task (the same 8-step plan)."""
     article: int = 4_000
     """Our article, with its references."""
     pairs: int = 30
