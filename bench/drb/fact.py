@@ -23,6 +23,7 @@ pair at all are left out; ``effective_citations`` is the mean per task and
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
@@ -33,7 +34,8 @@ from bench.drb.prompts import DrbPrompts
 from deep_research.errors import SourceError
 from deep_research.state.models import Document
 
-VERDICTS = ("supported", "unsupported", "unknown")
+URLS_AT_ONCE = 4
+"""Cited URLs of one article read and judged at once (DRB validates in a process pool)."""
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)]+)\)")
 _ESCAPES = {"\\>": ">", "\\<": "<", "\\+": "+", "\\~": "~"}
 """Escapes models write that JSON does not accept, undone before parsing (as DRB does)."""
@@ -128,19 +130,22 @@ async def fact_task(
     grouped: dict[str, list[str]] = {}
     for pair in pairs:
         grouped.setdefault(pair["url"], []).append(pair["fact"])
-    urls: dict[str, dict[str, Any]] = {}
-    for url, facts in grouped.items():
-        kept = await dedupe(judge, prompts, task, facts)
-        try:
-            page = (await reader.read(url)).text
-        except SourceError as exc:
-            urls[url] = {"facts": kept, "error": f"not read: {exc}"}
-            continue
-        verdicts = await validate(judge, prompts, task, page, kept)
-        if verdicts is None:
-            urls[url] = {"facts": kept, "error": "no usable validation reply"}
-        else:
-            urls[url] = {"facts": kept, "verdicts": verdicts, "page_chars": len(page)}
+    gate = asyncio.Semaphore(URLS_AT_ONCE)
+
+    async def check(url: str, facts: list[str]) -> dict[str, Any]:
+        async with gate:
+            kept = await dedupe(judge, prompts, task, facts)
+            try:
+                page = (await reader.read(url)).text
+            except SourceError as exc:
+                return {"facts": kept, "error": f"not read: {exc}"}
+            verdicts = await validate(judge, prompts, task, page, kept)
+            if verdicts is None:
+                return {"facts": kept, "error": "no usable validation reply"}
+            return {"facts": kept, "verdicts": verdicts, "page_chars": len(page)}
+
+    checked = await asyncio.gather(*(check(url, facts) for url, facts in grouped.items()))
+    urls = dict(zip(grouped, checked, strict=True))
     return {"pairs": len(pairs), "urls": urls, **figures(urls)}
 
 

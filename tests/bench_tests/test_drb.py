@@ -132,6 +132,14 @@ def test_two_tasks_end_to_end_on_stand_ins_then_resume(
             assert url.removeprefix(standin.base_url) in standin.pages_fetched
         assert 0 < record["fact"]["effective_citations"] <= record["fact"]["citations"]
     assert scores["overall"]["fact"]["tasks"] == 2
+    asked = {
+        kind
+        for text in standin.drb_prompts
+        for kind in ("clean", "score", "extract", "dedupe", "validate")
+        for lang in ("zh", "en")
+        if parse(prompts.get(kind, lang), text) is not None
+    }
+    assert asked == {"clean", "score", "extract", "dedupe", "validate"}
 
     # a rerun finds every task finished: nothing asked again, the same scores
     calls, fetched = len(standin.calls), len(standin.pages_fetched)
