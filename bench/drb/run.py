@@ -113,10 +113,9 @@ def _judge_usage(record: dict[str, Any], judge: Judge) -> None:
     judge.usage.prompt_tokens = judge.usage.completion_tokens = judge.usage.calls = 0
 
 
-async def run_stages(plan: Plan, task: Task, record: dict[str, Any]) -> None:
+async def run_stages(plan: Plan, task: Task, record: dict[str, Any], judge: Judge) -> None:
     """Run the stages of ``task`` that ``record`` lacks, saving after each."""
     out = plan.out
-    judge = Judge(plan.judge, plan.judge_name)
     if "article" not in record:
         report = await ask(task, plan.model, depth=plan.depth, sources=plan.sources)
         data = report.model_dump(mode="json", by_alias=True)
@@ -194,10 +193,12 @@ async def run_task(plan: Plan, task: Task, gate: asyncio.Semaphore) -> dict[str,
         else:
             record.pop("error", None)
             before = plan.cost(record)
+            judge = Judge(plan.judge, plan.judge_name)
             try:
-                await run_stages(plan, task, record)
+                await run_stages(plan, task, record, judge)
             except Exception as exc:  # one task's failure must not end the run; saved, retried
                 record["error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
+            _judge_usage(record, judge)  # a failed stage's tokens count too
             plan.spent += plan.cost(record) - before
         save_record(plan.out, record)
     plan.done += 1

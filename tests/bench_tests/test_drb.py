@@ -326,7 +326,7 @@ async def test_tasks_run_jobs_at_a_time_and_none_starts_once_the_budget_is_spent
 ) -> None:
     in_flight, most = 0, 0
 
-    async def stages(plan: run.Plan, task: Task, record: dict[str, Any]) -> None:
+    async def stages(plan: run.Plan, task: Task, record: dict[str, Any], judge: Judge) -> None:
         nonlocal in_flight, most
         in_flight += 1
         most = max(most, in_flight)
