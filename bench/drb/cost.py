@@ -61,7 +61,10 @@ class Estimate:
 
     def line(self) -> str:
         """One line for the console."""
-        cost = f"about ${self.usd:.2f}" if self.usd is not None else "cost unknown (no price)"
+        if self.usd is None:
+            cost = "cost unknown (no price)"
+        else:
+            cost = f"about ${self.usd:.2f}" if self.usd else "no cost (simulated models)"
         return (
             f"{self.tasks} tasks: model ~{self.model_prompt:,} prompt + "
             f"{self.model_completion:,} completion tokens, judge ~{self.judge_prompt:,} + "

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
 
 from bench.drb import fact, race, run
 from bench.drb.__main__ import main
@@ -388,3 +390,25 @@ def test_the_estimate_is_measured_once_tasks_have_finished_in_the_folder(
     line = capsys.readouterr().err.strip().splitlines()[-1]
     assert "median of the 2 tasks finished" in line
     assert "2 tasks: model ~4,000 prompt + 20 completion tokens, judge ~1,000 + 100" in line
+
+
+async def test_both_orders_cancel_a_judge_that_favours_the_first_article() -> None:
+    task = load_tasks(ids={51})[0]
+    biased = {
+        d: [
+            {"criterion": c.criterion, "article_1_score": 6, "article_2_score": 4}
+            for c in task.criteria
+            if c.dimension == d
+        ]
+        for d in DIMENSIONS
+    }
+    reply = AIMessage(f"```json\n{json.dumps(biased)}\n```")
+    judge = Judge(GenericFakeChatModel(messages=iter([reply, reply, reply])), "biased")
+    prompts = load_prompts()
+
+    alone = await race.race_task(judge, prompts, task, "ours", "peer's", "alternate")
+    both = await race.race_task(judge, prompts, task, "ours", "peer's", "both")
+
+    assert alone["race"]["overall"] == pytest.approx(0.6)  # odd id: ours first, favoured
+    assert [c["ours_first"] for c in both["comparisons"]] == [True, False]
+    assert all(v == pytest.approx(0.5) for v in both["race"].values())
