@@ -29,7 +29,7 @@ from bench.drb.cost import estimate, from_finished
 from bench.drb.data import DATA_DIR, DrbDataError, Task, available, load_peer, load_tasks
 from bench.drb.fact import Reader
 from bench.drb.model import DrbChatModel
-from bench.drb.prompts import load_prompts
+from bench.drb.prompts import DrbPrompts, load_prompts
 from bench.drb.run import Plan, finished, load_record, run_all
 from bench.drb.scores import scores
 from bench.drb.standin import StandinJudge
@@ -58,7 +58,10 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m bench.drb", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--model", required=True, help="our graph's model, or 'sim'")
-    parser.add_argument("--judge", required=True, help="DRB's judge model, or 'sim'")
+    parser.add_argument("--judge", required=True, help="RACE's judge model, or 'sim'")
+    parser.add_argument(
+        "--fact-judge", default="", help="FACT's judge model (default: --judge; DRB's is a Flash)"
+    )
     parser.add_argument(
         "--web",
         default="",
@@ -95,6 +98,11 @@ def chat_model(name: str, http: httpx.AsyncClient) -> BaseChatModel:
     from deep_research.engines.llm import build_chat_model
 
     return build_chat_model(name, api_key=None, base_url=None, http_async_client=http)
+
+
+def judge_model(name: str, prompts: DrbPrompts, http: httpx.AsyncClient) -> BaseChatModel:
+    """The stand-in judge for ``sim``, else :func:`chat_model`."""
+    return StandinJudge(prompts=prompts) if name == SIM else chat_model(name, http)
 
 
 def sources_for(web: str, corpus: str | None) -> list[SourceProvider] | None:
@@ -160,7 +168,9 @@ def prepare(args: argparse.Namespace, http: httpx.AsyncClient) -> Plan:
     tasks = _tasks(args)
     sources = sources_for(web, args.corpus)
     model = DrbChatModel() if args.model == SIM else chat_model(args.model, http)
-    judge = StandinJudge(prompts=prompts) if args.judge == SIM else chat_model(args.judge, http)
+    fact_name = args.fact_judge or args.judge
+    judge = judge_model(args.judge, prompts, http)
+    fact_judge = judge_model(fact_name, prompts, http)
     if sources is None:
 
         def reader(task: Task) -> Reader:
@@ -178,6 +188,8 @@ def prepare(args: argparse.Namespace, http: httpx.AsyncClient) -> Plan:
         model=model,
         judge=judge,
         judge_name=args.judge,
+        fact_judge=fact_judge,
+        fact_judge_name=fact_name,
         prompts=prompts,
         peer=peer,
         sources=sources,
@@ -189,6 +201,7 @@ def prepare(args: argparse.Namespace, http: httpx.AsyncClient) -> Plan:
         max_cost=args.max_cost,
         model_limits=_limits(args.model),
         judge_limits=_limits(args.judge),
+        fact_judge_limits=_limits(fact_name),
     )
 
 
@@ -201,19 +214,23 @@ def check_budget(plan: Plan, args: argparse.Namespace) -> None:
     records = [load_record(plan.out, t.id) for t in plan.tasks]
     done = [r for r in records if finished(r)]
     left = [t for t, r in zip(plan.tasks, records, strict=True) if not finished(r)]
-    limits = (plan.model_limits, plan.judge_limits)
+    limits = {
+        "model": plan.model_limits,
+        "judge": plan.judge_limits,
+        "fact_judge": plan.fact_judge_limits,
+    }
     if done:
-        found = from_finished(len(left), done, *limits)
+        found = from_finished(len(left), done, limits)
         basis = f"the median of the {len(done)} tasks finished in {plan.out}"
     else:
-        found = estimate(left, plan.prompts, plan.peer, plan.order, *limits)
+        found = estimate(left, plan.prompts, plan.peer, plan.order, limits)
         basis = "assumed sizes, see docs/drb.md"
     log(f"estimate ({basis}): {found.line()}")
     if args.max_cost is None:
         return
     if found.usd is None:
         raise UsageError(
-            "--max-cost needs a price for both models: add them to DEEP_RESEARCH_PRICES"
+            "--max-cost needs a price for every model: add them to DEEP_RESEARCH_PRICES"
         )
     if found.usd > args.max_cost:
         raise UsageError(f"the estimate, ${found.usd:.2f}, is over --max-cost ${args.max_cost:g}")
@@ -224,6 +241,7 @@ def about(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "model": args.model,
         "judge": args.judge,
+        "fact_judge": args.fact_judge or args.judge,
         "web": args.web or SIM,
         "depth": args.depth,
         "order": args.order,

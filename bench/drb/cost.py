@@ -47,15 +47,19 @@ class Assumptions:
     """The judge's reply per criterion in a comparison (analysis and two scores)."""
 
 
+RECORD_KEYS = {"model": "model_tokens", "judge": "judge", "fact_judge": "fact_judge"}
+"""Where a task's record keeps each role's tokens (see :mod:`bench.drb.run`)."""
+
+Limits = Mapping[str, ModelLimits | None]
+"""Each role's window and prices; ``None``: simulated, free."""
+
+
 @dataclass(frozen=True)
 class Estimate:
-    """Tokens and dollars for the model (our graph) and the judge."""
+    """Prompt and completion tokens by role, and dollars."""
 
     tasks: int
-    model_prompt: int
-    model_completion: int
-    judge_prompt: int
-    judge_completion: int
+    tokens: dict[str, tuple[int, int]]
     usd: float | None
     """``None`` when a model's price is unknown."""
 
@@ -65,15 +69,29 @@ class Estimate:
             cost = "cost unknown (no price)"
         else:
             cost = f"about ${self.usd:.2f}" if self.usd else "no cost (simulated models)"
-        return (
-            f"{self.tasks} tasks: model ~{self.model_prompt:,} prompt + "
-            f"{self.model_completion:,} completion tokens, judge ~{self.judge_prompt:,} + "
-            f"{self.judge_completion:,}; {cost}"
+        names = {"model": "model", "judge": "RACE judge", "fact_judge": "FACT judge"}
+        parts = ", ".join(
+            f"{names[role]} ~{prompt:,} + {completion:,}"
+            for role, (prompt, completion) in self.tokens.items()
         )
+        return f"{self.tasks} tasks, prompt + completion tokens: {parts}; {cost}"
 
 
 def _priced(limits: ModelLimits | None) -> bool:
     return limits is not None and (limits.input_price > 0 or limits.output_price > 0)
+
+
+def _usd(tokens: Mapping[str, tuple[int, int]], limits: Limits) -> float | None:
+    """Dollars at each role's prices; ``None`` if a priced role's model has no price."""
+    usd = 0.0
+    for role, (prompt, completion) in tokens.items():
+        found = limits.get(role)
+        if found is None:
+            continue
+        if not _priced(found):
+            return None
+        usd += found.cost(prompt, completion)
+    return usd
 
 
 def estimate(
@@ -81,60 +99,42 @@ def estimate(
     prompts: DrbPrompts,
     peer: Peer,
     order: Order,
-    model: ModelLimits | None,
-    judge: ModelLimits | None,
+    limits: Limits,
     sizes: Assumptions = Assumptions(),
 ) -> Estimate:
-    """The estimate for ``tasks``; ``model`` / ``judge`` ``None``: simulated, free."""
-    judge_prompt = judge_completion = 0
+    """The estimate for ``tasks`` from known and assumed sizes (see the module docstring)."""
+    judge = [0, 0]
+    fact = [0, 0]
     for task in tasks:
-        language = task.language
-        template = {k: estimate_tokens(prompts.get(k, language)) for k in prompts.templates}
-        judge_prompt += template["clean"] + sizes.article
-        judge_completion += sizes.article
+        template = {k: estimate_tokens(prompts.get(k, task.language)) for k in prompts.templates}
+        judge[0] += template["clean"] + sizes.article
+        judge[1] += sizes.article
         scoring = template["score"] + estimate_tokens(criteria_list(task) + task.prompt)
         scoring += sizes.article + estimate_tokens(peer.articles.get(task.id, ""))
         comparisons = len(orders_for(task, order))
-        judge_prompt += comparisons * scoring
-        judge_completion += comparisons * sizes.per_criterion * len(task.criteria)
-        judge_prompt += template["extract"] + sizes.article
-        judge_completion += sizes.pairs * sizes.pair_tokens
-        judge_prompt += sizes.urls * (template["validate"] + sizes.page + sizes.pairs * 40)
-        judge_completion += sizes.pairs * 15
+        judge[0] += comparisons * scoring
+        judge[1] += comparisons * sizes.per_criterion * len(task.criteria)
+        fact[0] += template["extract"] + sizes.article
+        fact[1] += sizes.pairs * sizes.pair_tokens
+        fact[0] += sizes.urls * (template["validate"] + sizes.page + sizes.pairs * 40)
+        fact[1] += sizes.pairs * 15
     n = len(tasks)
-    model_prompt, model_completion = n * sizes.model_prompt, n * sizes.model_completion
-    usd: float | None = 0.0
-    for limits, prompt, completion in (
-        (model, model_prompt, model_completion),
-        (judge, judge_prompt, judge_completion),
-    ):
-        if limits is None or usd is None:
-            continue
-        usd = usd + limits.cost(prompt, completion) if _priced(limits) else None
-    return Estimate(n, model_prompt, model_completion, judge_prompt, judge_completion, usd)
+    tokens = {
+        "model": (n * sizes.model_prompt, n * sizes.model_completion),
+        "judge": (judge[0], judge[1]),
+        "fact_judge": (fact[0], fact[1]),
+    }
+    return Estimate(n, tokens, _usd(tokens, limits))
 
 
-def from_finished(
-    left: int,
-    finished: Sequence[Mapping[str, Any]],
-    model: ModelLimits | None,
-    judge: ModelLimits | None,
-) -> Estimate:
+def from_finished(left: int, finished: Sequence[Mapping[str, Any]], limits: Limits) -> Estimate:
     """The estimate for ``left`` tasks at the median tokens of the ``finished`` tasks' records."""
 
     def median(key: str, part: str) -> int:
-        return left * int(statistics.median(r[key][part] for r in finished))
+        return left * int(statistics.median((r.get(key) or {}).get(part, 0) for r in finished))
 
-    model_prompt = median("model_tokens", "prompt_tokens")
-    model_completion = median("model_tokens", "completion_tokens")
-    judge_prompt = median("judge", "prompt_tokens")
-    judge_completion = median("judge", "completion_tokens")
-    usd: float | None = 0.0
-    for limits, prompt, completion in (
-        (model, model_prompt, model_completion),
-        (judge, judge_prompt, judge_completion),
-    ):
-        if limits is None or usd is None:
-            continue
-        usd = usd + limits.cost(prompt, completion) if _priced(limits) else None
-    return Estimate(left, model_prompt, model_completion, judge_prompt, judge_completion, usd)
+    tokens = {
+        role: (median(key, "prompt_tokens"), median(key, "completion_tokens"))
+        for role, key in RECORD_KEYS.items()
+    }
+    return Estimate(left, tokens, _usd(tokens, limits))

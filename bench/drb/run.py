@@ -42,7 +42,11 @@ class Plan:
     tasks: list[Task]
     model: BaseChatModel
     judge: BaseChatModel
+    """RACE's judge: it cleans and compares articles."""
     judge_name: str
+    fact_judge: BaseChatModel
+    """FACT's judge: it extracts, deduplicates and validates citations."""
+    fact_judge_name: str
     prompts: DrbPrompts
     peer: Peer
     sources: Sequence[SourceProvider] | None
@@ -56,6 +60,7 @@ class Plan:
     max_cost: float | None = None
     model_limits: ModelLimits | None = None
     judge_limits: ModelLimits | None = None
+    fact_judge_limits: ModelLimits | None = None
     spent: float = 0.0
     done: int = 0
     started: float = field(default_factory=time.monotonic)
@@ -63,7 +68,11 @@ class Plan:
     def cost(self, record: dict[str, Any]) -> float:
         """USD of one task's saved tokens at the known prices (0 without a price)."""
         usd = 0.0
-        for limits, key in ((self.model_limits, "model_tokens"), (self.judge_limits, "judge")):
+        for limits, key in (
+            (self.model_limits, "model_tokens"),
+            (self.judge_limits, "judge"),
+            (self.fact_judge_limits, "fact_judge"),
+        ):
             tokens = record.get(key) or {}
             if limits is not None:
                 prompt, completion = (
@@ -106,14 +115,17 @@ def finished(record: dict[str, Any]) -> bool:
     return all(key in record for key in ("article", "cleaned", "race", "fact"))
 
 
-def _judge_usage(record: dict[str, Any], judge: Judge) -> None:
-    spent = record.get("judge") or {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0}
+def _judge_usage(record: dict[str, Any], judge: Judge, key: str) -> None:
+    """Add what ``judge`` spent since the last call to ``record[key]``."""
+    spent = record.get(key) or {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0}
     now = judge.usage.as_dict()
-    record["judge"] = {k: spent.get(k, 0) + now[k] for k in now}
+    record[key] = {k: spent.get(k, 0) + now[k] for k in now}
     judge.usage.prompt_tokens = judge.usage.completion_tokens = judge.usage.calls = 0
 
 
-async def run_stages(plan: Plan, task: Task, record: dict[str, Any], judge: Judge) -> None:
+async def run_stages(
+    plan: Plan, task: Task, record: dict[str, Any], judge: Judge, fact_judge: Judge
+) -> None:
     """Run the stages of ``task`` that ``record`` lacks, saving after each."""
     out = plan.out
     if "article" not in record:
@@ -130,19 +142,19 @@ async def run_stages(plan: Plan, task: Task, record: dict[str, Any], judge: Judg
         save_record(out, record)
     if "cleaned" not in record:
         record["cleaned"] = await clean(judge, plan.prompts, task, record["article"])
-        _judge_usage(record, judge)
+        _judge_usage(record, judge, "judge")
         save_record(out, record)
     if "race" not in record:
         peer = plan.peer.articles[task.id]
         record["race"] = await race_task(
             judge, plan.prompts, task, record["cleaned"], peer, plan.order
         )
-        _judge_usage(record, judge)
+        _judge_usage(record, judge, "judge")
         save_record(out, record)
     if "fact" not in record:
         reader = plan.reader(task)
-        record["fact"] = await fact_task(judge, plan.prompts, task, record["article"], reader)
-        _judge_usage(record, judge)
+        record["fact"] = await fact_task(fact_judge, plan.prompts, task, record["article"], reader)
+        _judge_usage(record, fact_judge, "fact_judge")
         save_record(out, record)
 
 
@@ -194,11 +206,13 @@ async def run_task(plan: Plan, task: Task, gate: asyncio.Semaphore) -> dict[str,
             record.pop("error", None)
             before = plan.cost(record)
             judge = Judge(plan.judge, plan.judge_name)
+            fact_judge = Judge(plan.fact_judge, plan.fact_judge_name)
             try:
-                await run_stages(plan, task, record, judge)
+                await run_stages(plan, task, record, judge, fact_judge)
             except Exception as exc:  # one task's failure must not end the run; saved, retried
                 record["error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
-            _judge_usage(record, judge)  # a failed stage's tokens count too
+            _judge_usage(record, judge, "judge")  # a failed stage's tokens count too
+            _judge_usage(record, fact_judge, "fact_judge")
             plan.spent += plan.cost(record) - before
         save_record(plan.out, record)
     plan.done += 1

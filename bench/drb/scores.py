@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench.drb import fact, race
+from bench.drb.cost import RECORD_KEYS
 from bench.drb.data import Peer, Task
 
 
@@ -28,7 +29,7 @@ def task_row(task: Task, record: dict[str, Any], peer: Peer) -> dict[str, Any]:
         row["peer_race"] = {k: round(v, 4) for k, v in peer.race[task.id].items()}
     if "fact" in record:
         row["fact"] = {k: v for k, v in record["fact"].items() if k != "urls"}
-    for key in ("model_tokens", "judge", "measured"):
+    for key in (*RECORD_KEYS.values(), "measured"):
         if key in record:
             row[key] = record[key]
     return row
@@ -47,18 +48,16 @@ def _group(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def tokens_per_task(rows: Sequence[dict[str, Any]]) -> dict[str, int] | None:
-    """Median tokens of the finished tasks: the model's and the judge's."""
-    done = [r for r in rows if "model_tokens" in r and "judge" in r and "fact" in r]
+    """Median tokens of the finished tasks, by role: prompt and completion."""
+    done = [r for r in rows if "model_tokens" in r and "fact" in r]
     if not done:
         return None
-    return {
-        "model_prompt": int(statistics.median(r["model_tokens"]["prompt_tokens"] for r in done)),
-        "model_completion": int(
-            statistics.median(r["model_tokens"]["completion_tokens"] for r in done)
-        ),
-        "judge_prompt": int(statistics.median(r["judge"]["prompt_tokens"] for r in done)),
-        "judge_completion": int(statistics.median(r["judge"]["completion_tokens"] for r in done)),
-    }
+    out = {}
+    for role, key in RECORD_KEYS.items():
+        for part in ("prompt", "completion"):
+            counts = ((r.get(key) or {}).get(f"{part}_tokens", 0) for r in done)
+            out[f"{role}_{part}"] = int(statistics.median(counts))
+    return out
 
 
 def scores(

@@ -61,8 +61,8 @@ class Standin:
     calls: list[Call] = field(default_factory=list)
     pages_fetched: list[str] = field(default_factory=list)
     searches: list[str] = field(default_factory=list)
-    drb_prompts: list[str] = field(default_factory=list)
-    """Every DRB prompt received, as sent."""
+    drb_prompts: list[tuple[str, str]] = field(default_factory=list)
+    """Every DRB prompt received: the model named, the prompt as sent."""
 
     @property
     def base_url(self) -> str:
@@ -81,7 +81,7 @@ class Standin:
         request = Request(messages=body.get("messages", []), tools=body.get("tools"))
         drb = None if request.tools else answer(self.prompts, request.content("user"))
         if drb is not None:
-            self.drb_prompts.append(request.content("user"))
+            self.drb_prompts.append((str(body.get("model", "")), request.content("user")))
             reply, kind = Reply(stage="judge", call="drb", content=drb), "drb"
         else:
             reply, kind = drb_model.respond(request), "engine"

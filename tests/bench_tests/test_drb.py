@@ -68,8 +68,9 @@ def test_two_tasks_end_to_end_on_stand_ins_then_resume(
 ) -> None:
     standin = standin_env
     out = tmp_path / "run"
-    argv = ["--model", "writer", "--judge", "judge", "--web", "tavily", "--depth", "light"]
-    argv += ["--tasks", ",".join(map(str, TASKS)), "--jobs", "2", "--out", str(out)]
+    argv = ["--model", "writer", "--judge", "judge", "--fact-judge", "fact-judge"]
+    argv += ["--web", "tavily", "--depth", "light", "--jobs", "2", "--out", str(out)]
+    argv += ["--tasks", ",".join(map(str, TASKS))]
 
     assert main(argv) == 0
 
@@ -93,8 +94,8 @@ def test_two_tasks_end_to_end_on_stand_ins_then_resume(
     scoring = [
         f
         for f in (
-            parse(prompts.get("score", lang), p)
-            for p in standin.drb_prompts
+            parse(prompts.get("score", lang), text)
+            for _, text in standin.drb_prompts
             for lang in ("zh", "en")
         )
         if f
@@ -120,6 +121,7 @@ def test_two_tasks_end_to_end_on_stand_ins_then_resume(
             race.on_drb_scale(row["race"]["overall"], row["peer_race"]["overall"]), abs=1e-4
         )
         assert row["model_tokens"]["prompt_tokens"] > 0 and row["judge"]["prompt_tokens"] > 0
+        assert row["fact_judge"]["prompt_tokens"] > 0
     assert scores["overall"]["tasks_scored"] == 2
     assert set(scores["by_language"]) == {"zh", "en"}
     assert scores["peer_fact"]["citation_accuracy"] == pytest.approx(0.8732, abs=1e-4)
@@ -134,14 +136,21 @@ def test_two_tasks_end_to_end_on_stand_ins_then_resume(
             assert url.removeprefix(standin.base_url) in standin.pages_fetched
         assert 0 < record["fact"]["effective_citations"] <= record["fact"]["citations"]
     assert scores["overall"]["fact"]["tasks"] == 2
+    # every DRB prompt asked; RACE's to the judge, FACT's to the FACT judge
     asked = {
-        kind
-        for text in standin.drb_prompts
+        (kind, model)
+        for model, text in standin.drb_prompts
         for kind in ("clean", "score", "extract", "dedupe", "validate")
         for lang in ("zh", "en")
         if parse(prompts.get(kind, lang), text) is not None
     }
-    assert asked == {"clean", "score", "extract", "dedupe", "validate"}
+    assert asked == {
+        ("clean", "judge"),
+        ("score", "judge"),
+        ("extract", "fact-judge"),
+        ("dedupe", "fact-judge"),
+        ("validate", "fact-judge"),
+    }
 
     # a rerun finds every task finished: nothing asked again, the same scores
     calls, fetched = len(standin.calls), len(standin.pages_fetched)
@@ -231,7 +240,7 @@ def test_dry_run_prints_the_estimate_and_writes_nothing(
     out = tmp_path / "run"
     argv = ["--model", "sim", "--judge", "sim", "--tasks", "1,51", "--dry-run", "--out", str(out)]
     assert main(argv) == 0
-    assert "2 tasks: model ~" in capsys.readouterr().err
+    assert "2 tasks, prompt + completion tokens: model ~" in capsys.readouterr().err
     assert not out.exists()
 
 
@@ -328,7 +337,9 @@ async def test_tasks_run_jobs_at_a_time_and_none_starts_once_the_budget_is_spent
 ) -> None:
     in_flight, most = 0, 0
 
-    async def stages(plan: run.Plan, task: Task, record: dict[str, Any], judge: Judge) -> None:
+    async def stages(
+        plan: run.Plan, task: Task, record: dict[str, Any], judge: Judge, fact_judge: Judge
+    ) -> None:
         nonlocal in_flight, most
         in_flight += 1
         most = max(most, in_flight)
@@ -345,6 +356,8 @@ async def test_tasks_run_jobs_at_a_time_and_none_starts_once_the_budget_is_spent
         model=DrbChatModel(),
         judge=StandinJudge(prompts=prompts),
         judge_name="judge",
+        fact_judge=StandinJudge(prompts=prompts),
+        fact_judge_name="judge",
         prompts=prompts,
         peer=load_peer(),
         sources=None,
@@ -381,6 +394,7 @@ def test_the_estimate_is_measured_once_tasks_have_finished_in_the_folder(
                 "fact": {},
                 "model_tokens": {"prompt_tokens": model_prompt, "completion_tokens": 10},
                 "judge": {"prompt_tokens": 500, "completion_tokens": 50},
+                "fact_judge": {"prompt_tokens": 200, "completion_tokens": 20},
             },
         )
     argv = ["--model", "sim", "--judge", "sim", "--tasks", "1,2,51,52", "--dry-run"]
@@ -389,7 +403,10 @@ def test_the_estimate_is_measured_once_tasks_have_finished_in_the_folder(
 
     line = capsys.readouterr().err.strip().splitlines()[-1]
     assert "median of the 2 tasks finished" in line
-    assert "2 tasks: model ~4,000 prompt + 20 completion tokens, judge ~1,000 + 100" in line
+    assert (
+        "2 tasks, prompt + completion tokens: model ~4,000 + 20, RACE judge ~1,000 + 100, " in line
+    )
+    assert "FACT judge ~400 + 40" in line
 
 
 async def test_both_orders_cancel_a_judge_that_favours_the_first_article() -> None:
