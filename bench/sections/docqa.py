@@ -1,13 +1,18 @@
-"""Documentation questions: evidence recall in a corpus nobody here wrote.
+"""Documentation questions: evidence and answers on corpora nobody here wrote.
 
-The corpus is Debian's ``git-doc`` package (the HTML manual pages of git), copied into a
-temporary folder and indexed as a local corpus; ``bench/docqa/questions.json`` holds 15
-questions, the pages that answer each, and the key facts those pages state (checked to be in
-the pages' extracted text). Each question runs twice in-process: on the offline engine, and
-with the evidence picked by the LLM engine on the simulated model (:mod:`bench.sim`; every
-other task stays offline, so that only the picking differs). The section reports:
+Each ``bench/docqa/<corpus>.json`` names a Debian documentation package (git-doc,
+postgresql-doc-15, sqlite3-doc) and holds two splits of questions, each with the pages that
+answer it and the key facts those pages state (verbatim phrases, checked to be in the pages'
+extracted text): ``dev``, the questions the engine may be tuned on, and ``test``, written from
+the pages before any tuning and never tuned on. The corpus is the package's HTML pages, found
+with ``dpkg -L`` (the folder holding most of them), copied into a temporary folder and indexed
+as a local corpus. Each question runs twice in-process: on the offline engine, and with the
+evidence picked by the LLM engine on the simulated model (:mod:`bench.sim`; every other task
+stays offline, so that only the picking differs). For each corpus and split the section
+reports:
 
-* **page recall**: the share of questions for which a page that answers it was read;
+* **page recall**: the share of questions for which a page that answers it was read, and
+  **pages cited**: the share whose report cites one;
 * **key-fact recall** of (a) the text of the pages read, (b) the passages shown to the engine
   to pick evidence from, (c) the evidence handed to the writer (the findings' quotes), (d) the
   report: the share of key facts whose words appear, in order, in that text (lower-cased,
@@ -16,8 +21,8 @@ other task stays offline, so that only the picking differs). The section reports
   verbatim in their passage);
 * the **supported share** of the report's checked claims.
 
-The package is installed with ``apt-get install git-doc`` when missing (the bench may install
-what it measures); without it the section says so and measures nothing.
+A package that is missing is installed with ``apt-get install`` (the bench may install what it
+measures); when that fails, that corpus is reported as skipped, with the reason.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import statistics
 import subprocess
 import tempfile
 import uuid
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -52,7 +58,8 @@ from deep_research.sources.local import LocalCorpus
 from deep_research.state import Passage, PlanStep
 
 NAME = "docqa"
-QUESTIONS = BENCH_DIR / "docqa" / "questions.json"
+QUESTION_SETS = BENCH_DIR / "docqa"
+SPLITS = ("dev", "test")
 
 
 def normalized(text: str) -> str:
@@ -66,17 +73,43 @@ def recall(facts: list[str], text: str) -> float:
     return sum(1 for fact in facts if normalized(fact) in haystack) / len(facts)
 
 
-def _ensure_package(spec: dict[str, Any]) -> Path | None:
-    folder = Path(spec["folder"])
-    if not folder.is_dir() and shutil.which("apt-get"):
-        log(f"installing {spec['package']} (apt-get)")
-        subprocess.run(
-            ["apt-get", "install", "-y", "-qq", spec["package"]],
+def _installed(package: str) -> bool:
+    done = subprocess.run(["dpkg", "-s", package], check=False, capture_output=True)
+    return done.returncode == 0
+
+
+def package_pages(package: str) -> tuple[list[Path], str | None]:
+    """The HTML pages of a Debian package, installing it when missing.
+
+    Returns:
+        The pages of the folder that holds most of the package's HTML files (its manual), and
+        why there are none when there are none.
+    """
+    if not shutil.which("dpkg"):
+        return [], "dpkg is not available (not a Debian system)"
+    if not _installed(package):
+        if not shutil.which("apt-get"):
+            return [], f"the {package} package is not installed and apt-get is not available"
+        log(f"installing {package} (apt-get)")
+        done = subprocess.run(
+            ["apt-get", "install", "-y", "-qq", package],
             check=False,
             capture_output=True,
-            timeout=600,
+            text=True,
+            timeout=900,
         )
-    return folder if folder.is_dir() else None
+        if done.returncode != 0:
+            reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            return [], f"`apt-get install {package}` failed: {reason}"
+    listed = subprocess.run(
+        ["dpkg", "-L", package], check=True, capture_output=True, text=True
+    ).stdout.split()
+    pages = [Path(line) for line in listed if line.endswith(".html") and Path(line).is_file()]
+    if not pages:
+        return [], f"the {package} package holds no HTML pages"
+    folders = Counter(page.parent for page in pages)
+    manual = max(folders, key=lambda folder: (folders[folder], str(folder)))
+    return sorted(page for page in pages if page.parent == manual), None
 
 
 class ShownPassages(OfflineEngine):
@@ -125,6 +158,7 @@ async def _measure(corpus: LocalCorpus, item: dict[str, Any], picker: str) -> di
     report = state["report"]
     read = [s for s in state["sources"] if s.crawl_status == "ok"]
     names = {s.url.rsplit("/", 1)[-1] for s in read}
+    cited = {r.url.rsplit("/", 1)[-1] for r in report.references}
     pages_text = "\n".join([(await corpus.read(s.url)).text for s in read])
     chosen = {i for f in state["findings"] for i in f.evidence_ids}
     evidence = "\n".join(e.quote for e in state["evidence"] if e.id in chosen)
@@ -133,6 +167,7 @@ async def _measure(corpus: LocalCorpus, item: dict[str, Any], picker: str) -> di
     return {
         "question": item["question"],
         "answer_page_read": bool(names & set(item["pages"])),
+        "answer_page_cited": bool(cited & set(item["pages"])),
         "facts": len(item["facts"]),
         "recall_pages": recall(item["facts"], pages_text),
         "recall_passages": recall(item["facts"], "\n".join(p.text for p in engine.shown)),
@@ -151,7 +186,9 @@ async def _measure(corpus: LocalCorpus, item: dict[str, Any], picker: str) -> di
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     claims = sum(r["claims"] for r in rows)
     return {
+        "questions": len(rows),
         "page_recall": round(sum(r["answer_page_read"] for r in rows) / len(rows), 3),
+        "pages_cited": round(sum(r["answer_page_cited"] for r in rows) / len(rows), 3),
         "fact_recall": {
             key: round(statistics.mean(r[f"recall_{key}"] for r in rows), 3)
             for key in ("pages", "passages", "evidence", "report")
@@ -165,12 +202,28 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(options: Options) -> dict[str, Any]:
-    """Run every question (three with ``--quick``), offline and with the simulated model."""
-    spec = json.loads(QUESTIONS.read_text(encoding="utf-8"))
-    folder = _ensure_package(spec)
-    if folder is None:
-        return {"skipped": f"the {spec['package']} package is not installed and could not be"}
-    items = spec["questions"][:3] if options.quick else spec["questions"]
+    """Run every corpus's dev and test questions (two per split with ``--quick``)."""
+    corpora: dict[str, Any] = {}
+    for path in sorted(QUESTION_SETS.glob("*.json")):
+        spec = json.loads(path.read_text(encoding="utf-8"))
+        pages, reason = package_pages(spec["package"])
+        if reason is not None:
+            log(f"{path.stem}: skipped, {reason}")
+            corpora[path.stem] = {"corpus": spec["corpus"], "skipped": reason}
+            continue
+        splits = {split: spec[split][:2] if options.quick else spec[split] for split in SPLITS}
+        corpora[path.stem] = {
+            "corpus": spec["corpus"],
+            "package": spec["package"],
+            "pages": len(pages),
+            "splits": _run_corpus(path.stem, pages, splits),
+        }
+    return {"corpora": corpora}
+
+
+def _run_corpus(
+    name: str, pages: list[Path], splits: dict[str, list[dict[str, Any]]]
+) -> dict[str, Any]:
     results: dict[str, Any] = {}
     # a fixed path: page URLs, and so evidence ids (which break ties in relevance), are the
     # same from run to run
@@ -179,34 +232,24 @@ def run(options: Options) -> dict[str, Any]:
         fcntl.flock(lock, fcntl.LOCK_EX)  # two bench runs at once take turns on the fixed path
         shutil.rmtree(tmp, ignore_errors=True)
         try:
-            root = tmp / "corpus"
+            root = tmp / name
             root.mkdir(parents=True)
-            for page in sorted(folder.glob("*.html")):
+            for page in pages:
                 shutil.copy(page, root / page.name)
             corpus = LocalCorpus(root, tmp / "index.sqlite")
-            for picker in ("offline", "sim"):
-                rows = [asyncio.run(_measure(corpus, item, picker)) for item in items]
-                for row in rows:
-                    log(
-                        f"{picker} {row['question'][:40]}: page "
-                        f"{'yes' if row['answer_page_read'] else 'no'}, facts pages "
-                        f"{row['recall_pages']:.2f} passages {row['recall_passages']:.2f} "
-                        f"evidence {row['recall_evidence']:.2f} report {row['recall_report']:.2f}"
-                    )
-                results[picker] = _summary(rows)
+            for split, items in splits.items():
+                results[split] = {}
+                for picker in ("offline", "sim"):
+                    rows = [asyncio.run(_measure(corpus, item, picker)) for item in items]
+                    for row in rows:
+                        log(
+                            f"{name} {split} {picker} {row['question'][:40]}: page "
+                            f"{'cited' if row['answer_page_cited'] else 'no'}, facts pages "
+                            f"{row['recall_pages']:.2f} passages {row['recall_passages']:.2f} "
+                            f"evidence {row['recall_evidence']:.2f} "
+                            f"report {row['recall_report']:.2f}"
+                        )
+                    results[split][picker] = _summary(rows)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    offline = results["offline"]
-    return {
-        "corpus": spec["corpus"],
-        "questions": len(items),
-        # the offline run's figures stay at the top level, as before the evidence-recall split
-        "page_recall": offline["page_recall"],
-        "fact_recall": offline["fact_recall"],
-        "supported_share": offline["supported_share"],
-        "rows": offline["rows"],
-        "evidence_recall": {
-            picker: {k: v for k, v in r.items() if k != "rows"} for picker, r in results.items()
-        },
-        "simulated_rows": results["sim"]["rows"],
-    }
+    return results
