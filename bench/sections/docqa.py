@@ -4,8 +4,8 @@ Each ``bench/docqa/<corpus>.json`` names a Debian documentation package (git-doc
 postgresql-doc-15, sqlite3-doc) and holds two splits of questions, each with the pages that
 answer it and the key facts those pages state (verbatim phrases, checked to be in the pages'
 extracted text): ``dev``, the questions the engine may be tuned on, and ``test``, written from
-the pages before any tuning and never tuned on. The corpus is the package's HTML pages, found
-with ``dpkg -L`` (the folder holding most of them), copied into a temporary folder and indexed
+the pages before any tuning and never tuned on. The corpus is every HTML page the package
+installs (``dpkg -L``), copied with their paths into a temporary folder and indexed
 as a local corpus. Each question runs twice in-process: on the offline engine, and with the
 evidence picked by the LLM engine on the simulated model (:mod:`bench.sim`; every other task
 stays offline, so that only the picking differs). For each corpus and split the section
@@ -30,13 +30,13 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import json
+import os
 import re
 import shutil
 import statistics
 import subprocess
 import tempfile
 import uuid
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -78,18 +78,18 @@ def _installed(package: str) -> bool:
     return done.returncode == 0
 
 
-def package_pages(package: str) -> tuple[list[Path], str | None]:
-    """The HTML pages of a Debian package, installing it when missing.
+def package_pages(package: str) -> tuple[Path | None, list[Path], str | None]:
+    """Every HTML page a Debian package installs, installing the package when missing.
 
     Returns:
-        The pages of the folder that holds most of the package's HTML files (its manual), and
-        why there are none when there are none.
+        The folder that holds them all (their common root), the pages, and why there are none
+        when there are none.
     """
     if not shutil.which("dpkg"):
-        return [], "dpkg is not available (not a Debian system)"
+        return None, [], "dpkg is not available (not a Debian system)"
     if not _installed(package):
         if not shutil.which("apt-get"):
-            return [], f"the {package} package is not installed and apt-get is not available"
+            return None, [], f"{package} is not installed and apt-get is not available"
         log(f"installing {package} (apt-get)")
         done = subprocess.run(
             ["apt-get", "install", "-y", "-qq", package],
@@ -100,16 +100,14 @@ def package_pages(package: str) -> tuple[list[Path], str | None]:
         )
         if done.returncode != 0:
             reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
-            return [], f"`apt-get install {package}` failed: {reason}"
+            return None, [], f"`apt-get install {package}` failed: {reason}"
     listed = subprocess.run(
         ["dpkg", "-L", package], check=True, capture_output=True, text=True
-    ).stdout.split()
-    pages = [Path(line) for line in listed if line.endswith(".html") and Path(line).is_file()]
+    ).stdout.split("\n")
+    pages = sorted(Path(line) for line in listed if line.endswith(".html") and Path(line).is_file())
     if not pages:
-        return [], f"the {package} package holds no HTML pages"
-    folders = Counter(page.parent for page in pages)
-    manual = max(folders, key=lambda folder: (folders[folder], str(folder)))
-    return sorted(page for page in pages if page.parent == manual), None
+        return None, [], f"the {package} package holds no HTML pages"
+    return Path(os.path.commonpath(pages if len(pages) > 1 else [pages[0].parent])), pages, None
 
 
 class ShownPassages(OfflineEngine):
@@ -157,8 +155,7 @@ async def _measure(corpus: LocalCorpus, item: dict[str, Any], picker: str) -> di
     state = await _ask(corpus, item["question"], engine)
     report = state["report"]
     read = [s for s in state["sources"] if s.crawl_status == "ok"]
-    names = {s.url.rsplit("/", 1)[-1] for s in read}
-    cited = {r.url.rsplit("/", 1)[-1] for r in report.references}
+    answering = {f"/{page}" for page in item["pages"]}  # paths under the corpus's root
     pages_text = "\n".join([(await corpus.read(s.url)).text for s in read])
     chosen = {i for f in state["findings"] for i in f.evidence_ids}
     evidence = "\n".join(e.quote for e in state["evidence"] if e.id in chosen)
@@ -166,8 +163,10 @@ async def _measure(corpus: LocalCorpus, item: dict[str, Any], picker: str) -> di
     usage = state["usage"]
     return {
         "question": item["question"],
-        "answer_page_read": bool(names & set(item["pages"])),
-        "answer_page_cited": bool(cited & set(item["pages"])),
+        "answer_page_read": any(s.url.endswith(page) for s in read for page in answering),
+        "answer_page_cited": any(
+            r.url.endswith(page) for r in report.references for page in answering
+        ),
         "facts": len(item["facts"]),
         "recall_pages": recall(item["facts"], pages_text),
         "recall_passages": recall(item["facts"], "\n".join(p.text for p in engine.shown)),
@@ -206,8 +205,8 @@ def run(options: Options) -> dict[str, Any]:
     corpora: dict[str, Any] = {}
     for path in sorted(QUESTION_SETS.glob("*.json")):
         spec = json.loads(path.read_text(encoding="utf-8"))
-        pages, reason = package_pages(spec["package"])
-        if reason is not None:
+        root, pages, reason = package_pages(spec["package"])
+        if root is None or reason is not None:
             log(f"{path.stem}: skipped, {reason}")
             corpora[path.stem] = {"corpus": spec["corpus"], "skipped": reason}
             continue
@@ -216,13 +215,13 @@ def run(options: Options) -> dict[str, Any]:
             "corpus": spec["corpus"],
             "package": spec["package"],
             "pages": len(pages),
-            "splits": _run_corpus(path.stem, pages, splits),
+            "splits": _run_corpus(path.stem, root, pages, splits),
         }
     return {"corpora": corpora}
 
 
 def _run_corpus(
-    name: str, pages: list[Path], splits: dict[str, list[dict[str, Any]]]
+    name: str, root: Path, pages: list[Path], splits: dict[str, list[dict[str, Any]]]
 ) -> dict[str, Any]:
     results: dict[str, Any] = {}
     # a fixed path: page URLs, and so evidence ids (which break ties in relevance), are the
@@ -232,11 +231,12 @@ def _run_corpus(
         fcntl.flock(lock, fcntl.LOCK_EX)  # two bench runs at once take turns on the fixed path
         shutil.rmtree(tmp, ignore_errors=True)
         try:
-            root = tmp / name
-            root.mkdir(parents=True)
+            copy = tmp / name
             for page in pages:
-                shutil.copy(page, root / page.name)
-            corpus = LocalCorpus(root, tmp / "index.sqlite")
+                target = copy / page.relative_to(root)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(page, target)
+            corpus = LocalCorpus(copy, tmp / "index.sqlite")
             for split, items in splits.items():
                 results[split] = {}
                 for picker in ("offline", "sim"):
