@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deep_research.sources.evidence import select_evidence
+from deep_research.sources.evidence import select_evidence, subject_names
 from deep_research.state import Document, PlanStep
 from deep_research.state.models import stable_id
 from deep_research.text import content_tokens
@@ -43,3 +43,13 @@ def test_without_a_topic_the_step_terms_alone_decide() -> None:
     step = PlanStep(id="s02", title="History and timeline", intent="Dates and milestones")
     spans = select_evidence(_documents(), step, ["history timeline"], limit=4)
     assert {s.url for s in spans} == set(PAGES)
+
+
+def test_names_are_runs_of_capitalised_words() -> None:
+    """The names a question asks about, which conflict detection keeps to."""
+    assert subject_names("How do LFP and NMC batteries compare at Red Rock Station?") == [
+        ["lfp"],
+        ["nmc"],
+        ["red", "rock", "station"],
+    ]
+    assert subject_names("What are the fire risks of grid batteries?") == []

@@ -149,7 +149,6 @@ def test_a_sentence_of_a_page_about_the_subject_is_about_it_named_or_not() -> No
         ["brightwater wind farm cost contributed funding million"],
         limit=3,
         topic=content_tokens(step.title),
-        question=step.title,
     )
     # it ranks with the sentences that name the subject: first, as it states money spent
     assert "The state contributed A$40 million toward the second stage." in spans[0].quote

@@ -121,8 +121,6 @@ def test_a_step_about_a_rebase_finds_what_is_rebased() -> None:
     )
     document = Document(id=stable_id("doc", text), url="file:///c/rebase.md", title="", text=text)
     step = PlanStep(id="s01", title="What happens to commits in a rebase")
-    spans = select_evidence(
-        [document], step, [step.title], topic=content_tokens(step.title), question=step.title
-    )
+    spans = select_evidence([document], step, [step.title], topic=content_tokens(step.title))
     assert spans
     assert "are rebased one at a time" in spans[0].quote

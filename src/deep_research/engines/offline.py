@@ -266,9 +266,7 @@ class OfflineEngine:
         passages: Sequence[Passage],
     ) -> Reply[list[PickedQuote]]:
         """Sentence windows of the passages, by relevance (:func:`select_windows`)."""
-        windows = select_windows(
-            passages, step, queries, topic=content_tokens(question), question=question
-        )
+        windows = select_windows(passages, step, queries, topic=content_tokens(question))
         return Reply(
             [
                 PickedQuote(passage=passage_key(w.passage), quote=w.text, relevance=w.relevance)

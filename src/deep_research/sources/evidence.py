@@ -2,8 +2,8 @@
 
 The step's pages are cut into passages and ranked across pages within the depth's token budget
 (:mod:`deep_research.sources.passages`). Offline, the quotable sentences of those passages are
-then ranked together (BM25, boosted by the question's distinctive terms and by the kind of figure
-the step asks for), and each chosen sentence grows into a window of contiguous sentences of its
+then ranked together (BM25, boosted by the question's distinctive terms and by the score of the
+passage they stand in), and each chosen sentence grows into a window of contiguous sentences of its
 paragraph when its neighbours are on the step's subject too, so that a fact stated over two
 sentences survives. A page's share follows relevance: each window a page already gave discounts
 its next by :data:`~deep_research.sources.passages.PAGE_DECAY`, and windows far below the best
@@ -38,7 +38,6 @@ from deep_research.text import (
     stem,
     word_count,
 )
-from deep_research.verification.quantities import quantities
 
 MAX_QUOTE_CHARS = 600
 """Longer sentences are not quoted: a quote must be minimal to be checkable."""
@@ -56,47 +55,6 @@ TOPIC_BOOST = 0.5
 
 TOPIC_RARITY = 0.25
 """A question term counts as distinctive when fewer than this share of candidates hold it."""
-
-ANSWER_BOOST = 0.5
-"""Score multiplier added when an on-topic sentence states the kind of figure the step asks
-for (a currency amount for a cost question, a year for a "when" question)."""
-
-ANSWER_TYPES: tuple[tuple[str, re.Pattern[str], frozenset[str]], ...] = (
-    (
-        "money",
-        re.compile(
-            r"\b(?:cost(?:s|ed|ing)?|pric(?:e|es|ed|ing)|paid|pay|spen[dt]|spending|"
-            r"fund(?:s|ed|ing)?|budget(?:s|ed)?|invest(?:ed|ment)?|"
-            # French, Spanish, German
-            r"co[uû]t(?:s|e|é|ent)?|cost(?:o|ó|aron)|cuesta|precios?|"
-            r"kost(?:en|et|ete)|gekostet|preis(?:e|s)?)\b|成本|造价|花费|多少钱|价格|投资",
-            re.I,
-        ),
-        frozenset({"money"}),
-    ),
-    (
-        "date",
-        re.compile(
-            r"\b(?:when|(?:what|which) year|what date|timeline|quand|en quelle année|"
-            r"cuándo|en qué año|wann|in welchem jahr)(?!\w)|何时|什么时候|哪一年",
-            re.I,
-        ),
-        frozenset({"date", "decade"}),
-    ),
-    (
-        "measure",
-        re.compile(
-            r"\b(?:how (?:many|large|big)|capacity|size[sd]?|quelle taille|capacité|"
-            r"qué tan grande|tamaño|capacidad|wie (?:groß|viele)|größe|kapazität)(?!\w)"
-            r"|规模|容量|多大",
-            re.I,
-        ),
-        frozenset({"power", "energy", "length", "miles", "mass", "charge", "voltage", "count"}),
-    ),
-)
-"""Answer types (classic QA): a cue in a step's title, and the quantity kinds
-(:func:`~deep_research.verification.quantities.quantities`) that answer it; ``money`` also covers
-prices per unit (``money/energy``)."""
 
 ANSWER_TERMS = frozenset(
     content_tokens(
@@ -143,7 +101,6 @@ def select_evidence(
     budget: int = PASSAGE_BUDGET["medium"],
     limit: int = MAX_WINDOWS,
     topic: Sequence[str] = (),
-    question: str = "",
     clean: Collection[str] = (),
 ) -> list[EvidenceSpan]:
     """Rank the passages of ``documents`` within ``budget`` tokens and select windows as spans.
@@ -152,7 +109,7 @@ def select_evidence(
     then :func:`select_windows`); every span's ``quote`` equals ``document.text[start:end]``.
     """
     passages = rank_passages(documents, step_terms(step, queries), budget=budget, clean=clean)
-    windows = select_windows(passages, step, queries, limit=limit, topic=topic, question=question)
+    windows = select_windows(passages, step, queries, limit=limit, topic=topic)
     return [_span(w, step) for w in windows]
 
 
@@ -183,7 +140,6 @@ def select_windows(
     *,
     limit: int = MAX_WINDOWS,
     topic: Sequence[str] = (),
-    question: str = "",
 ) -> list[Window]:
     """Return the most relevant, mutually diverse sentence windows of ``passages``.
 
@@ -200,7 +156,7 @@ def select_windows(
     if not candidates:
         return []
     bags = [content_tokens(c.sentence.text) for c in candidates]
-    scores = _scores(passages, candidates, bags, query, step, topic=topic, question=question)
+    scores = _scores(passages, candidates, bags, query, topic=topic)
     return _windows(passages, candidates, bags, scores, limit=limit)
 
 
@@ -242,37 +198,17 @@ def _scores(
     candidates: Sequence[Candidate],
     bags: Sequence[list[str]],
     query: Sequence[str],
-    step: PlanStep,
     *,
     topic: Sequence[str],
-    question: str,
 ) -> list[float]:
     """Each candidate's score for the step.
 
-    BM25 over the pooled candidates, boosted by the question's distinctive terms, by the
-    kind of answer the step asks for and by the score of the passage the sentence stands in
-    (which saw the page's title, the section heading and the page's lead); zero when off the
-    subject the step is anchored on (:func:`needs_anchor`).
+    BM25 over the pooled candidates, boosted by the question's distinctive terms the sentence
+    or its page's title holds, and by the score of the passage the sentence stands in (which
+    saw the page's title, the section heading and the page's lead).
     """
     bm25 = BM25(bags)
-    subject = subject_terms(topic)
-    distinctive = _distinctive(subject, bags)
-    about = _mentions(passages, candidates, bags)
-    held: dict[str, set[str]] = {}  # each document's terms, as its candidate sentences hold them
-    for candidate, bag in zip(candidates, bags, strict=True):
-        held.setdefault(candidate.document_id, set()).update(_possessed(bag))
-    headings = {h for p in passages for h in (p.title, p.section)} | {
-        c.sentence.section for c in candidates
-    }
-    named = name_anchors(
-        subject_names(question),
-        list(held.values()),
-        [_terms(h) for h in sorted(h for h in headings if h)],
-    )
-    own = set(named) & _terms(step.title)  # the names the step's title names
-    anchors = own or set(named) or _topic_anchors(subject, bags)
-    wanted = answer_kinds(step.title)
-    anchored = needs_anchor(step, subject, named=bool(named))
+    distinctive = _distinctive(subject_terms(topic), bags)
     best = max((p.score for p in passages), default=0.0)
     passage_share = [p.score / best if best > 0 else 0.0 for p in passages]
     titles = {i: set(content_tokens(p.title)) for i, p in enumerate(passages) if p.title}
@@ -282,46 +218,8 @@ def _scores(
         # lifts every sentence under it, which the passage score already did
         titled = set(bags[i]) | titles.get(candidate.passage, set())
         score = bm25.score(query, i) * (1 + TOPIC_BOOST * len(distinctive & titled))
-        score *= 1 + PASSAGE_WEIGHT * passage_share[candidate.passage]
-        on_topic = bool(anchors & about[i]) if anchors else True
-        if anchored and not on_topic:
-            score = 0.0
-        elif wanted and on_topic and _answers(candidate.sentence.text, wanted):
-            score *= 1 + ANSWER_BOOST
-        scores.append(score)
+        scores.append(score * (1 + PASSAGE_WEIGHT * passage_share[candidate.passage]))
     return scores
-
-
-def _mentions(
-    passages: Sequence[Passage], candidates: Sequence[Candidate], bags: Sequence[list[str]]
-) -> list[set[str]]:
-    """The terms each candidate's subject shows in: what a sentence is about, named or not.
-
-    Its own terms, its page's title and its section heading (a sentence of a page or section
-    about the subject is about it: "The expansion cost..."), and, for a sentence that opens
-    by referring back ("It cost..."), the sentence before it in its paragraph.
-    """
-    headings: dict[tuple[str, str | None], set[str]] = {}
-    found: list[set[str]] = []
-    for i, candidate in enumerate(candidates):
-        key = (passages[candidate.passage].title, candidate.sentence.section)
-        if key not in headings:
-            headings[key] = _terms(f"{key[0]} {key[1] or ''}")
-        terms = _possessed(bags[i]) | headings[key]
-        if _ANAPHOR.match(candidate.sentence.text) and _adjacent(passages, candidates, i - 1, i):
-            terms |= _possessed(bags[i - 1])
-        found.append(terms)
-    return found
-
-
-def _terms(text: str) -> set[str]:
-    """The content terms of ``text``, possessives with their owner's (:func:`_possessed`)."""
-    return _possessed(content_tokens(text))
-
-
-def _possessed(terms: Sequence[str]) -> set[str]:
-    """``terms`` plus the owner of each possessive: ``korea'`` (of "Korea's") adds ``korea``."""
-    return {*terms, *(t.rstrip("'’") for t in terms)}
 
 
 def _windows(
@@ -439,29 +337,6 @@ def subject_terms(topic: Sequence[str]) -> list[str]:
     return [t for t in dict.fromkeys(topic) if t not in ANSWER_TERMS]
 
 
-def answer_kinds(text: str) -> frozenset[str]:
-    """The quantity kinds that answer ``text`` (a step title), by its answer-type cues."""
-    return frozenset(kind for _, cue, kinds in ANSWER_TYPES if cue.search(text) for kind in kinds)
-
-
-def needs_anchor(step: PlanStep, subject: Sequence[str], *, named: bool = False) -> bool:
-    """Whether the step's evidence must be about the question's subject.
-
-    It must when the question names its subject (``named``: "Hornsdale Power Reserve", "South
-    Korea"): a step that names it keeps to it, and any other step keeps to the question's
-    names, so that a sentence sharing only other words ("a Megapack fire") does not land
-    under its heading. It must also when the step's title names none of the subject terms:
-    such a step is a facet of the question (its history, its risks) or a broadened step; its
-    own terms are generic, and sentences that match them only are about something else.
-    """
-    return named or bool(subject) and not set(subject).intersection(content_tokens(step.title))
-
-
-def _answers(text: str, kinds: frozenset[str]) -> bool:
-    """Whether ``text`` states a figure of one of ``kinds`` (prices per unit count as money)."""
-    return any(q.kind.split("/")[0] in kinds for q in quantities(text))
-
-
 def subject_names(question: str) -> list[list[str]]:
     """The names the question asks about: runs of capitalised words, as stemmed terms.
 
@@ -482,46 +357,6 @@ def subject_names(question: str) -> list[list[str]]:
             names.append(run)
             run = []
     return names
-
-
-def name_anchors(
-    names: Sequence[Sequence[str]],
-    texts: Sequence[set[str]],
-    headings: Sequence[set[str]],
-) -> list[str]:
-    """Of each name, the term whose mention makes a text about it, in the names' order.
-
-    The name's rarest term among the documents' terms (``texts``: each document's terms, as
-    far as its candidate sentences show them; ``hornsdale`` rather than ``power`` or
-    ``reserve``, which other pages use for other things; a term no document holds is rarest,
-    and then no sentence is about that name), chosen among the terms of the name that a page
-    title or section heading (``headings``) holds along with the rest of it, or with another
-    of its terms, when one does: pages about South Korea's fires title them "South Korea", and
-    ``ess`` of "the South Korea ESS fires", rarer, may stand in one page only, about a company
-    called ESS Inc.
-    """
-    anchors: list[str] = []
-    for name in names:
-        terms = set(name)
-        titled = {
-            term
-            for heading in headings
-            if len(terms & heading) >= min(2, len(terms))
-            for term in terms & heading
-        }
-        pool = [term for term in name if term in titled] or list(name)
-        anchors.append(min(pool, key=lambda term: sum(term in text for text in texts)))
-    return anchors
-
-
-def _topic_anchors(subject: Sequence[str], bags: Sequence[Sequence[str]]) -> set[str]:
-    """The anchors of a question that names nothing.
-
-    Its distinctive terms, or, for a broad question whose terms are all common, any of them;
-    none (no anchoring) when no candidate holds any question term.
-    """
-    distinctive = _distinctive(subject, bags)
-    return distinctive or {term for term in subject if any(term in bag for bag in bags)}
 
 
 def _distinctive(topic: Sequence[str], bags: Sequence[Sequence[str]]) -> set[str]:
