@@ -195,7 +195,8 @@ class OfflineEngine:
         """Decompose the question into its parts, compared items and standard facets."""
         topic = _topic(question)
         language = language_of(question)
-        parts = [p.strip(" ,.，、") for p in _SPLIT.split(question) if len(content_tokens(p)) >= 2]
+        # every part that asks something is a step ("..., and why would one use it?")
+        parts = [p.strip(" ,.，、") for p in _SPLIT.split(question) if content_tokens(p)]
         steps = [StepDraft(title=p, intent=p) for p in parts] or [
             StepDraft(title=topic, intent=question.strip())
         ]
@@ -234,12 +235,22 @@ class OfflineEngine:
         *,
         finding: Finding | None = None,
     ) -> Reply[list[str]]:
-        """What the notes say is missing, the step title, then narrower and broader variants."""
+        """The step's words, then broader and narrower variants.
+
+        On a second pass, first the step's words with those the evidence found so far repeats
+        (pseudo-relevance feedback, :func:`feedback_terms`), then what the notes say is missing.
+        """
         title_terms = _words(step.title)
         question_terms = _words(question)
         intent_terms = _words(step.intent)
         missing = list(dict.fromkeys(_words(finding.missing))) if finding is not None else []
+        feedback = (
+            feedback_terms(finding.notes, [*title_terms, *question_terms, *previous])
+            if finding is not None
+            else []
+        )
         candidates = [
+            " ".join(dict.fromkeys(title_terms + feedback)) if feedback else "",
             " ".join(dict.fromkeys(title_terms[:3] + missing[:6])) if missing else "",
             " ".join(dict.fromkeys(title_terms + intent_terms[:6])),
             " ".join(dict.fromkeys(title_terms + question_terms[:4])),
@@ -303,12 +314,13 @@ class OfflineEngine:
         ]
         if weak and max_new_steps:
             replaced = weak[:max_new_steps]
+            notes = {f.step_id: f.notes for f in findings}
             return Reply(
                 Reflection(
                     decision="adjust",
                     reasoning=f"{len(weak)} step(s) found too little evidence; broadening them.",
                     new_steps=[
-                        StepDraft(title=" ".join(_words(titles[i])[:3]), intent=titles[i])
+                        StepDraft(title=_broadened(titles[i], notes.get(i, "")), intent=titles[i])
                         for i in replaced
                     ],
                     replaces=replaced,
@@ -445,6 +457,33 @@ class OfflineEngine:
                 )
             )
         return Reply(ReportAssessment(summary=_lead(facts.report), limitations=drafts))
+
+
+_KEY = re.compile(r"\[E\d+\]")
+FEEDBACK_TERMS = 3
+"""Most words a second search takes from the evidence the first one found."""
+
+
+def feedback_terms(notes: str, known: Sequence[str]) -> list[str]:
+    """Pseudo-relevance feedback: the words the evidence found so far repeats.
+
+    Words (as written) that stand in ``notes`` at least twice and are none of ``known`` (the
+    words already searched with), most frequent first: the corpus's own words for what the
+    step asks, such as "WAL" in the pages on write-ahead logging.
+    """
+    said = _words(_KEY.sub(" ", notes))
+    taken = {stem(w) for text in known for w in _words(text)}
+    counts: dict[str, int] = {}
+    for word in said:
+        if stem(word) not in taken:
+            counts[word] = counts.get(word, 0) + 1
+    ranked = sorted((w for w, c in counts.items() if c >= 2), key=lambda w: -counts[w])
+    return ranked[:FEEDBACK_TERMS]
+
+
+def _broadened(title: str, notes: str) -> str:
+    """A thin step's title searched again: its words and the words its evidence repeats."""
+    return " ".join(dict.fromkeys([*_words(title), *feedback_terms(notes, [title])]))
 
 
 def _closest_sentence(claim: str, quote: str) -> str:

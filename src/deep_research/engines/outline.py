@@ -274,16 +274,17 @@ def arrange(plan: Sequence[PlanStep], evidence: Sequence[EvidenceSpan]) -> dict[
     (:func:`fit`, within :data:`MARGIN`); otherwise it goes to the heading it answers best. A
     facet heading takes only quotes of its kind, and no heading takes a quote of the wrong kind
     of answer (a fine for a cost). Within a heading, quotes that give the kind of answer asked
-    for come first, then the best fitting, then the most relevant.
+    for come first, then the most relevant (ordering by fit too put a quote that repeats a
+    long heading's words before the one that answers it).
     """
     facets = {s.id for s in plan if _facet(s) is not None}
     titles = {s.id: s.title for s in plan}
-    placed: dict[str, list[tuple[float, float, float, int]]] = {s.id: [] for s in plan}
+    placed: dict[str, list[tuple[float, float, int]]] = {s.id: [] for s in plan}
     for i, span in enumerate(evidence):
         scores = {s.id: fit(s, span.quote) for s in plan if answers_kind(s.title, span.quote) >= 0}
         home = _home(span.step_id, scores, facets)
         if home is None:
             continue
         kind = answers_kind(titles[home], span.quote)
-        placed[home].append((-kind, -scores[home], -span.relevance, i))
+        placed[home].append((-kind, -span.relevance, i))
     return {step_id: [i for *_, i in sorted(rows)] for step_id, rows in placed.items()}
