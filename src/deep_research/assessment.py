@@ -2,7 +2,8 @@
 
 Pure functions that finalize calls around the engine's ``assess`` task:
 
-1. :func:`uncovered_steps`: plan steps that no supported claim answers;
+1. :func:`uncovered_steps`: plan steps that no supported claim answers, or whose research
+   ended thin (the researcher found too little evidence to answer them);
 2. :func:`find_conflicts`: evidence from different sources that disagrees on a figure or a
    fact (:func:`~deep_research.conflicts.disagreement`);
 3. :func:`assessment_input`: what the engine is shown (the report with ``[E#]`` keys);
@@ -25,6 +26,7 @@ from deep_research.language import language_of
 from deep_research.state import (
     Claim,
     EvidenceSpan,
+    Finding,
     Limitation,
     PlanStep,
     Reference,
@@ -83,16 +85,22 @@ def uncovered_steps(
     evidence: Sequence[EvidenceSpan],
     claims: Sequence[Claim],
     draft: str = "",
+    findings: Sequence[Finding] = (),
 ) -> list[PlanStep]:
-    """The plan steps that no supported claim answers.
+    """The plan steps that no supported claim answers, or whose research ended thin.
 
     A claim answers a step when it cites evidence found for the step, or when it stands in
-    ``draft`` (whose offsets the claims' are) under a heading that is the step's title.
+    ``draft`` (whose offsets the claims' are) under a heading that is the step's title. A step
+    whose last finding says the evidence does not answer it (``sufficient`` false: the
+    progress shows it as thin) is not covered either, whatever was quoted under it, so that
+    the Limitations never contradict the run's own step states.
     """
     covering = _covering(claims)
     answered = {e.step_id for e in evidence if e.id in covering}
     headings = _answered_headings(draft, claims)
     answered |= {s.id for s in plan if s.title.casefold() in headings}
+    last = {f.step_id: f for f in findings}
+    answered -= {step_id for step_id, finding in last.items() if not finding.sufficient}
     # a step that reflection replaced is judged by its replacement (whose intent names it)
     found: dict[str, PlanStep] = {}
     for step in plan:
@@ -139,11 +147,14 @@ def assessment_input(
     evidence: Sequence[EvidenceSpan],
     claims: Sequence[Claim],
     plan: Sequence[PlanStep],
+    findings: Sequence[Finding] = (),
 ) -> Assessment:
     """What the engine's ``assess`` is shown: the report with keys, its limits found so far.
 
-    ``draft`` cites evidence with ``[@id]`` markers; ``evidence`` is what the run may cite.
-    The engine sees the cited evidence, then the other sides of the conflicts.
+    ``draft`` cites evidence with ``[@id]`` markers; ``evidence`` is what the run may cite;
+    ``findings`` tell which steps ended thin. The engine sees the cited evidence, then the
+    other sides of the conflicts. A step that rewords another (its intent is that step's
+    title) is named by the step it rewords.
     """
     cited = list(dict.fromkeys(MARKER.findall(draft)))
     conflicts = find_conflicts(evidence, set(cited))
@@ -157,9 +168,19 @@ def assessment_input(
         question=question,
         report=report,
         evidence=shown,
-        uncovered=uncovered_steps(plan, evidence, claims, draft),
+        uncovered=[
+            _as_asked(step, question)
+            for step in uncovered_steps(plan, evidence, claims, draft, findings)
+        ],
         conflicts=[(position[evidence[i].id], position[evidence[j].id]) for i, j in conflicts],
     )
+
+
+def _as_asked(step: PlanStep, question: str) -> PlanStep:
+    """``step`` under the title it was asked by: a rewording's is the step it rewords."""
+    if step.round > 1 and step.intent and step.intent != question:
+        return step.model_copy(update={"title": step.intent})
+    return step
 
 
 def _with_markers(text: str, facts: Assessment) -> tuple[str, list[str]]:
@@ -234,18 +255,21 @@ def report_confidence(
 ) -> ReportConfidence:
     """The overall confidence: verdicts, how many independent sources, the limits found.
 
-    Its basis is worded in ``language``; the level stays ``high``, ``medium`` or ``low``.
+    ``low`` when a part of the question is not covered, whatever the rest; ``high`` needs
+    :data:`HIGH_SUPPORT` of the claims supported, :data:`HIGH_SOURCES` independent sources and
+    no conflict; ``medium`` :data:`MEDIUM_SUPPORT` and two sources. Its basis is worded in
+    ``language``; the level stays ``high``, ``medium`` or ``low``.
     """
     ratio = verification.supported_ratio
     independent = len({domain_of(r.url) for r in references})
     conflicts = sum(1 for item in found if item.kind == "conflict")
     uncovered = sum(1 for item in found if item.kind == "uncovered")
-    if ratio is not None and ratio >= HIGH_SUPPORT and independent >= HIGH_SOURCES:
-        level = "high" if not conflicts and not uncovered else "medium"
-    elif ratio is not None and ratio >= MEDIUM_SUPPORT and independent >= 2:
-        level = "medium"
+    if uncovered or ratio is None or ratio < MEDIUM_SUPPORT or independent < 2:
+        level = "low"  # a part of the question unanswered is never medium
+    elif ratio >= HIGH_SUPPORT and independent >= HIGH_SOURCES and not conflicts:
+        level = "high"
     else:
-        level = "low"
+        level = "medium"
     checked = (
         label(language, "basis_checked").format(
             supported=verification.supported, total=verification.total

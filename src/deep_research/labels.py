@@ -98,7 +98,7 @@ LABELS: dict[str, dict[Label, str]] = {
         "(distinct sites or documents)",
         "basis_conflicts": "{conflicts} conflicts between sources",
         "basis_uncovered": "{uncovered} parts of the question not covered",
-        "not_covered": "Not covered: {title}. No claim on it is supported by the sources read.",
+        "not_covered": "Not covered: {title}. The sources read do not answer it well enough.",
         "sources_disagree": "Sources disagree: “{a}” [{key_a}] versus “{b}” [{key_b}].",
         "available_from": "Available from: {location}",
         "marked_one": (
@@ -170,10 +170,7 @@ LABELS: dict[str, dict[Label, str]] = {
         "(sites ou documents distincts)",
         "basis_conflicts": "désaccords entre sources : {conflicts}",
         "basis_uncovered": "parties de la question non couvertes : {uncovered}",
-        "not_covered": (
-            "Non couvert : {title}. Aucune affirmation à ce sujet n'est étayée par les "
-            "sources lues."
-        ),
+        "not_covered": "Non couvert : {title}. Les sources lues n'y répondent pas suffisamment.",
         "sources_disagree": "Les sources divergent : « {a} » [{key_a}] contre « {b} » [{key_b}].",
         "available_from": "Disponible sur : {location}",
         "marked_one": (
@@ -246,10 +243,7 @@ LABELS: dict[str, dict[Label, str]] = {
         "(sitios o documentos distintos)",
         "basis_conflicts": "discrepancias entre fuentes: {conflicts}",
         "basis_uncovered": "partes de la pregunta sin cubrir: {uncovered}",
-        "not_covered": (
-            "Sin cubrir: {title}. Ninguna afirmación sobre ello está respaldada por las "
-            "fuentes leídas."
-        ),
+        "not_covered": "Sin cubrir: {title}. Las fuentes leídas no lo responden lo suficiente.",
         "sources_disagree": "Las fuentes discrepan: «{a}» [{key_a}] frente a «{b}» [{key_b}].",
         "available_from": "Disponible en: {location}",
         "marked_one": (
@@ -323,7 +317,7 @@ LABELS: dict[str, dict[Label, str]] = {
         "basis_conflicts": "Widersprüche zwischen Quellen: {conflicts}",
         "basis_uncovered": "nicht abgedeckte Teile der Frage: {uncovered}",
         "not_covered": (
-            "Nicht abgedeckt: {title}. Keine Aussage dazu ist durch die gelesenen Quellen belegt."
+            "Nicht abgedeckt: {title}. Die gelesenen Quellen beantworten es nicht ausreichend."
         ),
         "sources_disagree": (
             "Die Quellen widersprechen sich: „{a}“ [{key_a}] gegenüber „{b}“ [{key_b}]."
@@ -386,7 +380,7 @@ LABELS: dict[str, dict[Label, str]] = {
         "basis_sources": "引用 {cited} 个来源，其中 {independent} 个相互独立（不同网站或文档）",
         "basis_conflicts": "来源之间有 {conflicts} 处分歧",
         "basis_uncovered": "问题中有 {uncovered} 个部分未被覆盖",
-        "not_covered": "未覆盖：{title}。所读来源中没有关于此项的得到支持的陈述。",
+        "not_covered": "未覆盖：{title}。所读来源对此回答得不够充分。",
         "sources_disagree": "来源存在分歧：“{a}”[{key_a}] 与 “{b}”[{key_b}]。",
         "available_from": "获取地址：{location}",
         "marked_one": "文中标记了 1 条证据未能完全支持的陈述，脚注说明了原因。",
@@ -451,9 +445,7 @@ LABELS: dict[str, dict[Label, str]] = {
         "（異なるサイトまたは文書）",
         "basis_conflicts": "情報源間の食い違い {conflicts} 件",
         "basis_uncovered": "扱えなかった質問の部分 {uncovered} 件",
-        "not_covered": (
-            "未対応：{title}。読んだ情報源には、これについて裏付けのある主張がありません。"
-        ),
+        "not_covered": "未対応：{title}。読んだ情報源はこれに十分に答えていません。",
         "sources_disagree": "情報源の記述が食い違っています：「{a}」[{key_a}] と「{b}」[{key_b}]。",
         "available_from": "入手先：{location}",
         "marked_one": (
@@ -525,7 +517,7 @@ LABELS: dict[str, dict[Label, str]] = {
         "(서로 다른 사이트 또는 문서)",
         "basis_conflicts": "출처 간 불일치 {conflicts}건",
         "basis_uncovered": "다루지 못한 질문의 부분 {uncovered}개",
-        "not_covered": "다루지 못함: {title}. 읽은 출처 중 이에 관해 뒷받침되는 주장이 없습니다.",
+        "not_covered": "다루지 못함: {title}. 읽은 출처가 이에 충분히 답하지 못합니다.",
         "sources_disagree": "출처 간 내용이 엇갈립니다: “{a}” [{key_a}] 대 “{b}” [{key_b}].",
         "available_from": "위치: {location}",
         "marked_one": (

@@ -22,6 +22,7 @@ from deep_research.sources.local import default_index_path
 from deep_research.state import (
     Claim,
     EvidenceSpan,
+    Finding,
     Limitation,
     PlanStep,
     Reference,
@@ -105,6 +106,45 @@ def test_a_step_is_uncovered_unless_a_supported_claim_cites_its_evidence() -> No
     assert [s.id for s in uncovered_steps([*plan, *later], evidence, claims)] == ["s04"]
 
 
+def test_a_step_whose_research_ended_thin_is_uncovered_though_a_claim_cites_it() -> None:
+    # the run: both parts quoted and supported, both thin after broadening
+    plan = [
+        PlanStep(id="s01", title="What is WAL"),
+        PlanStep(id="s02", title="what does it cost"),
+        PlanStep(id="s03", title="cost wal", intent="what does it cost", round=2),
+    ]
+    evidence = [span(1, "a b", "file:///a", "s01"), span(2, "c d", "file:///b", "s03")]
+    claims = [claim(1, "ev_1", Verdict.SUPPORTED), claim(2, "ev_2", Verdict.SUPPORTED)]
+    findings = [
+        Finding(step_id="s01", notes="a b", sufficient=True),
+        Finding(step_id="s02", notes="", sufficient=False),
+        Finding(step_id="s03", notes="c d", sufficient=False),
+    ]
+    assert [s.id for s in uncovered_steps(plan, evidence, claims)] == []
+    assert [s.id for s in uncovered_steps(plan, evidence, claims, "", findings)] == ["s03"]
+    # the limitation names the part of the question the rewording stood for
+    facts = assessment_input(
+        "What is WAL and what does it cost?", "", evidence, claims, plan[::2], findings
+    )
+    assert [s.title for s in facts.uncovered] == ["what does it cost"]
+    # a thin first round that a second pass or a rewording made sufficient is covered
+    findings.append(Finding(step_id="s03", notes="c d e", sufficient=True))
+    assert uncovered_steps(plan, evidence, claims, "", findings) == []
+
+
+async def test_an_offline_report_with_a_thin_part_says_so_and_is_not_confident(
+    corpus: LocalCorpus,
+) -> None:
+    # a part the sample corpus cannot answer: the Limitations name it and confidence is low
+    report = await _report(
+        corpus, "What is a flow battery, and what is the airspeed velocity of an unladen swallow?"
+    )
+    assert report.confidence is not None and report.confidence.uncovered >= 1
+    assert report.confidence.level == "low"
+    assert NO_LIMITS not in report.markdown
+    assert "Not covered:" in report.markdown
+
+
 def test_the_engine_sees_the_report_with_keys_and_the_other_side_of_a_conflict() -> None:
     evidence = [
         span(1, HORNSDALE_NOW, "file:///c/hornsdale.md"),
@@ -133,6 +173,9 @@ def _refs(*urls: str) -> list[Reference]:
     [
         (9, 1, ("https://a.org/1", "https://b.org/", "https://c.org/"), [], "high"),
         (9, 1, ("https://a.org/1", "https://b.org/", "https://c.org/"), ["conflict"], "medium"),
+        # a part of the question unanswered: never medium, however well the rest is supported
+        (9, 1, ("https://a.org/1", "https://b.org/", "https://c.org/"), ["uncovered"], "low"),
+        (7, 3, ("https://a.org/", "https://b.org/"), ["uncovered"], "low"),
         # three pages of one site are one independent source
         (9, 1, ("https://a.org/1", "https://a.org/2", "https://www.a.org/3"), [], "low"),
         (7, 3, ("https://a.org/", "https://b.org/"), [], "medium"),

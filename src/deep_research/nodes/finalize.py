@@ -52,6 +52,7 @@ async def assess(
         [e for e in evidence if e.id in chosen],
         state.claims,
         plan,
+        state.findings,
     )
     return facts, await services.engine_for(context_of(runtime)).assess(facts)
 
