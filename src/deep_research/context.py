@@ -76,6 +76,21 @@ def source_names(sources: str) -> list[str]:
     return list(dict.fromkeys(expanded))
 
 
+def resolved_sources(sources: str, *, tavily: bool, searxng: bool) -> list[str]:
+    """The providers a run of ``sources`` searches, ``auto`` resolved.
+
+    ``auto`` is Tavily when its key is set (``tavily``), else SearXNG when its URL is
+    (``searxng``), else the local corpus.
+
+    Raises:
+        ValueError: as :func:`source_names`.
+    """
+    names = source_names(sources)
+    if names == ["auto"]:
+        return ["tavily" if tavily else "searxng" if searxng else "local"]
+    return names
+
+
 def _valid_sources(sources: str) -> str:
     source_names(sources)
     return sources.strip().lower()

@@ -259,3 +259,30 @@ def test_a_task_nobody_holds_is_cancelled_at_the_end_not_destroyed_pending(
         assert run_async(_orphan_task(ended)) == 0
     assert "Task was destroyed" not in caplog.text
     assert ended == ["orphan"]  # held until the runner cancelled it
+
+
+@pytest.mark.parametrize(
+    ("sources", "tavily_key", "line"),
+    [
+        ("auto", None, "auto → local (local corpus: bundled sample corpus)"),
+        ("auto", "tvly-key", "auto → tavily"),  # a web run names no local corpus
+        ("local+tavily", "tvly-key", "local+tavily (local corpus: bundled sample corpus)"),
+    ],
+)
+def test_the_progress_header_names_the_sources_the_run_searches(
+    monkeypatch: pytest.MonkeyPatch, sources: str, tavily_key: str | None, line: str
+) -> None:
+    from deep_research.cli.progress import ProgressPrinter
+    from deep_research.context import Context
+    from deep_research.settings import get_settings
+
+    monkeypatch.delenv("DEEP_RESEARCH_SEARXNG_URL", raising=False)
+    if tavily_key is None:
+        monkeypatch.delenv("TAVILY_API_KEY", raising=False)
+    else:
+        monkeypatch.setenv("TAVILY_API_KEY", tavily_key)
+    get_settings.cache_clear()
+    stream = io.StringIO()
+    ProgressPrinter(stream=stream).start("t1", Context(sources=sources))
+    get_settings.cache_clear()
+    assert f"sources: {line}\n" in stream.getvalue()

@@ -31,6 +31,23 @@ def printable(text: str) -> str:
     return _TERMINAL_CONTROL.sub("", text)
 
 
+def sources_line(context: Context) -> str:
+    """The providers the run searches (``auto`` resolved), and the local corpus when one is."""
+    from deep_research.context import resolved_sources  # not for the storage commands
+
+    settings = get_settings()
+    names = resolved_sources(
+        context.sources,
+        tavily=settings.tavily_api_key is not None,
+        searxng=bool(settings.searxng_url),
+    )
+    used = "+".join(names)
+    line = used if used == context.sources else f"{context.sources} → {used}"
+    if "local" in names:
+        line += f" (local corpus: {context.corpus_dir or 'bundled sample corpus'})"
+    return line
+
+
 class ProgressPrinter:
     """Prints one line per interesting event to stderr (or nothing when quiet)."""
 
@@ -57,10 +74,9 @@ class ProgressPrinter:
         }
         if model != "offline":
             engine += "".join(f", {role}: {name}" for role, name in roles.items() if name)
-        corpus = context.corpus_dir or "bundled sample corpus"
         print(f"thread: {thread}", file=sys.stderr if self._quiet else self._stream)
         self._say(f"engine: {engine} · mode: {context.mode} · depth: {context.depth}")
-        self._say(f"sources: {context.sources} (local corpus: {corpus})")
+        self._say(f"sources: {sources_line(context)}")
 
     def interrupt(self, payload: dict[str, Any]) -> str:
         """Show an interrupt's question and return the input prompt."""

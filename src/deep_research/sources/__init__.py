@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from deep_research.context import source_names
+from deep_research.context import resolved_sources
 from deep_research.errors import ConfigurationError, CorpusOutsideRootsError
 from deep_research.settings import Settings, get_settings
 from deep_research.sources.base import SourceProvider
@@ -74,12 +74,13 @@ def load_sources(
     """
     settings = get_settings()
     try:
-        names = source_names(kind)
+        names = resolved_sources(
+            kind,
+            tavily=settings.tavily_api_key is not None,
+            searxng=bool(settings.searxng_url),
+        )
     except ValueError as exc:
         raise ConfigurationError(str(exc)) from None
-    if names == ["auto"]:
-        has_tavily = settings.tavily_api_key is not None
-        names = ["tavily" if has_tavily else "searxng" if settings.searxng_url else "local"]
     providers: list[SourceProvider] = []
     for name in names:
         if name == "local":
