@@ -73,7 +73,8 @@ PASSAGE_WEIGHT = 1.0
 sentences score up to twice as high)."""
 
 WINDOW_SENTENCES = 3
-"""Most sentences in one window."""
+"""Most sentences in one window (see docs/decisions.md for the measurements of this and the
+other constants of the module)."""
 
 MAX_WINDOW_CHARS = 900
 """Longest window: a neighbour that would make it longer is left out."""
