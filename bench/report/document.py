@@ -50,7 +50,7 @@ SECTIONS: tuple[tuple[str, str, Callable[[dict[str, Any]], tuple[str, list[str]]
     ("startup", "Start-up: the command line's first response", systems.startup),
     (
         "docqa",
-        "Documentation questions: evidence recall on a corpus nobody here wrote",
+        "Documentation questions: evidence recall on corpora nobody here wrote",
         systems.docqa,
     ),
     (

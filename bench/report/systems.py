@@ -391,7 +391,8 @@ def docqa(r: dict[str, Any]) -> tuple[str, list[str]]:
         header = ["measure", *(f"{name} {split}" for name, split in columns)]
         blocks.append(f"**{label.capitalize()}:**\n\n" + table(header, rows))
     corpora = "; ".join(
-        f"{name}: {c['corpus']} ({num(c['pages'])} pages)" for name, c in measured.items()
+        f"{name}: {c['corpus'].rstrip('.')} ({num(c['pages'])} pages)"
+        for name, c in measured.items()
     )
     text = (
         f"Corpora: {corpora}. The dev split is what the engine may be tuned on, the test split "
