@@ -159,6 +159,27 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     write_result("robustness", robustness.run(quick), results)
     fact = docqa.recall(["a tagging message"], "It holds a date, and a tagging-message.")
     assert fact == 1.0 and docqa.recall(["not there"], "elsewhere") == 0.0
+    run = {
+        "questions": 10,
+        "page_recall": 1.0,
+        "pages_cited": 0.9,
+        "fact_recall": {"pages": 1.0, "passages": 0.9, "evidence": 0.5, "report": 0.4},
+        "passage_tokens_per_question": 3000,
+        "quotes": 100,
+        "quotes_dropped": 0,
+        "supported_share": 1.0,
+    }
+    split = {"offline": run, "sim": run}
+    write_result(
+        "docqa",
+        {
+            "corpora": {
+                "a-doc": {"corpus": "A.", "pages": 5, "splits": {"dev": split, "test": split}},
+                "b-doc": {"corpus": "B.", "skipped": "`apt-get install b-doc` failed: no"},
+            }
+        },
+        results,
+    )
 
     markdown = report.update(tmp_path / "BENCHMARKS.md", results)
     rendered = markdown.read_text()
@@ -174,6 +195,10 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ):
         assert f"## {title}" in rendered
     assert "`deep-research chats` (empty SQLite store) takes 2.00 s (goal 1.0 s)" in rendered
+    # docqa: a column per corpus and split, a skipped corpus with its reason, a missed goal
+    assert "| measure | a-doc dev | a-doc test |" in rendered
+    assert "b-doc: `apt-get install b-doc` failed: no" in rendered
+    assert "a-doc test split**: key facts in the report 0.40, goal 0.6" in rendered
     assert "## Where we are behind" in rendered
     assert report.update(markdown, results).read_text() == rendered  # regenerated in place
 
