@@ -269,6 +269,22 @@ def _starts_sentence(line: str, at: int, *, markers: bool) -> bool:
     return first.isdigit() or (first.isalpha() and not first.islower())
 
 
+_CONTINUING = "、，,；;：:"
+"""Marks that continue a sentence: a full stop before one ends a quotation, not the sentence."""
+
+
+def _full_stop_ends(line: str, match: re.Match[str]) -> bool:
+    """Whether a full-width stop (with the closers and spacing ``match`` took) ends a sentence.
+
+    A stop inside a quotation, its closing quote followed at once by more text
+    (``「你好吗？」他问。``, ``「看医生」、「打雷怎么办？」等``), ends the quotation only; so does
+    a stop followed by a continuing mark.
+    """
+    if line[match.end()] in _CONTINUING:
+        return False
+    return not match.group(1) or match.end(1) < match.end()
+
+
 def _boundaries(line: str, *, markers: bool) -> list[tuple[int, int]]:
     """``(end of sentence, start of next)`` pairs of one line, in order."""
     found: list[tuple[int, int]] = []
@@ -278,7 +294,11 @@ def _boundaries(line: str, *, markers: bool) -> list[tuple[int, int]]:
             continue
         found.append((match.end(1), match.end()))
     if any(stop in line for stop in FULL_STOPS):
-        found.extend((m.end(1), m.end()) for m in _FULL_END.finditer(line) if m.end() < len(line))
+        found.extend(
+            (m.end(1), m.end())
+            for m in _FULL_END.finditer(line)
+            if m.end() < len(line) and _full_stop_ends(line, m)
+        )
         found.sort()
     return found
 

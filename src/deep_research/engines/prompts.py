@@ -220,6 +220,8 @@ with the claim. Rewrite it as one sentence that the evidence does state:
 - PARTIAL: narrow it to the part the evidence states, dropping what it does not (a figure,
   a date, a second fact), or hedge that part ("reportedly", "according to ...");
 - UNSUPPORTED: narrow or hedge it to what the evidence says, if it says anything relevant.
+A claim whose parts are separated by " | " is a row of a table: give it back as a row, the
+same number of cells in the same order, separated by " | ", never as a sentence.
 Keep it close to the original wording, without citation markers, and copy figures exactly as the
 evidence gives them. If the evidence says nothing relevant, return empty text to remove the
 claim. Give the key of the evidence the new sentence relies on.

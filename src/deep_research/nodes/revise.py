@@ -26,8 +26,9 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context
 from deep_research.engines import ClaimCheck, Engine
 from deep_research.services import Services, context_of
-from deep_research.state import Claim, EvidenceSpan, State, TokenUsage
+from deep_research.state import Claim, EvidenceSpan, State, TokenUsage, Verdict
 from deep_research.state.revision import needs_final_revision, needs_revision
+from deep_research.verification.blocks import cells
 from deep_research.verification.checks import clean_claim
 from deep_research.verification.citations import (
     CitedSentence,
@@ -46,7 +47,7 @@ from deep_research.verifier import (
 
 Outcome = Literal["recited", "corrected", "removed", "unchanged"]
 
-__all__ = ["needs_revision", "revise", "revise_claim"]
+__all__ = ["needs_revision", "revise", "revise_claim", "rewritten_row"]
 
 
 async def revise_claim(
@@ -56,8 +57,12 @@ async def revise_claim(
     *,
     final: bool,
     memo: Memo | None = None,
+    row: bool = False,
 ) -> tuple[CitedSentence | None, Outcome, TokenUsage]:
     """The sentence that replaces ``claim`` (``None`` removes it), what was done, and its cost.
+
+    A rewrite keeps every key the claim cited that names known evidence, and adds the key
+    the engine says the new text relies on.
 
     Args:
         engine: Rewrites unsupported claims.
@@ -66,6 +71,8 @@ async def revise_claim(
         final: The budget is spent: re-cite or remove, never rewrite.
         memo: Shared by the claims of a pass and kept between passes, so that each span is
             analysed, and each claim ranked against it, once.
+        row: The claim is a table's data row: a rewrite must give it back cell by cell
+            (:func:`rewritten_row`).
     """
     alternate = claim.evidence_id
     if claim.verdict in GOOD and alternate and alternate not in claim.citation_keys:
@@ -80,12 +87,37 @@ async def revise_claim(
         return None, "removed", TokenUsage()
     reply = await engine.rewrite(ClaimCheck(claim, shown))
     text = clean_claim(" ".join(reply.value.text.split()))
+    if row and text:
+        as_row = rewritten_row(claim.text, text)
+        if as_row is None:  # the engine wrote prose: a partial row stays, any other goes whole
+            if claim.verdict is not Verdict.PARTIAL:
+                return None, "removed", reply.usage
+            return (
+                CitedSentence(claim.text, tuple(claim.citation_keys), ""),
+                "unchanged",
+                reply.usage,
+            )
+        text = as_row
     if not text:
         return None, "removed", reply.usage
     position = key_index(reply.value.evidence_key, len(shown))
-    ids = (shown[position].id,) if position is not None else tuple(claim.citation_keys)
+    named = (shown[position].id,) if position is not None else ()
+    valid = tuple(k for k in claim.citation_keys if k in by_id)
+    ids = tuple(dict.fromkeys(valid + named)) or tuple(claim.citation_keys)
     unchanged = text == claim.text and ids == tuple(claim.citation_keys)
     return CitedSentence(text, ids, "."), "unchanged" if unchanged else "corrected", reply.usage
+
+
+def rewritten_row(row: str, rewrite: str) -> str | None:
+    """A table row's rewrite, cell by cell: its cells joined as the row's are, or ``None``.
+
+    ``row`` is the claim's text (cells joined by ``" | "``); ``rewrite`` is the engine's. A
+    rewrite with another number of cells (a row turned into a sentence) is no row: ``None``.
+    """
+    found = cells(rewrite)
+    if len(found) != len(cells(row)) or not any(found):
+        return None
+    return " | ".join(found)
 
 
 async def revise(state: State, runtime: Runtime[Context], *, services: Services) -> dict[str, Any]:
@@ -100,7 +132,9 @@ async def revise(state: State, runtime: Runtime[Context], *, services: Services)
     # every rewrite is an independent request: send them together, then edit last to first
     results = await asyncio.gather(
         *(
-            revise_claim(engine, targets[s.start], evidence, final=final, memo=services.memo)
+            revise_claim(
+                engine, targets[s.start], evidence, final=final, memo=services.memo, row=s.row
+            )
             for s in located
         )
     )

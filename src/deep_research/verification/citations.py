@@ -22,6 +22,7 @@ from deep_research.text import (
     numbers,
     split_line,
 )
+from deep_research.verification.blocks import Layout, cells, layout
 from deep_research.verification.claim_types import (
     claim_type,
     is_claim,
@@ -47,7 +48,11 @@ def keys_to_markers(text: str, keys: Mapping[str, str]) -> str:
         ids = [keys[k.strip()] for k in match.group(1).split(",") if k.strip() in keys]
         return "".join(f"[@{i}]" for i in ids)
 
-    return _KEY.sub(replace, text)
+    lines = text.split("\n")
+    verbatim = layout(lines).verbatim  # code and the like keep their brackets
+    return "\n".join(
+        line if index in verbatim else _KEY.sub(replace, line) for index, line in enumerate(lines)
+    )
 
 
 _NO_PERIOD_AFTER = ":;,：；，、…" + FULL_STOPS
@@ -86,7 +91,7 @@ def final_mark(body: str) -> tuple[str, str]:
     """
     stripped = body.rstrip()
     if stripped and stripped[-1] in SENTENCE_PUNCT:
-        return stripped.rstrip(SENTENCE_PUNCT).rstrip(), stripped[-1]
+        return stripped.rstrip(SENTENCE_PUNCT + " "), stripped[-1]  # "ways. ..." ends once
     if not stripped or stripped[-1] in _NO_PERIOD_AFTER or _EMPHASIS_ONLY.fullmatch(stripped):
         return stripped, ""
     if stripped[-1] in CLOSERS and stripped.rstrip(CLOSERS + " ")[-1:] in SENTENCE_PUNCT:
@@ -107,14 +112,15 @@ def _join_words(text: str) -> str:
     return _CJK_GAP.sub("", collapsed)
 
 
-def _is_prose(line: str) -> bool:
-    stripped = line.strip()
-    return bool(stripped) and not stripped.startswith(("#", ">", "|", "```"))
-
-
 def split_sentences(line: str) -> list[CitedSentence]:
     """Split one line of prose into sentences, moving every marker to its sentence's end."""
-    pieces = list(split_line(line.strip(), markers=True))
+    pieces: list[str] = []
+    for piece in split_line(line.strip(), markers=True):
+        leading = _MARKER_RUN.match(piece)
+        if leading and pieces and _continues(pieces[-1], piece[leading.end() :].strip()):
+            pieces[-1] = f"{pieces[-1]} {piece}"  # markers after a stop that ends no sentence
+        else:
+            pieces.append(piece)
     result: list[CitedSentence] = []
     for piece in pieces:
         leading = _MARKER_RUN.match(piece)
@@ -132,6 +138,24 @@ def split_sentences(line: str) -> list[CitedSentence]:
     return result
 
 
+_CONTINUING = "、，,；;：:" + CLOSERS.replace('"', "").replace("'", "")
+"""Marks that cannot open a sentence (a straight quote can, so it is not one)."""
+
+
+def _continues(before: str, rest: str) -> bool:
+    """Whether ``rest`` (the text after markers that followed ``before``) is its sentence's.
+
+    Markers written after a stop that ends no sentence (``NW Tr. [@a] is limited``,
+    ``怎样做？[@a]」、「…``) split a line where its words do not: the text after them goes
+    on with the sentence before.
+    """
+    if not rest:
+        return False
+    if rest[0] in _CONTINUING:
+        return True
+    return len(list(split_line(f"{MARKER.sub(' ', before)} {rest}"))) == 1
+
+
 def _unique(ids: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(ids))
 
@@ -142,38 +166,29 @@ def _prefix(line: str) -> str:
 
 
 def join_sentences(rendered: Iterable[str]) -> str:
-    """Join rendered sentences with a space, or with none after a full-width ``。！？``."""
+    """Join rendered sentences with a space, or with none after a full-width ``。！？``.
+
+    A sentence opening with a straight quote gets its space even after ``。``: glued to the
+    stop, the quote would read as closing the sentence before it.
+    """
     text = ""
     for sentence in rendered:
-        gap = "" if not text or text[-1] in FULL_STOPS else " "
+        tight = text[-1:] in FULL_STOPS and not sentence.startswith(('"', "'"))
+        gap = "" if not text or tight else " "
         text += gap + sentence
     return text
-
-
-_TABLE_SEPARATOR = re.compile(r"\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*")
-
-
-def _table_rows(lines: Sequence[str]) -> set[int]:
-    """Indexes of the data rows of Markdown tables: ``|`` lines, not headers or separators."""
-    rows: set[int] = set()
-    for i, line in enumerate(lines):
-        if not line.strip().startswith("|") or _TABLE_SEPARATOR.fullmatch(line):
-            continue
-        header = i + 1 < len(lines) and bool(_TABLE_SEPARATOR.fullmatch(lines[i + 1]))
-        if not header and line.strip().endswith("|"):
-            rows.add(i)
-    return rows
 
 
 def table_row(line: str) -> CitedSentence:
     """A table's data row as one sentence: its cells, then its keys, with no final mark.
 
     A row is checked like a sentence; its markers go to the end of its last cell, so that
-    the row reads ``| LFP | 160 Wh/kg [@a] |``.
+    the row reads ``| LFP | 160 Wh/kg [@a] |``. Its body is the cells joined by ``" | "``,
+    which is how revision splits a rewritten row back into cells.
     """
-    inner = line.strip()[1:-1]
-    ids = tuple(MARKER.findall(inner))
-    body = " | ".join(_join_words(MARKER.sub(" ", cell)) for cell in inner.split("|"))
+    found = cells(line)
+    ids = tuple(MARKER.findall(line))
+    body = " | ".join(_join_words(MARKER.sub(" ", cell)) for cell in found)
     return CitedSentence(body.strip(), _unique(ids), "")
 
 
@@ -181,19 +196,33 @@ def _render_row(line: str) -> str:
     return f"| {table_row(line).render()} |"
 
 
+def _prose_line(line: str) -> str:
+    prefix = _prefix(line)
+    return prefix + join_sentences(s.render() for s in split_sentences(line[len(prefix) :]))
+
+
 def normalize_draft(text: str) -> str:
-    """Rewrite every prose line of a draft into canonical cited sentences, and table rows."""
-    lines = []
+    """Rewrite every prose line of a draft into canonical cited sentences, and table rows.
+
+    Verbatim blocks (code, math, HTML, images, link-only lines: :mod:`.blocks`) and table
+    headers are kept byte for byte; runs of blank lines outside them become one.
+    """
     raw = text.replace("\r\n", "\n").split("\n")
-    rows = _table_rows(raw)
+    found = layout(raw)
+    lines: list[str] = []
     for index, line in enumerate(raw):
-        if index in rows:
+        if index in found.verbatim:
+            lines.append(line)
+            continue
+        if index in found.rows:
             line = _render_row(line)
-        elif _is_prose(line):
-            prefix = _prefix(line)
-            line = prefix + join_sentences(s.render() for s in split_sentences(line[len(prefix) :]))
-        lines.append(line.rstrip())
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip() + "\n"
+        elif found.is_prose(index, line):
+            line = _prose_line(line)
+        line = line.rstrip()
+        if not line and (not lines or not lines[-1]):
+            continue  # one blank line between blocks is enough
+        lines.append(line)
+    return "\n".join(lines).strip("\n") + "\n"
 
 
 @dataclass(frozen=True)
@@ -206,28 +235,30 @@ class Located:
     """End of the body (exclusive)."""
     full_end: int
     """End of the sentence including markers and punctuation."""
+    row: bool = False
+    """A table's data row: its body is its cells joined by ``" | "``."""
 
 
 def locate_sentences(draft: str) -> Iterator[Located]:
     """Yield every canonical sentence of a normalized draft with exact offsets."""
     offset = 0
     lines = draft.split("\n")
-    rows = _table_rows(lines)
+    found = layout(lines)
     for index, line in enumerate(lines):
         line_start = offset
         offset += len(line) + 1
-        if index in rows:
+        if index in found.rows:
             row = table_row(line)
             if row.body.strip(" |"):
                 at = line_start + line.index(row.body)
-                yield Located(row, at, at + len(row.body), at + len(row.render()))
+                yield Located(row, at, at + len(row.body), at + len(row.render()), row=True)
             continue
-        if not _is_prose(line):
+        if not found.is_prose(index, line):
             continue
         cursor = line_start + len(_prefix(line))
         for sentence in split_sentences(line[len(_prefix(line)) :]):
             rendered = sentence.render()
-            at = draft.find(rendered, cursor)
+            at = draft.find(rendered, cursor, offset)  # on this line, never a later one
             if at < 0:
                 raise ValueError(f"draft is not normalized near: {sentence.body[:60]!r}")
             cursor = at + len(rendered)
@@ -245,7 +276,7 @@ def extract_claims(draft: str) -> list[Claim]:
     """
     claims: list[Claim] = []
     seen: dict[str, int] = {}
-    headings = [(m.start(), m.group(1)) for m in _HEADING_LINE.finditer(draft)]
+    headings = _headings(draft)
     for located in locate_sentences(draft):
         sentence = located.sentence
         if not is_claim(sentence.body, cited=bool(sentence.ids), punct=sentence.punct):
@@ -267,7 +298,20 @@ def extract_claims(draft: str) -> list[Claim]:
     return claims
 
 
-_HEADING_LINE = re.compile(r"^#{1,6}\s+(.*)$", re.M)
+_HEADING_LINE = re.compile(r"#{1,6}\s+(.*)")
+
+
+def _headings(draft: str) -> list[tuple[int, str]]:
+    """The offset and title of every heading of ``draft`` (a ``#`` line in code is none)."""
+    lines = draft.split("\n")
+    verbatim = layout(lines).verbatim
+    found, offset = [], 0
+    for index, line in enumerate(lines):
+        match = _HEADING_LINE.fullmatch(line)
+        if match and index not in verbatim:
+            found.append((offset, match.group(1)))
+        offset += len(line) + 1
+    return found
 
 
 def cited_ids_in_order(draft: str) -> list[str]:
@@ -329,18 +373,38 @@ def _level(line: str) -> int:
 
 
 def drop_empty(draft: str) -> str:
-    """Remove bullets and headed sections that revision left without any text."""
-    kept: list[str] = []
-    for line in reversed(draft.split("\n")):
-        if _EMPTY_BULLET.fullmatch(line):
-            continue
-        level = _level(line)
-        if level:
-            following = next((x for x in reversed(kept) if x.strip()), None)
-            if following is None or 0 < _level(following) <= level:
+    """Remove bullets, table rows, tables and headed sections that revision left empty.
+
+    Verbatim blocks (code, math, HTML: :mod:`.blocks`) are kept as they are, and count as
+    text: a section holding only a code block stays. A table whose rows were all removed
+    goes with its header.
+    """
+    lines = draft.split("\n")
+    found = layout(lines)
+    gone: set[int] = set()
+    for header, end in found.tables:
+        emptied = all(_EMPTY_BULLET.fullmatch(lines[i]) for i in range(header + 2, end))
+        if end > header + 2 and emptied:
+            gone.update(range(header, end))
+    kept: list[tuple[int, str]] = []
+    for index in reversed(range(len(lines))):
+        line = lines[index]
+        if index not in found.verbatim:
+            if index in gone or _EMPTY_BULLET.fullmatch(line):
                 continue
-        kept.append(line)
-    return "\n".join(reversed(kept))
+            if _level(line) and not _has_body(line, kept, found):
+                continue
+        kept.append((index, line))
+    return "\n".join(line for _, line in reversed(kept))
+
+
+def _has_body(heading: str, after: Sequence[tuple[int, str]], found: Layout) -> bool:
+    """Whether the kept lines ``after`` a heading (in reverse order) give it any text."""
+    following = next(((i, x) for i, x in reversed(after) if x.strip()), None)
+    if following is None:
+        return False
+    index, line = following
+    return index in found.verbatim or not 0 < _level(line) <= _level(heading)
 
 
 _LINKER = re.compile(
@@ -361,7 +425,7 @@ def remove_sentence(draft: str, start: int, end: int) -> str:
     """
     head, tail = draft[:start], draft[end:]
     stripped = tail.lstrip(" ")
-    gap = tail[: len(tail) - len(stripped)]
+    gap = "" if head[-1:] in ("", " ", "\n") else tail[: len(tail) - len(stripped)]
     linker = _LINKER.match(stripped)
     if linker:
         rest = stripped[linker.end() :]

@@ -1,0 +1,151 @@
+"""The block structure of a draft: which lines are prose, which are kept byte for byte.
+
+A report is more than sentences. Fenced code (mermaid diagrams included), display math, raw
+HTML blocks, images, lines that hold only links, and thematic breaks state no sentence to
+check: they are **verbatim**, never split into claims, never given a final mark, and come back
+from verification byte for byte. Tables are read by their structure: a header line, a
+separator line (``| --- | :-: |``), then data rows; only the data rows are claims, each checked
+as one claim and rewritten cell by cell (:mod:`deep_research.verification.citations`).
+
+:func:`layout` reads the lines once; the rest of verification asks it what each line is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["Layout", "cells", "is_link_only", "layout"]
+
+_FENCE = re.compile(r"\s*(`{3,}|~{3,})")
+"""The opening of a fenced code block; the fence closes at a line of the same character, at
+least as long, with nothing after it."""
+_MATH = re.compile(r"\s*(\$\$|\\\[)")
+"""Display math: ``$$`` (closed by ``$$``) or ``\\[`` (closed by ``\\]``)."""
+_MATH_CLOSE = {"$$": "$$", "\\[": "\\]"}
+_HTML = re.compile(r"\s{0,3}<(?:!--|/?[A-Za-z][\w-]*(?:[\s/>]|$))")
+"""A line opening a raw HTML block (a tag or a comment at its start); the block runs to the
+next blank line, as CommonMark reads it."""
+_BREAK = re.compile(r"\s{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
+"""A thematic break: ``---``, ``***``, ``___`` (or spaced)."""
+_LIST_PREFIX = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+")
+_LINK = re.compile(
+    r"!?\[(?:[^\[\]]|!?\[[^\]]*\]\([^)]*\))*\]\([^)]*\)"  # [text](url), ![alt](src), [![a](b)](c)
+    r"|!?\[[^\]]*\]\[[^\]]*\]"  # reference-style links and images
+    r"|<[a-z][a-z0-9+.-]*:[^>\s]*>"  # <https://...>
+    r"|\b(?:https?|ftp)://\S+",  # a bare URL
+    re.I,
+)
+_LEFT_OVER = re.compile(r"[\s\-–—|·•,;:()]*")
+"""What may stand between the links of a link-only line."""
+_SEPARATOR_CELL = re.compile(r"\s*:?-{1,}:?\s*")
+_PIPE = re.compile(r"(?<!\\)\|")
+"""A cell separator: a pipe not escaped by a backslash."""
+
+
+def cells(line: str) -> list[str]:
+    """The cells of a table line, stripped (outer pipes optional; an escaped pipe stays)."""
+    inner = line.strip()
+    if inner.startswith("|"):
+        inner = inner[1:]
+    if inner.endswith("|") and not inner.endswith("\\|"):
+        inner = inner[:-1]
+    return [cell.strip() for cell in _PIPE.split(inner)]
+
+
+def _is_separator(line: str) -> bool:
+    """A table's separator line: cells of dashes (with alignment colons), one pipe at least."""
+    if not _PIPE.search(line):
+        return False
+    return all(_SEPARATOR_CELL.fullmatch(cell) for cell in cells(line))
+
+
+def is_link_only(line: str) -> bool:
+    """A line (or list item) that holds only images, links or URLs, and no words besides."""
+    prefix = _LIST_PREFIX.match(line)
+    rest = line[prefix.end() :] if prefix else line
+    if not _LINK.search(rest):
+        return False
+    return bool(_LEFT_OVER.fullmatch(_LINK.sub("", rest)))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What each line of a text is, by 0-based line index."""
+
+    verbatim: frozenset[int]
+    """Lines kept byte for byte: code, math, HTML, images, link-only lines, breaks."""
+    table_heads: frozenset[int]
+    """The header and separator lines of tables (kept as written, not claims)."""
+    rows: frozenset[int]
+    """The data rows of tables."""
+    tables: tuple[tuple[int, int], ...]
+    """Each table as ``(header line, end)``: its lines are ``range(header, end)``."""
+
+    def is_prose(self, index: int, line: str) -> bool:
+        """Whether line ``index`` is prose: not blank, verbatim, a table, heading or quote."""
+        if index in self.verbatim or index in self.table_heads or index in self.rows:
+            return False
+        stripped = line.strip()
+        return bool(stripped) and not stripped.startswith(("#", ">", "|"))
+
+
+def _block_end(lines: Sequence[str], start: int) -> int | None:
+    """The index after the verbatim block opening at ``start``, or ``None`` if none opens."""
+    line = lines[start]
+    fence = _FENCE.match(line)
+    if fence:
+        mark = fence.group(1)
+        for end in range(start + 1, len(lines)):
+            closing = lines[end].strip()
+            if closing.startswith(mark[0] * len(mark)) and not closing.strip(mark[0]):
+                return end + 1
+        return len(lines)  # an unclosed fence runs to the end, as Markdown renders it
+    math = _MATH.match(line)
+    if math:
+        close = _MATH_CLOSE[math.group(1)]
+        if close in line[math.end() :]:
+            return start + 1  # $$ x $$ on one line
+        for end in range(start + 1, len(lines)):
+            if close in lines[end]:
+                return end + 1
+        return len(lines)
+    if _HTML.match(line):
+        end = start + 1
+        while end < len(lines) and lines[end].strip():
+            end += 1
+        return end
+    if _BREAK.fullmatch(line) or is_link_only(line):
+        return start + 1
+    return None
+
+
+def layout(lines: Sequence[str]) -> Layout:
+    """Read the block structure of ``lines`` (a text split into lines)."""
+    verbatim: set[int] = set()
+    heads: set[int] = set()
+    rows: set[int] = set()
+    tables: list[tuple[int, int]] = []
+    index = 0
+    while index < len(lines):
+        end = _block_end(lines, index)
+        if end is not None:
+            verbatim.update(range(index, end))
+            index = end
+            continue
+        line = lines[index]
+        if _PIPE.search(line) and index + 1 < len(lines) and _is_separator(lines[index + 1]):
+            heads.update((index, index + 1))
+            end = index + 2
+            while end < len(lines) and lines[end].strip() and _PIPE.search(lines[end]):
+                rows.add(end)
+                end += 1
+            tables.append((index, end))
+            index = end
+            continue
+        stripped = line.strip()
+        if len(stripped) > 1 and stripped[0] == stripped[-1] == "|" and not _is_separator(line):
+            rows.add(index)  # a row without a header: checked like one
+        index += 1
+    return Layout(frozenset(verbatim), frozenset(heads), frozenset(rows), tuple(tables))

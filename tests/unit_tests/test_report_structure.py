@@ -1,0 +1,179 @@
+"""Verification respects a report's structure (issue 28, item 5).
+
+Code, math, diagrams, HTML, images and link-only lines are never claims and come back byte for
+byte; a table row is checked as one claim and rewritten cell by cell, never collapsed, and a
+removed row goes whole; list items stay list items; a rewrite keeps every valid key.
+"""
+
+from __future__ import annotations
+
+from deep_research.engines import ClaimCheck, OfflineEngine, Reply
+from deep_research.engines.schemas import Rewrite
+from deep_research.nodes.revise import revise_claim, rewritten_row
+from deep_research.state import Claim, EvidenceSpan, Verdict
+from deep_research.verification.blocks import is_link_only, layout
+from deep_research.verification.citations import (
+    drop_empty,
+    extract_claims,
+    locate_sentences,
+    normalize_draft,
+)
+from tests.unit_tests.scripted_judge import ScriptedJudge, make_state, run_verification
+
+VERBATIM = [
+    "```bash\ngit status --short\ngit diff\n\n\n# not a heading\n- not a bullet\n"
+    "| not | a row |\n```",
+    "```mermaid\ngraph TD\n  A[Grid] --> B[Battery]\n```",
+    "~~~\nThe tilde fence holds 3 lines.\nIt states 2 figures.\n~~~",
+    "$$\nE = \\frac{1}{2} C V^2\n$$",
+    "$$ P = V I $$",
+    "<details>\n<summary>More</summary>\nThe cell costs 90 dollars.\n</details>",
+    "![A battery farm at night](https://img.example/farm.png)",
+    "[Hornsdale Power Reserve](https://hpr.example/) — [Tesla](https://tesla.example/)",
+    "- <https://docs.example/storage>",
+    "---",
+]
+DRAFT = "\n\n".join(
+    [
+        "## Storage",
+        "Hornsdale Power Reserve has a capacity of 150 MW [@ev_cap][@ev_reg].",
+        *VERBATIM,
+        "| Chemistry | Density | Note |\n|---|:---:|---|\n"
+        "| LFP | 160 Wh/kg | cheap [@ev_lfp] |\n| NMC | 250 Wh/kg | dense [@ev_nmc] |",
+        "- Most new grid batteries use LFP cells [@ev_lfp].\n  - NMC packs are denser [@ev_nmc].",
+        "## After",
+        "The expansion of Hornsdale was completed in 2020 [@ev_exp].",
+    ]
+)
+QUOTES = {
+    "ev_cap": "Hornsdale Power Reserve has a capacity of 150 MW.",
+    "ev_reg": "Hornsdale Power Reserve was approved by the regulator.",
+    "ev_lfp": "Most new grid batteries use LFP cells, which store 160 Wh/kg and are cheap.",
+    "ev_nmc": "NMC packs are denser, at 250 Wh/kg.",
+    "ev_exp": "The expansion of Hornsdale was completed in 2020.",
+}
+
+
+def spans() -> list[EvidenceSpan]:
+    return [
+        EvidenceSpan(
+            id=key,
+            url=f"https://{key}.example/",
+            document_id=f"doc_{key}",
+            step_id="s01",
+            quote=quote,
+            start=0,
+            end=len(quote),
+        )
+        for key, quote in QUOTES.items()
+    ]
+
+
+def test_verbatim_blocks_come_back_byte_for_byte_and_hold_no_claims() -> None:
+    draft = normalize_draft(DRAFT)
+    for block in VERBATIM:
+        assert block in draft
+    assert normalize_draft(draft) == draft
+    texts = [c.text for c in extract_claims(draft)]
+    assert texts == [
+        "Hornsdale Power Reserve has a capacity of 150 MW",
+        "LFP | 160 Wh/kg | cheap",
+        "NMC | 250 Wh/kg | dense",
+        "Most new grid batteries use LFP cells",
+        "NMC packs are denser",
+        "The expansion of Hornsdale was completed in 2020",
+    ]
+    assert all(not any(t in block for block in VERBATIM) for t in texts)
+
+
+def test_code_keeps_its_brackets_blank_lines_and_headings() -> None:
+    draft = normalize_draft("```python\nx = keys[E1]\n\n\n\n# a comment\n```\nText here [E1].")
+    assert "x = keys[E1]\n\n\n\n# a comment\n```" in draft
+    assert (
+        drop_empty("## Code\n\n```\n# only code\n-\n```\n")
+        == "## Code\n\n```\n# only code\n-\n```\n"
+    )
+
+
+def test_lines_that_are_links_or_images_only_are_not_prose() -> None:
+    assert is_link_only("![chart](a.png)")
+    assert is_link_only("* [Docs](https://d.example) | [API](https://a.example)")
+    assert is_link_only("https://example.org/page")
+    assert not is_link_only("See [the docs](https://d.example) for 3 figures.")
+    found = layout(["| a | b |", "|---|---|", "| 1 | 2 |", "", "```", "| x |", "```"])
+    assert found.rows == {2} and found.table_heads == {0, 1} and found.verbatim == {4, 5, 6}
+
+
+def test_a_table_without_outer_pipes_is_a_table_too() -> None:
+    draft = normalize_draft("Chemistry | Density\n--- | ---\nLFP | 160 Wh/kg [@a]\n")
+    assert draft == "Chemistry | Density\n--- | ---\n| LFP | 160 Wh/kg [@a] |\n"
+    (claim,) = extract_claims(draft)
+    assert claim.text == "LFP | 160 Wh/kg" and claim.citation_keys == ["a"]
+
+
+def test_a_rewritten_row_keeps_its_cells_and_prose_is_no_row() -> None:
+    assert rewritten_row("LFP | 160 Wh/kg | cheap", "| LFP | 165 Wh/kg | cheap |") == (
+        "LFP | 165 Wh/kg | cheap"
+    )
+    assert rewritten_row("LFP | 160 Wh/kg | cheap", "LFP cells store 165 Wh/kg.") is None
+
+
+class _Rewriter(OfflineEngine):
+    def __init__(self, text: str, key: str | None) -> None:
+        super().__init__()
+        self.reply = Rewrite(text=text, evidence_key=key)
+
+    async def rewrite(self, check: ClaimCheck) -> Reply[Rewrite]:
+        return Reply(self.reply)
+
+
+def _claim(text: str, keys: list[str], verdict: Verdict) -> Claim:
+    return Claim(
+        id="c", text=text, position_start=0, position_end=0, citation_keys=keys, verdict=verdict
+    )
+
+
+async def test_a_rewrite_keeps_every_valid_key_and_adds_the_one_it_relies_on() -> None:
+    claim = _claim(
+        "Hornsdale has 150 MW and cost A$90 million",
+        ["ev_cap", "ev_reg", "ev_gone"],
+        Verdict.PARTIAL,
+    )
+    sentence, outcome, _ = await revise_claim(
+        _Rewriter("Hornsdale has 150 MW", "E1"), claim, spans(), final=False
+    )
+    assert outcome == "corrected" and sentence is not None
+    assert sentence.ids == ("ev_cap", "ev_reg")  # the unknown key is not valid
+
+
+async def test_a_row_rewritten_as_prose_goes_whole_or_stays_when_partial() -> None:
+    text = "LFP | 160 Wh/kg | cheap"
+    prose = _Rewriter("LFP cells store 160 Wh/kg and are cheap.", "E1")
+    for verdict, expected in ((Verdict.UNSUPPORTED, None), (Verdict.PARTIAL, text)):
+        sentence, _, _ = await revise_claim(
+            prose, _claim(text, ["ev_lfp"], verdict), spans(), final=False, row=True
+        )
+        assert (sentence.body if sentence else None) == expected
+
+
+async def test_rows_are_removed_whole_or_rewritten_cell_by_cell_in_the_report() -> None:
+    rows = {"LFP | 160 Wh/kg | cheap", "NMC | 250 Wh/kg | dense"}
+    state = make_state(DRAFT, spans())
+    state = await run_verification(state, ScriptedJudge(lambda text: text in rows))
+    assert state.report is not None
+    markdown = state.report.markdown
+    for block in VERBATIM:
+        assert block in markdown
+    lines = markdown.splitlines()
+    start = lines.index("| Chemistry | Density | Note |")
+    table = lines[start : lines.index("", start)]
+    assert table[:2] == ["| Chemistry | Density | Note |", "|---|:---:|---|"]
+    for row in table[2:]:
+        assert row.count("|") == 4, row  # three cells, never one
+    # the judge rewrote one row cell by cell; it collapsed the other into a sentence, which
+    # is no row, so that row (unsupported) went whole
+    assert table[2:] == ["| LFP | 160 Wh/kg | reportedly cheap [3] |"]
+    assert "  - NMC packs are denser [" in markdown
+    assert "## After" in markdown
+    for located in locate_sentences(state.draft):
+        assert state.draft[located.start : located.end] == located.sentence.body
