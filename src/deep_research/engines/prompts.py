@@ -207,7 +207,9 @@ Figures are strict: a number, unit, date or negation the evidence gives differen
 300, MW vs MWh, $/kW vs $/kWh, 5% vs 5 percentage points, A$ vs US$, million vs billion, 2019
 vs 2021, "not") makes the claim CONTRADICTED, never SUPPORTED; a figure the
 evidence does not give at all makes it at most PARTIAL. Equal values in other words are the same
-(1.2 billion = 1,200 million; 0.15 GW = 150 MW).
+(1.2 billion = 1,200 million; 0.15 GW = 150 MW). A figure the claim computes from figures the
+evidence gives (a growth rate, share, ratio, sum or difference) is stated if the arithmetic is
+right and CONTRADICTED if it is wrong: compute it.
 Return one verdict per claim, with its claim_id exactly as given, a confidence from 0 to 1, one
 short sentence of reasoning, the key of the evidence the verdict relies on, and the shortest
 passage of that evidence it relies on, copied verbatim.

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from deep_research.text import content_tokens, sentences
 from deep_research.verification.agreement import agrees, conflicts
+from deep_research.verification.arithmetic import cue_words, derivation, miscomputed
 from deep_research.verification.quantities import Quantity, quantities
 
 CONFLICT_COVERAGE = 0.5
@@ -159,6 +160,9 @@ class Alignment:
     matched: list[Quantity] = field(default_factory=list)
     conflict: tuple[Quantity, Quantity, Unit] | None = None
     """A figure of the claim, the figure the evidence gives instead, and where."""
+    derived: list[Quantity] = field(default_factory=list)
+    """Figures of the claim the evidence does not write but gives by arithmetic (among
+    ``matched``; see :mod:`.arithmetic`)."""
 
     @property
     def coverage(self) -> float:
@@ -230,6 +234,14 @@ def _match_figures(alignment: Alignment, ranked: list[Unit], analyses: Analyses)
                 alignment.matched.append(figure)
                 used.add(position)
                 break
+    direct = [q for q in alignment.matched if q.kind not in ("date", "decade")]
+    for figure in alignment.missing:  # a growth rate, share, ratio, sum or difference
+        if derivation(figure, alignment.claim, [q for _, q in stated]) is not None:
+            alignment.matched.append(figure)
+            alignment.derived.append(figure)
+            # the words saying how it was computed ("rose", "combined") are stated by the sum
+            cues = set(content_tokens(" ".join(cue_words(alignment.claim))))
+            alignment.covered |= cues & alignment.claim_words
     for figure in alignment.missing:
         for position, (unit, q) in enumerate(stated):
             if position in used or q.spelled or unit not in alignment.support:
@@ -239,6 +251,14 @@ def _match_figures(alignment: Alignment, ranked: list[Unit], analyses: Analyses)
             if _same_context(figure, alignment.claim, q, unit.text):
                 alignment.conflict = (figure, q, unit)
                 return
+    figures = [q for _, q in stated if not q.spelled and q.kind not in ("date", "decade")]
+    operands = direct if len(direct) >= 2 else figures if len(figures) <= 3 else []
+    for figure in alignment.missing:  # derived from the operands, wrongly
+        wrong = miscomputed(figure, alignment.claim, operands)
+        if wrong is not None:
+            computed = Quantity(wrong.value, figure.kind, wrong.describe(), 0, 0)
+            alignment.conflict = (figure, computed, alignment.support[0])
+            return
 
 
 def _around(text: str, figure: Quantity) -> frozenset[str]:

@@ -198,6 +198,9 @@ def check_claim(
     if verdict is Verdict.SUPPORTED and (alignment.missing or cov < SUPPORTED_COVERAGE):
         # never supported: a figure the evidence does not state, or most of the claim unstated
         verdict = Verdict.PARTIAL
+    elif alignment.derived and not alignment.missing and cov >= SUPPORTED_COVERAGE:
+        # the classifier reads a computed figure as digits the evidence lacks; it checks out
+        verdict = Verdict.SUPPORTED
     reasoning = reason(_STATED[verdict], share=f"{cov:.0%}")
     if not cov:  # nothing was relied on
         return Check(verdict, round(confidence, 3), reasoning, -1, coverage=cov)
