@@ -52,6 +52,7 @@ _NAMES: dict[str, Label] = {
     Verdict.UNSUPPORTED.value: "verdict_unsupported",
     Verdict.CONTRADICTED.value: "verdict_contradicted",
     "ANALYSIS": "verdict_analysis",
+    "UNSOURCED": "verdict_unsourced",
     "UNCHECKED": "verdict_unchecked",
 }
 """The label of each verdict's name, and of the two states of a claim without one."""
@@ -197,18 +198,19 @@ def _body(report: Report, language: str) -> str:
 def _verdict(claim: Claim) -> str:
     """The claim's verdict, or what it is without one.
 
-    ANALYSIS for a synthesis claim (checked for figures and names only), else UNCHECKED.
+    ANALYSIS for a synthesis claim (checked for figures and names only), UNSOURCED for
+    uncited background (kept, never shown as verified), else UNCHECKED.
     """
     if claim.verdict is not None:
         return claim.verdict.value
-    return "ANALYSIS" if claim.claim_type == "synthesis" else "UNCHECKED"
+    return {"synthesis": "ANALYSIS", "background": "UNSOURCED"}.get(claim.claim_type, "UNCHECKED")
 
 
 def _chart(report: Report, language: str) -> str:
     """An inline SVG bar chart of the verdict counts."""
     counts = [(v, sum(1 for c in report.claims if c.verdict is v)) for v in Verdict]
     rows = [(v.value, n, VERDICT_COLOURS[v]) for v, n in counts]
-    for state in ("ANALYSIS", "UNCHECKED"):
+    for state in ("ANALYSIS", "UNSOURCED", "UNCHECKED"):
         count = sum(1 for c in report.claims if c.verdict is None and _verdict(c) == state)
         if count:
             rows.append((state, count, _UNCHECKED))

@@ -353,6 +353,32 @@ def check_synthesis(claim: Claim, evidence: Sequence[EvidenceSpan]) -> Claim:
     )
 
 
+def as_background(claim: Claim, evidence: Sequence[EvidenceSpan]) -> Claim | None:
+    """An uncited claim no evidence supports, kept as unsourced background if it may be.
+
+    Common background a writer adds without a key (``Lithium-ion cells age with use``) is
+    not removed for want of a citation: when it states no figure and names nothing that no
+    evidence span mentions, it stays in the report as ``background``, with no verdict and
+    the reason saying it is unsourced (report.json; report.html shows it as unsourced, never
+    as verified). Anything else (a figure, a new name, a cited claim) is ``None``: judged.
+    """
+    if claim.citation_keys or claim.numeric or claim.verdict in GOOD:
+        return None
+    corpus = " ".join(e.quote for e in evidence).casefold()
+    if any(name.casefold() not in corpus for name in names(claim.text)):
+        return None
+    return claim.model_copy(
+        update={
+            "claim_type": "background",
+            "verdict": None,
+            "confidence": None,
+            "reasoning": reason("background"),
+            "evidence_id": None,
+            "checked_by": None,
+        }
+    )
+
+
 def _alternates_of(
     claims: Sequence[Claim],
     evidence: Sequence[EvidenceSpan],
@@ -407,8 +433,12 @@ async def verify_draft(
     revise takes up are in the memo. The verdicts are the same.
     """
     by_id = {e.id: e for e in evidence}
-    known = {(c.text, tuple(c.citation_keys)): c for c in previous if c.verdict is not None}
-    fields = ("verdict", "confidence", "reasoning", "evidence_id", "checked_by")
+    known = {
+        (c.text, tuple(c.citation_keys)): c
+        for c in previous
+        if c.verdict is not None or c.claim_type == "background"
+    }
+    fields = ("claim_type", "verdict", "confidence", "reasoning", "evidence_id", "checked_by")
     claims, fresh = [], []
     for claim in extract_claims(draft):
         claim = check_synthesis(claim, evidence)
@@ -448,10 +478,12 @@ async def verify_draft(
     for check, verdict in zip(retry, second.value, strict=True):
         if verdict.verdict is Verdict.SUPPORTED:  # a partial alternate must not mask a problem
             judged[check.claim.id] = _apply(check.claim, verdict, check.evidence)
-    claims = [judged.get(c.id, c) for c in claims]
+    kept = {i: as_background(c, evidence) for i, c in judged.items()}
+    kept = {i: c for i, c in kept.items() if c is not None}  # uncited background, unsourced
+    claims = [kept.get(c.id) or judged.get(c.id, c) for c in claims]
     return DraftVerification(
         claims=claims,
-        judged=[c for c in claims if c.id in judged],
+        judged=[c for c in claims if c.id in judged and c.id not in kept],
         citations=[citation for claim in claims for citation in citations_of(claim)],
         usage=primary.usage + second.usage,
     )

@@ -303,10 +303,11 @@ CheckedBy = Literal["model", "offline", "fallback"]
 """Who judged a claim (see :attr:`Claim.checked_by`)."""
 
 
-ClaimType = Literal["fact", "estimate", "opinion", "synthesis"]
+ClaimType = Literal["fact", "estimate", "opinion", "synthesis", "background"]
 """What a claim states. ``synthesis``: an uncited comparison, cause or conclusion drawn from
 the report's cited facts; it states no figure and names nothing the evidence does not, and
-is checked for those only."""
+is checked for those only. ``background``: an uncited sentence of common background, with no
+figure and no name the evidence lacks, that no evidence supports: kept, unsourced, unjudged."""
 
 
 class Claim(DomainModel):

@@ -28,6 +28,7 @@ ReasonName = Literal[
     "not_stated",
     "figure_check",
     "analysis",
+    "background",
     "no_reason",
 ]
 
@@ -46,6 +47,10 @@ REASONS: dict[str, dict[ReasonName, str]] = {
         "not_stated": "not stated: the evidence states {share} of the claim's terms and figures",
         "figure_check": "{reason} (figure check; the engine said SUPPORTED)",
         "analysis": "analysis: states no figure and names only what the evidence names",
+        "background": (
+            "unsourced background: cites nothing, states no "
+            "figure and names only what the evidence names"
+        ),
         "no_reason": "no reason was given",
     },
     "fr": {
@@ -66,6 +71,10 @@ REASONS: dict[str, dict[ReasonName, str]] = {
         ),
         "figure_check": "{reason} (contrôle des chiffres ; le moteur la jugeait étayée)",
         "analysis": "analyse : ne donne aucun chiffre et ne nomme que ce que nomment les sources",
+        "background": (
+            "contexte sans source : ne cite rien, ne donne aucun "
+            "chiffre et ne nomme que ce que nomment les sources"
+        ),
         "no_reason": "aucune raison n'a été donnée",
     },
     "es": {
@@ -88,6 +97,10 @@ REASONS: dict[str, dict[ReasonName, str]] = {
         ),
         "figure_check": "{reason} (control de cifras; el motor la daba por respaldada)",
         "analysis": "análisis: no da ninguna cifra y solo nombra lo que nombran las fuentes",
+        "background": (
+            "contexto sin fuente: no cita nada, no da ninguna "
+            "cifra y solo nombra lo que nombran las fuentes"
+        ),
         "no_reason": "no se dio ningún motivo",
     },
     "de": {
@@ -106,6 +119,10 @@ REASONS: dict[str, dict[ReasonName, str]] = {
         ),
         "figure_check": "{reason} (Zahlenprüfung; das Modul hielt sie für belegt)",
         "analysis": "Analyse: nennt keine Zahl und nur, was die Belege nennen",
+        "background": (
+            "Hintergrund ohne Quelle: zitiert nichts, nennt "
+            "keine Zahl und nur, was die Belege nennen"
+        ),
         "no_reason": "es wurde kein Grund angegeben",
     },
     "zh": {
@@ -120,6 +137,7 @@ REASONS: dict[str, dict[ReasonName, str]] = {
         "not_stated": "未陈述：证据只涵盖了陈述中 {share} 的词语和数字",
         "figure_check": "{reason}（数字核查；引擎原判为完全支持）",
         "analysis": "分析：不含数字，且只提及证据中提及的名称",
+        "background": ("无来源的背景：未引用来源，不含数字，且只提及证据中提及的名称"),
         "no_reason": "未给出原因",
     },
     "ja": {
@@ -134,6 +152,9 @@ REASONS: dict[str, dict[ReasonName, str]] = {
         "not_stated": "記載なし：証拠は主張の語句と数値の {share} しか含んでいません",
         "figure_check": "{reason}（数値チェック。エンジンの判定は「裏付けあり」）",
         "analysis": "分析：数値を含まず、証拠に出てくる名称だけを挙げています",
+        "background": (
+            "出典のない背景説明：何も引用せず、数値を含まず、証拠に出てくる名称だけを挙げています"
+        ),
         "no_reason": "理由は示されていません",
     },
     "ko": {
@@ -148,6 +169,10 @@ REASONS: dict[str, dict[ReasonName, str]] = {
         "not_stated": "기술되지 않음: 근거가 주장의 용어와 수치 중 {share}만 담고 있습니다",
         "figure_check": "{reason} (수치 확인; 엔진은 ‘뒷받침됨’으로 판정)",
         "analysis": "분석: 수치를 제시하지 않으며 근거에 나오는 이름만 언급합니다",
+        "background": (
+            "출처 없는 배경: 아무것도 인용하지 않고 수치를 "
+            "제시하지 않으며 근거에 나오는 이름만 언급합니다"
+        ),
         "no_reason": "이유가 제시되지 않았습니다",
     },
 }
