@@ -9,11 +9,14 @@
 3. :func:`compute_metrics`: duration, tokens, cost estimate, sources, domains, cache use;
 4. :func:`build_report`: the v1 :class:`~deep_research.state.Report`.
 
+:func:`article_markdown` derives the clean article (``report.article.md``) from a report.
+
 Nothing here reads the clock but :func:`compute_metrics`, through its ``now`` argument.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +24,7 @@ from urllib.parse import unquote
 
 from deep_research.bibliography import vancouver
 from deep_research.labels import LABELS, label
+from deep_research.language import language_of
 from deep_research.report_flags import flag_claims, footnotes
 from deep_research.state import (
     Budget,
@@ -336,3 +340,33 @@ def build_report(
         limitations=list(limitations),
         confidence=confidence,
     )
+
+
+_FLAG_MARK = re.compile(r" ?\*\([^()*\n]+\)\*\[\^v\d+\]")
+"""A claim's verification marker and footnote reference, `` *(partly supported)*[^v1]``."""
+_CITED = re.compile(r"\[(\d+)\]")
+
+
+def article_markdown(report: Report) -> str:
+    """The report as an article: title, body and numbered references, nothing about checking.
+
+    What a reader pastes into a document, and what a benchmark's judge reads: report.md
+    without its verification markers and their notes, the Limitations section (and its
+    confidence line) that finalize appends, and the verification line. The references are
+    those the article cites, numbered as in report.md (the body cites them first, so they are
+    1 to N), each with its URL or file path.
+    """
+    language = language_of(report.question)
+    heading = f"\n## {label(language, 'references')}\n"
+    body = report.markdown.split(heading, 1)[0] if report.references else report.markdown
+    if report.confidence is not None:  # finalize appended the Limitations section last
+        limits = body.rfind(f"\n## {label(language, 'limitations')}\n")
+        body = body[:limits] if limits >= 0 else body
+    if report.verification.passes and not report.references:
+        body = body.rstrip().rsplit("\n", 1)[0]  # the verification line ends the report
+    body = _FLAG_MARK.sub("", body).rstrip() + "\n"
+    cited = {int(n) for n in _CITED.findall(body)}
+    listed = [f"{r.number}. {r.citation}" for r in report.references if r.number in cited]
+    if not listed:
+        return body
+    return f"{body}\n## {label(language, 'references')}\n\n" + "\n".join(listed) + "\n"

@@ -42,6 +42,12 @@ def test_ask_writes_markdown_and_json_reports(
     assert data["metrics"]["sourcesCited"] == len(data["references"])
     markdown = (out / "report.md").read_text()
     assert markdown.startswith(f"# {QUESTION}") and "## References" in markdown
+    # the clean article beside it: the body and the references, nothing about checking
+    article = (out / "report.article.md").read_text()
+    assert f"article: {out / 'report.article.md'}" in captured.out
+    assert article.startswith(f"# {QUESTION}") and "## References" in article
+    assert "Verification:" not in article and "## Limitations" not in article
+    assert "Verification:" in markdown and "## Limitations" in markdown
 
 
 def test_ask_freezes_its_start_up_objects_before_the_run(tmp_path: Path) -> None:

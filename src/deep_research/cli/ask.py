@@ -2,7 +2,7 @@
 
 The run streams its progress to stderr, answers the graph's interrupts at the terminal (or
 takes their defaults with no terminal), checkpoints every step before the next one starts,
-and writes report.md, report.json and report.html. Ctrl-C and SIGTERM stop it as
+and writes report.md, report.json, report.html and report.article.md. Ctrl-C and SIGTERM stop it as
 ``interrupted`` and an error as ``failed`` (:func:`record_stop`); ``resume THREAD`` goes on
 from the last checkpoint.
 """
@@ -125,12 +125,17 @@ async def _drive(
 
 
 def write_report(report: Report, out: Path) -> tuple[Path, Path, Path]:
-    """Write report.md, report.json and report.html into ``out``; return their paths."""
+    """Write report.md, report.json, report.html and report.article.md into ``out``.
+
+    Returns the paths of the first three (the article sits beside report.md).
+    """
+    from deep_research.report import article_markdown
     from deep_research.report_html import render_html
 
     out.mkdir(parents=True, exist_ok=True)
     markdown, data, page = out / "report.md", out / "report.json", out / "report.html"
     markdown.write_text(report.markdown, encoding="utf-8")
+    (out / "report.article.md").write_text(article_markdown(report), encoding="utf-8")
     data.write_text(
         json.dumps(report.model_dump(mode="json", by_alias=True), indent=2, ensure_ascii=False)
         + "\n",
@@ -211,7 +216,9 @@ async def run_ask(args: argparse.Namespace) -> int:
         raise DeepResearchError(f"run {thread} ended without a report")
     markdown, data, page = write_report(report, args.out or Path("reports") / thread)
     printer.done(report)
+    article = markdown.with_name("report.article.md")
     print(f"thread: {thread}\nreport: {markdown}\njson:   {data}\nhtml:   {page}")
+    print(f"article: {article}")
     return 0
 
 
