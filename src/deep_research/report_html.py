@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from deep_research.labels import LABELS, Label, label
 from deep_research.language import language_of
 from deep_research.state import Claim, Report, Verdict
+from deep_research.verification.blocks import cells, layout
 from deep_research.verification.reasons import localize
 
 VERDICT_COLOURS = {
@@ -74,24 +75,41 @@ class _Block:
 
 
 def _blocks(markdown: str) -> Iterator[_Block]:
-    """The report's blocks, line by line; consecutive plain lines form one paragraph."""
+    """The report's blocks, line by line; consecutive plain lines form one paragraph.
+
+    Verbatim lines (code, math, HTML, images, link-only lines: :mod:`.verification.blocks`)
+    form ``pre`` blocks, shown as written; table lines (header, separator, rows) are ``tr``.
+    """
     offset = 0
     paragraph: _Block | None = None
-    for line in markdown.splitlines(keepends=True):
-        start, text = offset, line.rstrip("\n")
-        offset += len(line)
+    lines = markdown.split("\n")
+    found = layout(lines)
+    for index, text in enumerate(lines):
+        start = offset
+        offset += len(text) + 1
         stripped = text.strip()
         heading = re.match(r"(#{1,4}) ", text)
         item = re.match(r"(\s*)(?:[-*]|\d+[.)]) ", text)
         block: _Block | None = None
-        if heading:
+        if index in found.verbatim:
+            if paragraph is not None and paragraph.tag == "pre" and paragraph.end == start - 1:
+                paragraph = _Block("pre", paragraph.start, start + len(text))
+                continue
+            if paragraph is not None:
+                yield paragraph
+            paragraph = _Block("pre", start, start + len(text))
+            continue
+        if paragraph is not None and paragraph.tag == "pre":
+            yield paragraph
+            paragraph = None
+        if index in found.rows or index in found.table_heads:
+            block = _Block("tr", start, start + len(text))
+        elif heading:
             block = _Block(f"h{len(heading.group(1))}", start + heading.end(), start + len(text))
         elif text.startswith("> "):
             block = _Block("blockquote", start + 2, start + len(text))
         elif item:
             block = _Block("li", start + item.end(), start + len(text))
-        elif stripped.startswith("|") and stripped.endswith("|"):
-            block = _Block("tr", start, start + len(text))
         if block is not None or not stripped:
             if paragraph is not None:
                 yield paragraph
@@ -180,19 +198,38 @@ def _body(report: Report, language: str) -> str:
             out.append("<ul>")
             open_list = True
         if block.tag == "tr":
-            row = markdown[block.start : block.end].strip().strip("|")
+            row = markdown[block.start : block.end]
             if set(row) <= set("-:| "):
                 continue  # the header separator
             if not open_table:
                 out.append("<table>")
                 open_table = True
-            cells = "".join(f"<td>{_inline(cell.strip())}</td>" for cell in row.split("|"))
-            out.append(f"<tr>{cells}</tr>")
+            out.append(_row(row, block, claims, language))
+            continue
+        if block.tag == "pre":
+            out.append(f"<pre>{html.escape(markdown[block.start : block.end])}</pre>")
             continue
         out.append(f"<{block.tag}>{_with_claims(markdown, block, claims, language)}</{block.tag}>")
     out.append("</ul>" if open_list else "")
     out.append("</table>" if open_table else "")
     return "\n".join(part for part in out if part)
+
+
+def _row(row: str, block: _Block, claims: Sequence[Claim], language: str) -> str:
+    """A table row; a row that is a claim is highlighted whole, by its verdict."""
+    html_cells = "".join(f"<td>{_inline(cell)}</td>" for cell in cells(row))
+    claim = next(
+        (c for c in claims if block.start <= c.position_start and c.position_end <= block.end),
+        None,
+    )
+    if claim is None:
+        return f"<tr>{html_cells}</tr>"
+    verdict = _verdict(claim)
+    name = label(language, _NAMES[verdict])
+    return (
+        f'<tr class="claim v-{verdict.lower()}" data-claim="{html.escape(claim.id)}" '
+        f'tabindex="0" role="button" title="{html.escape(name)}">{html_cells}</tr>'
+    )
 
 
 def _verdict(claim: Claim) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from deep_research.engines import ClaimCheck, OfflineEngine, Reply
 from deep_research.engines.schemas import Rewrite
 from deep_research.nodes.revise import revise_claim, rewritten_row
+from deep_research.report_html import render_html
 from deep_research.state import Claim, EvidenceSpan, Verdict
 from deep_research.verification.blocks import is_link_only, layout
 from deep_research.verification.citations import (
@@ -177,3 +178,16 @@ async def test_rows_are_removed_whole_or_rewritten_cell_by_cell_in_the_report() 
     assert "## After" in markdown
     for located in locate_sentences(state.draft):
         assert state.draft[located.start : located.end] == located.sentence.body
+
+
+async def test_report_html_shows_verbatim_blocks_as_written_and_rows_as_claims() -> None:
+    state = await run_verification(make_state(DRAFT, spans()), ScriptedJudge())
+    assert state.report is not None
+    page = render_html(state.report)
+    assert "<pre>```bash\ngit status --short\ngit diff\n\n\n# not a heading\n" in page
+    assert "<h1>not a heading" not in page and "<li>not a bullet" not in page
+    assert "<pre>$$\nE = \\frac{1}{2} C V^2\n$$</pre>" in page
+    assert "<pre>&lt;details&gt;\n&lt;summary&gt;More" in page  # raw HTML is shown, not run
+    row = next(c for c in state.report.claims if c.text == "LFP | 160 Wh/kg | cheap")
+    assert f'<tr class="claim v-supported" data-claim="{row.id}"' in page
+    assert "<td>LFP</td><td>160 Wh/kg</td><td>cheap " in page
