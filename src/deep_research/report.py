@@ -45,6 +45,7 @@ from deep_research.state import (
 )
 from deep_research.state.models import BudgetLimit
 from deep_research.urls import domain_of
+from deep_research.verification.blocks import layout
 from deep_research.verification.citations import cited_ids_in_order, render_with_offsets
 
 APPENDICES = (
@@ -245,12 +246,15 @@ def render_markdown(
 
 
 def sections(markdown: str) -> list[ReportSection]:
-    """The report's ``##`` sections, the appendices left out."""
+    """The report's ``##`` sections, the appendices left out (a ``## `` line in code is none)."""
+    lines = markdown.split("\n")
+    verbatim = layout(lines).verbatim
+    starts = [i for i, line in enumerate(lines) if line.startswith("## ") and i not in verbatim]
     found: list[ReportSection] = []
-    for block in markdown.split("\n## ")[1:]:
-        title, _, body = block.partition("\n")
-        if title.strip() not in APPENDICES:
-            found.append(ReportSection(title=title.strip(), markdown=body.strip()))
+    for start, end in zip(starts, [*starts[1:], len(lines)], strict=False):
+        title, body = lines[start][3:].strip(), "\n".join(lines[start + 1 : end]).strip()
+        if title not in APPENDICES:
+            found.append(ReportSection(title=title, markdown=body))
     return found
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from deep_research.engines import ClaimCheck, OfflineEngine, Reply
 from deep_research.engines.schemas import Rewrite
 from deep_research.nodes.revise import revise_claim, rewritten_row
+from deep_research.report import sections
 from deep_research.report_html import render_html
 from deep_research.state import Claim, EvidenceSpan, Verdict
 from deep_research.verification.blocks import is_link_only, layout
@@ -191,3 +192,11 @@ async def test_report_html_shows_verbatim_blocks_as_written_and_rows_as_claims()
     row = next(c for c in state.report.claims if c.text == "LFP | 160 Wh/kg | cheap")
     assert f'<tr class="claim v-supported" data-claim="{row.id}"' in page
     assert "<td>LFP</td><td>160 Wh/kg</td><td>cheap " in page
+
+
+def test_a_heading_line_in_code_starts_no_section() -> None:
+    markdown = "# T\n\n## One\n\n```md\n## Not a section\n```\n\n## Two\n\nText.\n\n## References\n"
+    assert [(s.title, s.markdown) for s in sections(markdown)] == [
+        ("One", "```md\n## Not a section\n```"),
+        ("Two", "Text."),
+    ]
