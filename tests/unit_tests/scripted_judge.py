@@ -24,7 +24,7 @@ from deep_research.graph.routing import route_after_verify
 from deep_research.nodes import finalize, revise, verify
 from deep_research.services import Services
 from deep_research.state import EvidenceSpan, State, Verdict
-from deep_research.state.reducers import revise_claims
+from deep_research.state.reducers import replace_claims
 from deep_research.verification.blocks import cells
 from deep_research.verification.citations import normalize_draft
 
@@ -94,12 +94,12 @@ def make_state(draft: str, evidence: list[EvidenceSpan], *, depth: str = "light"
 
 
 def _apply(state: State, update: dict[str, Any]) -> None:
-    """Apply a node's update as the graph's reducers do (usage adds up, claims revise)."""
+    """Apply a node's update as the graph's reducers do (usage adds up, claims replace)."""
     for key, value in update.items():
         if key == "usage":
             value = state.usage + value
         elif key == "claims":
-            value = revise_claims(state.claims, [value])
+            value = replace_claims(state.claims, [value])
         setattr(state, key, value)
 
 
