@@ -27,7 +27,8 @@ from typing import Any
 
 import pytest
 
-from deep_research.state import EvidenceSpan
+from deep_research.report import article_markdown
+from deep_research.state import EvidenceSpan, Report
 from tests.unit_tests.scripted_judge import ScriptedJudge, make_state, rejecting, run_verification
 
 REPO = Path(__file__).resolve().parents[2]
@@ -237,6 +238,21 @@ def structure_problems(draft: Draft, final: str, report: str, *, rewritten: bool
     return problems
 
 
+def article_problems(draft: Draft, report: Report) -> list[str]:
+    """What report.article.md lost of the report's body, or kept of its verification text."""
+    article = article_markdown(report)
+    problems = [
+        f"code block not in the article: {f[:60]!r}" for f in draft.fences if f not in article
+    ]
+    headings = _headings(report.markdown.split("\n"))  # ..., Limitations, References
+    if _headings(article.split("\n")) != headings[:-2] + headings[-1:]:
+        problems.append("the article's headings differ from the report body's")
+    problems += [
+        f"{text!r} in the article" for text in ("[^v", "*Verification:") if text in article
+    ]
+    return problems
+
+
 def _peer_reports() -> list[dict[str, Any]]:
     assert PEER_FILE is not None
     with PEER_FILE.open(encoding="utf-8") as lines:
@@ -252,9 +268,10 @@ async def _verify_all(reject_percent: int) -> dict[int, list[str]]:
         assert state.report is not None
         if reject_percent:
             assert engine.rewritten, f"report {peer['id']}: the judge rejected nothing"
-        found[peer["id"]] = structure_problems(
+        problems = structure_problems(
             draft, state.draft, state.report.markdown, rewritten=bool(reject_percent)
         )
+        found[peer["id"]] = problems + article_problems(draft, state.report)
     return found
 
 
