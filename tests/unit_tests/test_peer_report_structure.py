@@ -176,7 +176,8 @@ def _kind(line: str) -> str:
     if line.strip().startswith("|"):
         return f"row of {line.strip().strip('|').count('|') + 1} cells"
     item = _LIST.match(line)
-    return f"item {item.group(0)!r}" if item else "prose"
+    indent = len(line) - len(line.lstrip())
+    return f"item {item.group(0)!r}" if item else f"prose indented by {indent}"
 
 
 def _headings(lines: list[str]) -> list[str]:

@@ -200,3 +200,12 @@ def test_a_heading_line_in_code_starts_no_section() -> None:
         ("One", "```md\n## Not a section\n```"),
         ("Two", "Text."),
     ]
+
+
+def test_a_paragraph_indented_under_a_list_item_keeps_its_indent() -> None:
+    draft = (
+        "1. **Inflation**\n\n    Gold rises with inflation [@a]. It falls otherwise [@b]\n\n2. X."
+    )
+    assert "\n    Gold rises with inflation [@a]. It falls otherwise [@b].\n" in normalize_draft(
+        draft
+    )

@@ -161,7 +161,8 @@ def _unique(ids: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _prefix(line: str) -> str:
-    match = re.match(r"\s*(?:[-*+]|\d+\.)\s+", line)
+    """A line's indent and list marker, kept as written: an indented paragraph stays put."""
+    match = re.match(r"\s*(?:(?:[-*+]|\d+\.)\s+)?", line)
     return match.group(0) if match else ""
 
 
