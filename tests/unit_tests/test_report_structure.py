@@ -8,6 +8,7 @@ removed row goes whole; list items stay list items; a rewrite keeps every valid 
 from __future__ import annotations
 
 from deep_research.engines import ClaimCheck, OfflineEngine, Reply
+from deep_research.engines.llm import LLMEngine
 from deep_research.engines.schemas import Rewrite
 from deep_research.nodes.revise import revise_claim, rewritten_row
 from deep_research.report import sections
@@ -21,6 +22,7 @@ from deep_research.verification.citations import (
     normalize_draft,
 )
 from tests.unit_tests.scripted_judge import ScriptedJudge, make_state, run_verification
+from tests.unit_tests.scripted_model import ScriptedChatModel, structured
 
 VERBATIM = [
     "```bash\ngit status --short\ngit diff\n\n\n# not a heading\n- not a bullet\n"
@@ -209,3 +211,16 @@ def test_a_paragraph_indented_under_a_list_item_keeps_its_indent() -> None:
     assert "\n    Gold rises with inflation [@a]. It falls otherwise [@b].\n" in normalize_draft(
         draft
     )
+
+
+async def test_a_model_is_asked_for_a_row_back_and_its_cells_are_put_in_place() -> None:
+    model = ScriptedChatModel(
+        responses=[structured(Rewrite, text="| NMC | 250 Wh/kg | denser |", evidence_key="E1")]
+    )
+    claim = _claim("NMC | 260 Wh/kg | denser", ["ev_nmc"], Verdict.CONTRADICTED)
+    sentence, outcome, _ = await revise_claim(
+        LLMEngine(model, name="scripted"), claim, spans(), final=False, row=True
+    )
+    assert "is a row of a table" in str(model.calls[0][0].content)
+    assert outcome == "corrected" and sentence is not None
+    assert (sentence.body, sentence.ids) == ("NMC | 250 Wh/kg | denser", ("ev_nmc",))
