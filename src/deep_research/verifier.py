@@ -31,7 +31,7 @@ from deep_research.state.models import (
 )
 from deep_research.text import content_tokens
 from deep_research.verification.checks import Analyses, clean_claim, figure_problem, support_rank
-from deep_research.verification.citations import extract_claims
+from deep_research.verification.citations import extract_claims, table_columns
 from deep_research.verification.claim_types import names
 from deep_research.verification.reasons import reason
 
@@ -450,7 +450,15 @@ async def verify_draft(
         else:
             claim = claim.model_copy(update={f: getattr(earlier, f) for f in fields})
         claims.append(claim)
-    checks = [ClaimCheck(c, [by_id[k] for k in c.citation_keys if k in by_id]) for c in fresh]
+    columns = table_columns(draft)  # a row is judged knowing what its cells are
+    checks = [
+        ClaimCheck(
+            c,
+            [by_id[k] for k in c.citation_keys if k in by_id],
+            columns.get(c.position_start, ()),
+        )
+        for c in fresh
+    ]
     memo = memo or Memo()  # every check of this pass reads the same evidence
     analyses = memo.analyses
     stop = threading.Event()  # set when the verdicts are in: the rest is ranked as needed
@@ -469,7 +477,11 @@ async def verify_draft(
         for c, v in zip(checks, primary.value, strict=True)
     }
     retry = [
-        ClaimCheck(c, ranked[c.id] if c.id in ranked else rank_alternates(c, evidence, memo=memo))
+        ClaimCheck(
+            c,
+            ranked[c.id] if c.id in ranked else rank_alternates(c, evidence, memo=memo),
+            columns.get(c.position_start, ()),
+        )
         for c in judged.values()
         if c.verdict not in GOOD
     ]

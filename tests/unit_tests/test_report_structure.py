@@ -7,9 +7,14 @@ removed row goes whole; list items stay list items; a rewrite keeps every valid 
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage
+
 from deep_research.engines import ClaimCheck, OfflineEngine, Reply
 from deep_research.engines.llm import LLMEngine
-from deep_research.engines.schemas import Rewrite
+from deep_research.engines.schemas import Rewrite, VerdictBatch
 from deep_research.nodes.revise import revise_claim, rewritten_row
 from deep_research.report import sections
 from deep_research.report_html import render_html
@@ -21,6 +26,7 @@ from deep_research.verification.citations import (
     locate_sentences,
     normalize_draft,
 )
+from deep_research.verifier import verify_draft
 from tests.unit_tests.scripted_judge import ScriptedJudge, make_state, run_verification
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured
 
@@ -218,9 +224,37 @@ async def test_a_model_is_asked_for_a_row_back_and_its_cells_are_put_in_place() 
         responses=[structured(Rewrite, text="| NMC | 250 Wh/kg | denser |", evidence_key="E1")]
     )
     claim = _claim("NMC | 260 Wh/kg | denser", ["ev_nmc"], Verdict.CONTRADICTED)
+    columns = ("Chemistry", "Density", "Note")
+    engine = LLMEngine(model, name="scripted")
     sentence, outcome, _ = await revise_claim(
-        LLMEngine(model, name="scripted"), claim, spans(), final=False, row=True
+        engine, claim, spans(), final=False, row=True, columns=columns
     )
     assert "is a row of a table" in str(model.calls[0][0].content)
+    assert "A table row; its columns: Chemistry | Density | Note" in str(model.calls[0][1].content)
     assert outcome == "corrected" and sentence is not None
     assert (sentence.body, sentence.ids) == ("NMC | 250 Wh/kg | denser", ("ev_nmc",))
+
+
+def _all_supported(messages: list[BaseMessage], tools: Any) -> AIMessage:
+    ids = re.findall(r"claim_id: (cl_[0-9a-f]+)", str(messages[1].content))
+    verdicts = [
+        {
+            "claim_id": i,
+            "verdict": "SUPPORTED",
+            "confidence": 0.9,
+            "reasoning": "scripted",
+            "evidence_key": "E1",
+        }
+        for i in ids
+    ]
+    return structured(VerdictBatch, verdicts=verdicts)
+
+
+async def test_a_model_judges_a_row_knowing_its_columns() -> None:
+    model = ScriptedChatModel(responses=[_all_supported])
+    draft = normalize_draft(DRAFT)
+    await verify_draft(LLMEngine(model, name="scripted"), draft, spans())
+    prompt = str(model.calls[0][1].content)
+    row = prompt.index("> LFP | 160 Wh/kg | cheap\n")
+    assert prompt[row:].split("\n")[1] == "A table row; its columns: Chemistry | Density | Note"
+    assert prompt.count("A table row; its columns:") == 2  # the two rows, no sentence

@@ -91,6 +91,8 @@ class ClaimCheck:
 
     claim: Claim
     evidence: Sequence[EvidenceSpan]
+    columns: tuple[str, ...] = ()
+    """The column names of the table whose row the claim is (none for a sentence)."""
 
 
 @dataclass(frozen=True)

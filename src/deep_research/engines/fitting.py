@@ -9,6 +9,7 @@ chat, newest first; claims' quotes and researchers' notes are cut to an equal sh
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from deep_research.engines.base import ClaimCheck, Turn
 from deep_research.engines.catalog import clip, estimate_tokens, fit
@@ -103,7 +104,7 @@ def fit_checks(checks: Sequence[ClaimCheck], budget: int | None) -> tuple[list[C
             clipped.append(
                 span.model_copy(update={"quote": quote}) if quote != span.quote else span
             )
-        fitted.append(ClaimCheck(check.claim, clipped))
+        fitted.append(replace(check, evidence=clipped))
     return fitted, cut
 
 

@@ -395,11 +395,19 @@ def render_findings(findings: Sequence[Finding]) -> str:
     return fence("\n\n".join(items) if items else "(no findings)", "findings")
 
 
+def _columns(check: ClaimCheck) -> str:
+    """The line naming the columns of a claim that is a table's row (none for a sentence)."""
+    if not check.columns:
+        return ""
+    return f"A table row; its columns: {_one_line(' | '.join(check.columns))}\n"
+
+
 def render_claim_checks(checks: Sequence[ClaimCheck]) -> str:
     """Render claims, each with its own evidence keyed from ``E1``, as one fenced data block."""
     blocks = [
         f"=== claim_id: {_one_line(check.claim.id)}\n"
         f"Claim:\n{_quoted(check.claim.text)}\n"
+        f"{_columns(check)}"
         f"Evidence for this claim only:\n{_evidence_items(check.evidence)}"
         for check in checks
     ]
@@ -415,6 +423,7 @@ def render_rewrite_check(check: ClaimCheck) -> str:
     block = (
         f"=== claim_id: {_one_line(check.claim.id)}\n"
         f"Claim:\n{_quoted(check.claim.text)}\n"
+        f"{_columns(check)}"
         f"Verdict: {verdict}\n"
         f"Reason:\n{_quoted(check.claim.reasoning or 'none given')}\n"
         f"Evidence for this claim only:\n{_evidence_items(check.evidence)}"

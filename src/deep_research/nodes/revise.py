@@ -37,6 +37,7 @@ from deep_research.verification.citations import (
     locate_sentences,
     normalize_draft,
     remove_sentence,
+    table_columns,
 )
 from deep_research.verifier import (
     GOOD,
@@ -58,6 +59,7 @@ async def revise_claim(
     final: bool,
     memo: Memo | None = None,
     row: bool = False,
+    columns: tuple[str, ...] = (),
 ) -> tuple[CitedSentence | None, Outcome, TokenUsage]:
     """The sentence that replaces ``claim`` (``None`` removes it), what was done, and its cost.
 
@@ -73,6 +75,7 @@ async def revise_claim(
             analysed, and each claim ranked against it, once.
         row: The claim is a table's data row: a rewrite must give it back cell by cell
             (:func:`rewritten_row`).
+        columns: The names of the row's columns, shown to the engine.
     """
     alternate = claim.evidence_id
     if claim.verdict in GOOD and alternate and alternate not in claim.citation_keys:
@@ -85,7 +88,7 @@ async def revise_claim(
     shown += rank_alternates(claim, evidence, memo=memo)
     if not shown:
         return None, "removed", TokenUsage()
-    reply = await engine.rewrite(ClaimCheck(claim, shown))
+    reply = await engine.rewrite(ClaimCheck(claim, shown, columns))
     text = clean_claim(" ".join(reply.value.text.split()))
     if row and text:
         as_row = rewritten_row(claim.text, text)
@@ -129,11 +132,18 @@ async def revise(state: State, runtime: Runtime[Context], *, services: Services)
     targets = {c.position_start: c for c in state.claims if wanted(c)}
     located = [s for s in locate_sentences(state.draft) if s.start in targets]
     evidence = state.evidence if located else []
+    columns = table_columns(state.draft) if any(s.row for s in located) else {}
     # every rewrite is an independent request: send them together, then edit last to first
     results = await asyncio.gather(
         *(
             revise_claim(
-                engine, targets[s.start], evidence, final=final, memo=services.memo, row=s.row
+                engine,
+                targets[s.start],
+                evidence,
+                final=final,
+                memo=services.memo,
+                row=s.row,
+                columns=columns.get(s.start, ()),
             )
             for s in located
         )

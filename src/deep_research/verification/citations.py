@@ -266,6 +266,26 @@ def locate_sentences(draft: str) -> Iterator[Located]:
             yield Located(sentence, at, at + len(sentence.body), cursor)
 
 
+def table_columns(draft: str) -> dict[int, tuple[str, ...]]:
+    """The column names of each table row of a normalized draft, by the offset of its body.
+
+    A row's claim starts at that offset (``claim.position_start``), so a judge can be told
+    what each of its cells is.
+    """
+    lines = draft.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    found: dict[int, tuple[str, ...]] = {}
+    for header, end in layout(lines).tables:
+        names = tuple(MARKER.sub("", cell).strip() for cell in cells(lines[header]))
+        for index in range(header + 2, end):
+            body = table_row(lines[index]).body
+            if body.strip(" |"):
+                found[starts[index] + lines[index].index(body)] = names
+    return found
+
+
 def extract_claims(draft: str) -> list[Claim]:
     """Claims of a normalized draft, one per factual sentence (see :func:`is_claim`).
 
