@@ -63,8 +63,9 @@ async def revise_claim(
 ) -> tuple[CitedSentence | None, Outcome, TokenUsage]:
     """The sentence that replaces ``claim`` (``None`` removes it), what was done, and its cost.
 
-    A rewrite keeps every key the claim cited that names known evidence, and adds the key
-    the engine says the new text relies on.
+    A rewrite from the claim's own evidence (a correction, a narrowing) keeps every key the
+    claim cited that names known evidence. A rewrite the engine bases on another span (an
+    alternate) cites that span, and so does an answer that keeps the words and names one span.
 
     Args:
         engine: Rewrites unsupported claims.
@@ -104,9 +105,13 @@ async def revise_claim(
     if not text:
         return None, "removed", reply.usage
     position = key_index(reply.value.evidence_key, len(shown))
-    named = (shown[position].id,) if position is not None else ()
+    named: tuple[str, ...] = (shown[position].id,) if position is not None else ()
     valid = tuple(k for k in claim.citation_keys if k in by_id)
-    ids = tuple(dict.fromkeys(valid + named)) or tuple(claim.citation_keys)
+    ids: tuple[str, ...]
+    if named and (named[0] not in valid or text == claim.text):
+        ids = named  # rebuilt on another span, or the same words re-cited to one span
+    else:  # corrected or narrowed from its own evidence: every key it cited stays
+        ids = tuple(dict.fromkeys(valid + named)) or tuple(claim.citation_keys)
     unchanged = text == claim.text and ids == tuple(claim.citation_keys)
     return CitedSentence(text, ids, "."), "unchanged" if unchanged else "corrected", reply.usage
 
