@@ -258,3 +258,9 @@ async def test_a_model_judges_a_row_knowing_its_columns() -> None:
     row = prompt.index("> LFP | 160 Wh/kg | cheap\n")
     assert prompt[row:].split("\n")[1] == "A table row; its columns: Chemistry | Density | Note"
     assert prompt.count("A table row; its columns:") == 2  # the two rows, no sentence
+
+
+def test_a_line_that_only_starts_with_an_inline_tag_is_prose_and_checked() -> None:
+    draft = normalize_draft("<b>Note</b>: the plant cost $5 million [@a]\n\n<div>\nraw\n</div>\n")
+    assert [c.text for c in extract_claims(draft)] == ["<b>Note</b>: the plant cost $5 million"]
+    assert "<div>\nraw\n</div>" in draft

@@ -24,9 +24,21 @@ least as long, with nothing after it."""
 _MATH = re.compile(r"\s*(\$\$|\\\[)")
 """Display math: ``$$`` (closed by ``$$``) or ``\\[`` (closed by ``\\]``)."""
 _MATH_CLOSE = {"$$": "$$", "\\[": "\\]"}
-_HTML = re.compile(r"\s{0,3}<(?:!--|/?[A-Za-z][\w-]*(?:[\s/>]|$))")
-"""A line opening a raw HTML block (a tag or a comment at its start); the block runs to the
-next blank line, as CommonMark reads it."""
+_BLOCK_TAGS = (
+    "address|article|aside|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|"
+    "div|dl|dt|fieldset|figcaption|figure|footer|form|h[1-6]|head|header|hr|html|iframe|legend|"
+    "li|link|main|menu|nav|ol|optgroup|option|p|param|pre|script|section|style|summary|table|"
+    "tbody|td|textarea|tfoot|th|thead|title|tr|ul"
+)
+_HTML = re.compile(
+    rf"\s{{0,3}}(?:<!--|<\?|<![A-Za-z]|</?(?:{_BLOCK_TAGS})(?:[\s/>]|$)"
+    r"|</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>\s*$)",
+    re.I,
+)
+"""A line opening a raw HTML block, as CommonMark reads one: a comment, a block-level tag
+(``<div>``, ``<details>``, ``<table>``...), or any other tag alone on its line. The block runs
+to the next blank line. A line that only starts with an inline tag (``<b>Note</b>: …``) is
+prose, checked like any other."""
 _BREAK = re.compile(r"\s{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
 """A thematic break: ``---``, ``***``, ``___`` (or spaced)."""
 _LIST_PREFIX = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+")
