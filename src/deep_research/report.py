@@ -361,13 +361,17 @@ def article_markdown(report: Report) -> str:
     1 to N), each with its URL or file path.
     """
     language = language_of(report.question)
-    heading = f"\n## {label(language, 'references')}\n"
-    body = report.markdown.split(heading, 1)[0] if report.references else report.markdown
+    body = report.markdown
+    if report.references:  # the list, the markers' notes and the verification line follow
+        body = body.rsplit(f"\n## {label(language, 'references')}\n", 1)[0]
+    elif report.verification.passes:
+        body = body.rstrip().rsplit("\n", 1)[0]  # the verification line ends the report
+        notes = body.find("\n[^v1]: ")
+        if notes >= 0:  # the markers' notes, and the paragraph announcing them
+            body = body[:notes].rstrip().rsplit("\n\n", 1)[0]
     if report.confidence is not None:  # finalize appended the Limitations section last
         limits = body.rfind(f"\n## {label(language, 'limitations')}\n")
         body = body[:limits] if limits >= 0 else body
-    if report.verification.passes and not report.references:
-        body = body.rstrip().rsplit("\n", 1)[0]  # the verification line ends the report
     body = _FLAG_MARK.sub("", body).rstrip() + "\n"
     cited = {int(n) for n in _CITED.findall(body)}
     listed = [f"{r.number}. {r.citation}" for r in report.references if r.number in cited]

@@ -55,3 +55,13 @@ async def test_references_cited_only_by_the_limitations_are_left_out() -> None:
         report.model_copy(update={"markdown": limited, "references": [*report.references, extra]})
     )
     assert "only-limits" not in article and "A conflict" not in article
+
+
+async def test_without_references_the_notes_and_the_verification_line_still_go() -> None:
+    report = await _report()
+    markdown = (
+        "# T\n\nFlywheels power Norway *(unsupported)*[^v1].\n\n1 claim is marked in the text.\n\n"
+        "[^v1]: Unsupported: there is no evidence for it.\n\n*Verification: 0 of 1 checked.*\n"
+    )
+    bare = report.model_copy(update={"markdown": markdown, "references": [], "confidence": None})
+    assert article_markdown(bare) == "# T\n\nFlywheels power Norway.\n"
