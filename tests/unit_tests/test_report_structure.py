@@ -264,3 +264,12 @@ def test_a_line_that_only_starts_with_an_inline_tag_is_prose_and_checked() -> No
     draft = normalize_draft("<b>Note</b>: the plant cost $5 million [@a]\n\n<div>\nraw\n</div>\n")
     assert [c.text for c in extract_claims(draft)] == ["<b>Note</b>: the plant cost $5 million"]
     assert "<div>\nraw\n</div>" in draft
+
+
+def test_an_underlined_heading_is_no_sentence() -> None:
+    draft = "Storage\n=======\n\nThe plant opened in 2017 [@a].\n\nCosts\n-----\n\n"
+    draft += "It cost $90 million [@b]."
+    normalized = normalize_draft(draft)
+    assert normalized.startswith("Storage\n=======\n\n") and "\nCosts\n-----\n" in normalized
+    texts = [c.text for c in extract_claims(normalized)]
+    assert texts == ["The plant opened in 2017", "It cost $90 million"]

@@ -133,6 +133,22 @@ def _block_end(lines: Sequence[str], start: int) -> int | None:
     return None
 
 
+_UNDERLINE = re.compile(r"\s{0,3}(?:=+|-+)\s*")
+
+
+def _is_setext(lines: Sequence[str], index: int) -> bool:
+    """Whether line ``index`` is a heading's text underlined by the next (``=====``).
+
+    Only a line that starts a paragraph (a blank line or nothing before it) is read so.
+    """
+    line = lines[index]
+    if index + 1 >= len(lines) or not line.strip() or not _UNDERLINE.fullmatch(lines[index + 1]):
+        return False
+    if index and lines[index - 1].strip():
+        return False
+    return not (line.lstrip().startswith(("#", ">", "|")) or _LIST_PREFIX.match(line))
+
+
 def layout(lines: Sequence[str]) -> Layout:
     """Read the block structure of ``lines`` (a text split into lines)."""
     verbatim: set[int] = set()
@@ -142,6 +158,8 @@ def layout(lines: Sequence[str]) -> Layout:
     index = 0
     while index < len(lines):
         end = _block_end(lines, index)
+        if end is None and _is_setext(lines, index):
+            end = index + 2  # a heading underlined with === or ---: no sentence to check
         if end is not None:
             verbatim.update(range(index, end))
             index = end
