@@ -273,3 +273,11 @@ def test_an_underlined_heading_is_no_sentence() -> None:
     assert normalized.startswith("Storage\n=======\n\n") and "\nCosts\n-----\n" in normalized
     texts = [c.text for c in extract_claims(normalized)]
     assert texts == ["The plant opened in 2017", "It cost $90 million"]
+
+
+def test_a_line_that_is_one_inline_code_span_gets_no_period() -> None:
+    draft = normalize_draft(
+        "Run:\n\n`git status --short`\n- `make test`\n\n`LFP` outlasts `NMC` [@a]"
+    )
+    assert "\n`git status --short`\n- `make test`\n" in draft
+    assert [c.text for c in extract_claims(draft)] == ["`LFP` outlasts `NMC`"]

@@ -51,6 +51,8 @@ _LINK = re.compile(
 )
 _LEFT_OVER = re.compile(r"[\s\-–—|·•,;:()]*")
 """What may stand between the links of a link-only line."""
+_CODE_ONLY = re.compile(r"\s*(?:(?:[-*+]|\d+[.)])\s+)?`[^`]+`\s*")
+"""A line (or list item) that is one inline code span: ```git status --short```."""
 _SEPARATOR_CELL = re.compile(r"\s*:?-{1,}:?\s*")
 _PIPE = re.compile(r"(?<!\\)\|")
 """A cell separator: a pipe not escaped by a backslash."""
@@ -128,7 +130,7 @@ def _block_end(lines: Sequence[str], start: int) -> int | None:
         while end < len(lines) and lines[end].strip():
             end += 1
         return end
-    if _BREAK.fullmatch(line) or is_link_only(line):
+    if _BREAK.fullmatch(line) or is_link_only(line) or _CODE_ONLY.fullmatch(line):
         return start + 1
     return None
 
