@@ -18,6 +18,7 @@ from deep_research.context import Context
 from deep_research.engines import Assessment, Reply, chat_title
 from deep_research.engines.schemas import ReportAssessment
 from deep_research.events import emit
+from deep_research.inert import inert_report
 from deep_research.language import language_of
 from deep_research.nodes.synthesize import report_evidence
 from deep_research.report import (
@@ -123,6 +124,7 @@ async def finalize(
         limitations=found.limitations if found else [],
         confidence=found.confidence if found else None,
     )
+    report = inert_report(report)  # what the model or a page wrote: no active content
     emit(
         runtime,
         "research_completed",

