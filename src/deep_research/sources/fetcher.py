@@ -210,6 +210,10 @@ async def read_capped(response: httpx.Response, cap: int, url: str) -> bytes:
         FetchSkippedError: the decoded body is larger than ``cap``, or its encoding unknown.
         SourceError: the compressed body is corrupt.
     """
+    if response.is_stream_consumed:  # a response built with its body (httpx.MockTransport)
+        if len(response.content) > cap:
+            raise FetchSkippedError(f"{url} is larger than the {cap}-byte cap")
+        return response.content
     decoder = _decoder(response.headers.get("content-encoding", "").strip().lower(), url)
     body = bytearray()
     try:

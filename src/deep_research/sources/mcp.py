@@ -44,6 +44,7 @@ import httpx
 from mcp.shared.exceptions import McpError
 
 from deep_research.errors import ConfigurationError, SourceError
+from deep_research.sources.bounded_json import JsonLimitError, check_depth, loads_bounded
 from deep_research.state.models import Document, SearchResult
 
 DEFAULT_TIMEOUT = 30.0
@@ -199,16 +200,31 @@ def _first(group: BaseExceptionGroup[Exception]) -> str:
     return str(leaf) or f"the connection broke ({type(leaf).__name__})"
 
 
-def _payload(result: Any) -> Any:
-    """The data of a tool's answer: its structured content, else its text as JSON or text."""
+def _payload(result: Any, who: str) -> Any:
+    """The data of a tool's answer: its structured content, else its text as JSON or text.
+
+    Raises:
+        SourceError: the answer is too large or nested too deep to be read (``who`` says
+            which tool's).
+    """
+    try:
+        return _data(result)
+    except JsonLimitError as exc:
+        raise SourceError(f"{who} answered with unreadable JSON: {exc}") from None
+
+
+def _data(result: Any) -> Any:
     structured = getattr(result, "structuredContent", None)
     if structured is not None:
+        check_depth(structured)
         return structured.get("result", structured) if len(structured) == 1 else structured
     texts = [getattr(b, "text", "") for b in getattr(result, "content", []) or []]
     text = "\n".join(t for t in texts if t)
     try:
-        return json.loads(text)
-    except ValueError:
+        return loads_bounded(text)
+    except JsonLimitError:
+        raise
+    except ValueError:  # not JSON: the text itself
         return text
 
 
@@ -233,7 +249,7 @@ class McpSource:
             SourceError: the server failed, timed out or answered with an error.
         """
         role = self.config.search
-        answer = _payload(await self._call(role, query=query, k=k))
+        answer = _payload(await self._call(role, query=query, k=k), f"{self.name}: {role.tool}")
         items = answer.get("results") if isinstance(answer, dict) else answer
         if not isinstance(items, list):
             raise SourceError(f"{self.name}: {role.tool} did not answer with a list of results")
@@ -264,7 +280,7 @@ class McpSource:
         if role is None:
             raise SourceError(f"{self.name} has no read tool for {url}")
         key = unquote(url.rsplit("/", 1)[-1]) if url.startswith("mcp://") else url
-        answer = _payload(await self._call(role, id=key, url=url))
+        answer = _payload(await self._call(role, id=key, url=url), f"{self.name}: {role.tool}")
         title = url
         if isinstance(answer, dict):
             title = str(answer.get("title") or url)
@@ -321,7 +337,7 @@ class McpSource:
             raise SourceError(f"{self.name}: {role.tool} failed: {_first(group)}") from None
         if getattr(result, "isError", False):
             raise SourceError(
-                f"{self.name}: {role.tool} answered with an error: {_payload(result)}"
+                f"{self.name}: {role.tool} answered with an error: {_payload(result, self.name)}"
             )
         return result
 

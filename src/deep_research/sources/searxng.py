@@ -12,6 +12,9 @@ cache, the guarded fetcher and the extractor, as it reads Tavily's.
   a :class:`ConfigurationError` saying how to switch JSON on. Rate limits (429), server errors
   (5xx), timeouts and connection failures are retried with backoff, then the query fails with
   a :class:`SourceError` that the researcher reports while it goes on.
+* An answer over :data:`~deep_research.sources.bounded_json.MAX_JSON_BYTES` (decoded) or JSON
+  nested deeper than :data:`~deep_research.sources.bounded_json.MAX_JSON_DEPTH` fails the
+  query the same way, never the run.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from typing import Any, Literal
 import httpx
 
 from deep_research.errors import ConfigurationError, SourceError
+from deep_research.sources.bounded_json import MAX_JSON_BYTES, JsonLimitError, loads_bounded
+from deep_research.sources.fetcher import read_capped
 from deep_research.state.models import Document, SearchResult
 
 TimeRange = Literal["day", "week", "month", "year"]
@@ -145,31 +150,43 @@ class SearxngSearch:
             if attempt > 1:
                 await asyncio.sleep(self._delay(attempt - 1))
             try:
-                async with httpx.AsyncClient(
-                    transport=self._transport, timeout=self.timeout, follow_redirects=False
-                ) as client:
-                    response = await client.get(f"{self.url}/search", params=params)
+                status, body = await self._send(params)
             except httpx.TimeoutException:
                 failure = "timed out"
                 continue
             except httpx.TransportError as exc:
                 failure = f"cannot connect ({type(exc).__name__})"
                 continue
-            if response.status_code == 403:
+            if status == 403:
                 raise ConfigurationError(JSON_DISABLED.format(url=self.url))
-            if response.status_code == 429 or response.status_code >= 500:
-                failure = f"HTTP {response.status_code}"
+            if status == 429 or status >= 500:
+                failure = f"HTTP {status}"
                 continue
-            if response.status_code != 200:
-                raise SourceError(f"SearXNG search failed: HTTP {response.status_code}")
+            if status != 200:
+                raise SourceError(f"SearXNG search failed: HTTP {status}")
             try:
-                payload = response.json()
+                payload = loads_bounded(body)
+            except JsonLimitError as exc:
+                raise SourceError(f"SearXNG answered with unreadable JSON: {exc}") from None
             except ValueError:
                 raise SourceError("SearXNG answered with something other than JSON") from None
             if not isinstance(payload, dict):
                 raise SourceError("SearXNG answered with JSON that is not an object")
             return payload
         raise SourceError(f"SearXNG search failed after {self.max_attempts} attempts: {failure}")
+
+    async def _send(self, params: dict[str, str]) -> tuple[int, bytes]:
+        """One request: its status and its body (read only for a 200, within the cap)."""
+        async with (
+            httpx.AsyncClient(
+                transport=self._transport, timeout=self.timeout, follow_redirects=False
+            ) as client,
+            client.stream("GET", f"{self.url}/search", params=params) as response,
+        ):
+            if response.status_code != 200:
+                return response.status_code, b""
+            url = str(response.url)
+            return 200, await read_capped(response, MAX_JSON_BYTES, url)
 
     def _delay(self, retry: int) -> float:
         """Full jitter: uniform in [0, backoff * 2^(retry-1)], capped."""

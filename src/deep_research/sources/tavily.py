@@ -171,6 +171,10 @@ class TavilySearch:
                 raise SourceError(f"Tavily refused the {method} request: {exc}") from exc
             except (UsageLimitExceededError, TavilyTimeoutError, httpx.TransportError) as exc:
                 failure = exc
+            except (ValueError, RecursionError) as exc:  # its client parses the JSON, unbounded
+                raise SourceError(
+                    f"Tavily answered the {method} request with unreadable JSON"
+                ) from exc
             except httpx.HTTPStatusError as exc:
                 if exc.response.status_code < 500:
                     raise SourceError(f"Tavily {method} failed: {exc}") from exc

@@ -9,7 +9,12 @@ which the researcher reports as an ``error`` event while the other providers go 
 4xx answers fail at once: asking again would not help.
 
 The APIs are public services called directly (they are the operator's choice of endpoint, as
-SearXNG's URL is), not through the SSRF guard that protects page fetches.
+SearXNG's URL is), not through the SSRF guard that protects page fetches. Redirects are
+followed here, at most :data:`MAX_REDIRECTS`: one that leaves the API's origin goes through the
+SSRF guard (no loopback, private, link-local or metadata address, checked when resolved and
+again when connected). A body is read at most :data:`MAX_RESPONSE_BYTES` decoded, and JSON
+deeper than :data:`~deep_research.sources.bounded_json.MAX_JSON_DEPTH` is refused: either fails
+the request, as one failed source.
 """
 
 from __future__ import annotations
@@ -25,10 +30,19 @@ from typing import Any
 import httpx
 
 from deep_research.errors import SourceError
-from deep_research.sources.transport import default_ssl_context
+from deep_research.sources.bounded_json import JsonLimitError, loads_bounded
+from deep_research.sources.fetcher import read_capped
+from deep_research.sources.ssrf import SsrfGuard
+from deep_research.sources.transport import GuardedTransport, default_ssl_context
 
 MAX_BACKOFF_SECONDS = 20.0
 """Longest wait between two attempts, ``Retry-After`` included."""
+
+MAX_REDIRECTS = 5
+"""Redirects followed for one request."""
+
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+"""Largest answer accepted, decoded (a page of results is well under 1 MiB)."""
 
 USER_AGENT = "deep-research (scholarly sources)"
 """Sent with every request, so that the APIs can tell this client apart."""
@@ -97,6 +111,8 @@ class ApiClient:
         headers: Mapping[str, str] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Sleep = asyncio.sleep,
+        guard: SsrfGuard | None = None,
+        max_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         """Configure the client; no request is made yet.
 
@@ -110,6 +126,8 @@ class ApiClient:
             headers: Headers sent with every request.
             transport: An httpx transport (tests fake the API with one).
             sleep: How to wait (tests record the waits instead).
+            guard: The SSRF guard of redirects away from ``base_url`` (none: the default one).
+            max_bytes: Largest body accepted, decoded; a larger one fails the request.
         """
         self.label = label
         self.base_url = base_url.rstrip("/")
@@ -120,6 +138,8 @@ class ApiClient:
         self.headers = {"User-Agent": USER_AGENT, **(headers or {})}
         self._transport = transport
         self._sleep = sleep
+        self.guard = guard or SsrfGuard()
+        self.max_bytes = max_bytes
 
     async def get_json(self, path: str, params: Mapping[str, str] | None = None) -> Any:
         """GET ``path`` and decode its JSON.
@@ -129,7 +149,9 @@ class ApiClient:
         """
         response = await self.get(path, params)
         try:
-            return response.json()
+            return loads_bounded(response.content)
+        except JsonLimitError as exc:
+            raise SourceError(f"{self.label} answered {path} with unreadable JSON: {exc}") from None
         except ValueError:
             raise SourceError(
                 f"{self.label} answered {path} with something other than JSON"
@@ -178,18 +200,50 @@ class ApiClient:
         )
 
     async def _send(self, url: str, params: Mapping[str, str] | None) -> httpx.Response:
+        """GET ``url``, following redirects ourselves, with the body read within the cap."""
         verify: Any = True
         if self._transport is None:  # reading the CA bundle touches the disk
             verify = await asyncio.to_thread(default_ssl_context)
-        async with httpx.AsyncClient(
-            transport=self._transport,
-            timeout=self.timeout,
-            follow_redirects=True,
-            headers=self.headers,
-            verify=verify,
-        ) as client:
-            return await client.get(url, params=dict(params or {}))
+        query: dict[str, str] | None = dict(params or {})
+        for _ in range(MAX_REDIRECTS + 1):
+            guarded = _origin(url) != _origin(self.base_url)
+            if guarded:  # a redirect away from the API: only to a public address
+                host, port = self.guard.check_url(url)
+                await self.guard.addresses(host, port)
+            transport = self._transport
+            if transport is None and guarded:  # the addresses connected to are checked too
+                transport = GuardedTransport(self.guard, ssl_context=verify)
+            async with (
+                httpx.AsyncClient(
+                    transport=transport,
+                    timeout=self.timeout,
+                    follow_redirects=False,
+                    headers=self.headers,
+                    verify=verify,
+                ) as client,
+                client.stream("GET", url, params=query) as response,
+            ):
+                location = response.headers.get("location")
+                if response.is_redirect and location:
+                    url, query = str(response.url.join(location)), None
+                    continue
+                body = await read_capped(response, self.max_bytes, url)
+                headers = {
+                    k: v
+                    for k, v in response.headers.items()
+                    if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")
+                }
+                return httpx.Response(
+                    response.status_code, headers=headers, content=body, request=response.request
+                )
+        raise SourceError(f"{self.label} redirected more than {MAX_REDIRECTS} times")
 
     def _delay(self, retry: int) -> float:
         """Full jitter: uniform in [0, backoff * 2^(retry-1)], capped."""
         return random.uniform(0.0, min(MAX_BACKOFF_SECONDS, self.backoff * 2 ** (retry - 1)))
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    """A URL's scheme, host and port (the default port made explicit)."""
+    parsed = httpx.URL(url)
+    return parsed.scheme, parsed.host, parsed.port or (443 if parsed.scheme == "https" else 80)
