@@ -10,6 +10,7 @@ subclasses the builtin it resembles, so callers that catch ``ValueError`` keep w
     │   └── ModelNotAllowedError            a served run picked a model not offered
     ├── InvalidQuestionError (ValueError)   the question is empty or too long
     ├── InvalidInputError (ValueError)      a line of ``deep-research verify`` input is malformed
+    ├── InvalidIdError (ValueError)         a thread id holds characters ids may not hold
     ├── SourceError (RuntimeError)          a source provider failed
     │   ├── CorpusNotFoundError (FileNotFoundError)
     │   ├── FetchBlockedError               the SSRF guard refused a URL
@@ -54,6 +55,10 @@ class InvalidQuestionError(DeepResearchError, ValueError):
 
 class InvalidInputError(DeepResearchError, ValueError):
     """Input to a command is malformed (its message names the line and what was expected)."""
+
+
+class InvalidIdError(DeepResearchError, ValueError):
+    """A thread id holds a period, a slash or another character ids may not hold."""
 
 
 class SourceError(DeepResearchError, RuntimeError):

@@ -26,14 +26,14 @@ from bisect import bisect_right
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from deep_research.report import sections
-from deep_research.state import Report
-
 _CONTROL = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erasing
     r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, hyperlinks
     r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # other C0 and C1 controls (tab and newline stay)
 )
+
+_NAME_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+"""Control characters of a file name, newlines and tabs included."""
 
 _TOKEN = re.compile(
     r"(?P<fence>^ {0,3}(?P<marks>```+|~~~+)[^\n]*\n(?:.*?\n)?? {0,3}(?P=marks)[ \t]*(?:\n|\Z))"
@@ -80,6 +80,15 @@ class Inert:
 def strip_controls(text: str) -> str:
     """``text`` without terminal escapes or control characters (tab and newline kept)."""
     return _CONTROL.sub("", text)
+
+
+def escaped_name(name: str) -> str:
+    """A file name fit to print on one line: control characters (newlines too) escaped.
+
+    A newline becomes backslash and ``n``: a name cannot forge a line of progress or of a
+    report, nor send an escape sequence to a terminal, and escaped names still differ.
+    """
+    return _NAME_CONTROL.sub(lambda m: m[0].encode("unicode_escape").decode("ascii"), name)
 
 
 def _replacement(match: re.Match[str], allowed: Collection[str]) -> str | None:
@@ -136,55 +145,3 @@ def inert_text(text: str, allowed: Collection[str] = ()) -> str:
 def inert_title(title: str) -> str:
     """A title on one line with no active content (a chat's, a report's H1)."""
     return " ".join(inert_text(title).split())
-
-
-def inert_report(report: Report) -> Report:
-    """The report with its model-written and page-derived text made inert.
-
-    The Markdown may show the report's references alone; its claims' offsets are moved with
-    the edits, and its sections, summary, limitations, claims' text and the references' and
-    sources' titles are made inert in the same way. Quotes stay verbatim: they are the
-    evidence, checked against the pages, and they are not part of the Markdown.
-    """
-    allowed = {str(reference.url) for reference in report.references}
-    markdown = inert_markdown(report.markdown, allowed)
-    found = sections(markdown.text)
-    return report.model_copy(
-        update={
-            "topic": inert_text(report.topic, allowed),
-            "markdown": markdown.text,
-            "sections": found,
-            "outline": [section.title for section in found],
-            "summary": inert_text(report.summary, allowed),
-            "limitations": [
-                item.model_copy(update={"text": inert_text(item.text, allowed)})
-                for item in report.limitations
-            ],
-            "claims": [
-                claim.model_copy(
-                    update={
-                        "text": inert_text(claim.text, allowed),
-                        "reasoning": inert_text(claim.reasoning, allowed),
-                        "position_start": markdown.moved(claim.position_start),
-                        "position_end": markdown.moved(claim.position_end),
-                    }
-                )
-                for claim in report.claims
-            ],
-            "references": [
-                reference.model_copy(
-                    update={
-                        "title": inert_title(reference.title),
-                        "citation": inert_text(reference.citation, allowed)
-                        if reference.citation is not None
-                        else None,
-                    }
-                )
-                for reference in report.references
-            ],
-            "sources": [
-                source.model_copy(update={"title": inert_title(source.title)})
-                for source in report.sources
-            ],
-        }
-    )

@@ -23,6 +23,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from deep_research.bibliography import vancouver
+from deep_research.inert import escaped_name
 from deep_research.labels import LABELS, label
 from deep_research.language import language_of
 from deep_research.report_flags import flag_claims, footnotes
@@ -78,17 +79,18 @@ def location(url: str, roots: Sequence[Path] = ()) -> str:
     """Where a reference is: the file path of a local document, else its URL.
 
     With ``roots`` (a served run's corpus roots), a local document's path is relative to the
-    root that holds it, so a report does not show the server's folders.
+    root that holds it, so a report does not show the server's folders. Control characters
+    of a path (a newline in a file name) are escaped.
     """
     if url.startswith("corpus:///"):  # a served corpus's document: already relative
-        return unquote(url.removeprefix("corpus:///"))
+        return escaped_name(unquote(url.removeprefix("corpus:///")))
     if not url.startswith("file://"):
         return url
     path = Path(unquote(url.removeprefix("file://")))
     for root in roots:
         if path.is_relative_to(root):
-            return str(path.relative_to(root))
-    return str(path) if not roots else path.name
+            return escaped_name(str(path.relative_to(root)))
+    return escaped_name(str(path) if not roots else path.name)
 
 
 def number_references(

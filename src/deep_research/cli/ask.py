@@ -13,8 +13,10 @@ import argparse
 import asyncio
 import gc
 import json
+import os
 import signal
 import sys
+import tempfile
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -28,6 +30,7 @@ from deep_research.errors import (
     DatabaseUnavailableError,
     DeepResearchError,
 )
+from deep_research.inert import escaped_name
 from deep_research.persistence import queries
 from deep_research.persistence.db import open_database
 from deep_research.preferences import Preferences, apply_preferences, get_user_preferences
@@ -124,25 +127,62 @@ async def _drive(
         pending = Command(resume=_answer(interrupts[0].value, printer))
 
 
+async def preflight(context: Context) -> None:
+    """Set up the run's engine and sources once, before the run stores anything.
+
+    A configuration error (a model whose package is not installed, a source without its key)
+    then stops ``ask`` with one line and nothing to resume.
+
+    Raises:
+        ConfigurationError: the engine or a source cannot be set up.
+        CorpusNotFoundError: the corpus folder does not exist.
+    """
+    from deep_research.services import DEFAULT_SERVICES
+
+    DEFAULT_SERVICES.engine_for(context)
+    await DEFAULT_SERVICES.sources_for(context)
+
+
 def write_report(report: Report, out: Path) -> tuple[Path, Path, Path]:
     """Write report.md, report.json, report.html and report.article.md into ``out``.
 
-    Returns the paths of the first three (the article sits beside report.md).
+    Returns the paths of the first three (the article sits beside report.md). Each file is
+    written to a new temporary file in ``out``, then renamed over its name: a symbolic link
+    planted at ``out/report.md`` is replaced, never followed.
+
+    Raises:
+        DeepResearchError: a file cannot be written (with its name).
     """
     from deep_research.report import article_markdown
     from deep_research.report_html import render_html
 
-    out.mkdir(parents=True, exist_ok=True)
-    markdown, data, page = out / "report.md", out / "report.json", out / "report.html"
-    markdown.write_text(report.markdown, encoding="utf-8")
-    (out / "report.article.md").write_text(article_markdown(report), encoding="utf-8")
-    data.write_text(
-        json.dumps(report.model_dump(mode="json", by_alias=True), indent=2, ensure_ascii=False)
-        + "\n",
-        encoding="utf-8",
-    )
-    page.write_text(render_html(report), encoding="utf-8")
-    return markdown, data, page
+    data = json.dumps(report.model_dump(mode="json", by_alias=True), indent=2, ensure_ascii=False)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        written = (
+            replace_file(out, "report.md", report.markdown),
+            replace_file(out, "report.json", data + "\n"),
+            replace_file(out, "report.html", render_html(report)),
+        )
+        replace_file(out, "report.article.md", article_markdown(report))
+    except OSError as exc:
+        where = escaped_name(str(exc.filename or out))
+        raise DeepResearchError(f"cannot write the report to {where}: {exc.strerror}") from None
+    return written
+
+
+def replace_file(folder: Path, name: str, text: str) -> Path:
+    """Write ``folder/name`` as a new file (see :func:`write_report`); return its path."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{name}.", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.chmod(temporary, 0o644)  # mkstemp's 0600 would hide the report from other tools
+        os.replace(temporary, folder / name)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return folder / name
 
 
 async def run_ask(args: argparse.Namespace) -> int:
@@ -174,6 +214,7 @@ async def run_ask(args: argparse.Namespace) -> int:
     first: Any = None
     if args.command == "ask":
         first = {"messages": [HumanMessage(question)]}
+        await preflight(context)  # before the run stores anything: nothing to resume
     config = run_config(thread)
     async with (
         open_checkpointer(url) as checkpointer,
@@ -217,8 +258,9 @@ async def run_ask(args: argparse.Namespace) -> int:
     markdown, data, page = write_report(report, args.out or Path("reports") / thread)
     printer.done(report)
     article = markdown.with_name("report.article.md")
-    print(f"thread: {thread}\nreport: {markdown}\njson:   {data}\nhtml:   {page}")
-    print(f"article: {article}")
+    paths = [escaped_name(str(path)) for path in (markdown, data, page, article)]
+    print(f"thread: {thread}\nreport: {paths[0]}\njson:   {paths[1]}\nhtml:   {paths[2]}")
+    print(f"article: {paths[3]}")
     return 0
 
 

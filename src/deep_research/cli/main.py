@@ -155,6 +155,20 @@ def parser() -> argparse.ArgumentParser:
     return root
 
 
+def _check_ids(args: argparse.Namespace) -> None:
+    """Refuse a malformed thread id before anything runs (see :mod:`deep_research.ids`).
+
+    Raises:
+        InvalidIdError: ``--thread``, ``resume THREAD`` or a chat command's id is malformed.
+    """
+    from deep_research.ids import check_thread_id
+
+    for name in ("thread", "id"):
+        value = getattr(args, name, None)
+        if value is not None:
+            check_thread_id(value)
+
+
 async def _run(args: argparse.Namespace) -> int:
     """Import the command's module and run it."""
     if args.command == "verify":
@@ -224,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     _quiet_driver_logs()
     try:
+        _check_ids(args)
         return run_async(_run(args))
     except DeepResearchError as exc:
         print(f"deep-research: error: {' '.join(str(exc).split())}", file=sys.stderr)

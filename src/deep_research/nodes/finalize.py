@@ -18,7 +18,7 @@ from deep_research.context import Context
 from deep_research.engines import Assessment, Reply, chat_title
 from deep_research.engines.schemas import ReportAssessment
 from deep_research.events import emit
-from deep_research.inert import inert_report
+from deep_research.inert_report import inert_report
 from deep_research.language import language_of
 from deep_research.nodes.synthesize import report_evidence
 from deep_research.report import (

@@ -30,6 +30,7 @@ from urllib.parse import unquote, urlsplit
 
 from deep_research import text as textutil
 from deep_research.errors import CorpusNotFoundError, CorpusTooLargeError, SourceError
+from deep_research.inert import escaped_name
 from deep_research.sources.extract import clean_text, extract_html_file
 from deep_research.sources.snippets import make_snippet, term_stems
 from deep_research.sources.sqlite_readers import ReaderPool
@@ -441,9 +442,12 @@ def parse_file(path: Path, data: bytes) -> ParsedFile:
         title = _markdown_title(text)
     else:
         title = next((line for line in text.split("\n") if line.strip()), None)
-    title = " ".join((title or "").split())[:300]
+    title = escaped_name(" ".join((title or "").split())[:300])  # printed and written
     return ParsedFile(
-        title=title or path.stem, text=text, content_type=content_type, language=language
+        title=title or escaped_name(path.stem),
+        text=text,
+        content_type=content_type,
+        language=language,
     )
 
 
