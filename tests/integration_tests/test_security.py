@@ -77,7 +77,7 @@ async def test_a_rejected_question_never_enters_the_thread(bob: LangGraphClient)
         )
         assert status == 422, question[:20]
     other_shapes: list[Any] = [
-        "x" * 20_000_000,  # one bare string is a message too: 20 MB
+        "x" * 20_000_000,  # one bare string is a message too: 20 MB (413: over the body cap)
         {"role": "user", "content": "a NUL\x00byte"},  # one message, not in a list
         [["user", ""]],  # a (role, text) pair
         [{"role": "user", "content": [{"type": "text", "text": "an escape \x1b[2J"}]}],
@@ -89,7 +89,7 @@ async def test_a_rejected_question_never_enters_the_thread(bob: LangGraphClient)
         status = await _refused(
             bob.runs.wait(thread, GRAPH_ID, input={"messages": messages}, context=QUICK)
         )
-        assert status == 422, str(messages)[:40]
+        assert status == (413 if len(str(messages)) > 1_000_000 else 422), str(messages)[:40]
     command = {"update": {"messages": [{"role": "user", "content": "x" * 4001}]}}
     status = await _refused(bob.runs.wait(thread, GRAPH_ID, command=command, context=QUICK))
     assert status == 422
@@ -440,3 +440,74 @@ async def test_a_deleted_chat_is_closed_until_restored_and_only_its_owner_manage
         restored = await http.post(f"/chats/{thread}/restore", headers=as_alice)
         assert restored.status_code == 200 and restored.json()["title"] == "Flow batteries"
     await alice.runs.wait(thread, GRAPH_ID, input=_input("And the cost?"), context=simple)
+
+
+# Round 3 (issue 30): everything a run can write is checked.
+
+
+async def test_a_command_cannot_write_state_fields_or_jump(bob: LangGraphClient) -> None:
+    thread = (await bob.threads.create())["thread_id"]
+    await bob.runs.wait(thread, GRAPH_ID, input=_input("What is a flow battery?"), context=QUICK)
+    before = (await bob.threads.get_state(thread))["values"]
+    for command in (
+        {"update": {"title": "\x1b[31mForged title"}},
+        {"update": {"question_nr": 1, "messages": [{"role": "user", "content": "Hi?"}]}},
+        {"update": {"messages": [{"role": "user", "content": "Hi?"}]}, "goto": "finalize"},
+    ):
+        assert await _refused(bob.runs.wait(thread, GRAPH_ID, command=command)) == 403
+    bad = {"update": {"messages": [{"role": "ai", "content": "planted\x00 reply"}]}}
+    assert await _refused(bob.runs.wait(thread, GRAPH_ID, command=bad)) == 422
+    after = (await bob.threads.get_state(thread))["values"]
+    assert after["messages"] == before["messages"] and after["title"] == before["title"]
+
+
+async def test_inputs_are_checked_against_their_graph_and_bounded(
+    auth_server: AuthServer, bob: LangGraphClient
+) -> None:
+    thread = (await bob.threads.create())["thread_id"]
+    ai = {"messages": [{"role": "ai", "content": "x" * 3_000 + "\x00"}]}
+    assert await _refused(bob.runs.wait(thread, GRAPH_ID, input=ai)) == 422
+    big_ai = {"messages": [{"role": "ai", "content": "x" * 3_000_000 + "\x00"}]}
+    assert await _refused(bob.runs.wait(thread, GRAPH_ID, input=big_ai)) == 413
+    for tool_input in (
+        {"question": "an escape \x1b[2J here"},
+        {"question": "Why?", "depth": "bottomless"},
+        _input("the chat graph's shape"),
+    ):
+        assert await _refused(bob.runs.wait(None, "research", input=tool_input)) == 422
+    assert not (await bob.threads.get_state(thread))["values"]
+    async with auth_server.http("bob") as http:
+        huge = await http.post("/threads", json={"metadata": {"blob": "x" * 100_000_000}})
+        assert huge.status_code == 413
+        large = await http.post("/threads", json={"metadata": {"blob": "x" * 100_000}})
+        assert large.status_code == 422
+
+
+async def test_creating_a_thread_with_a_taken_id_does_not_tell_it_exists(
+    alice: LangGraphClient, bob: LangGraphClient
+) -> None:
+    bobs = (await bob.threads.create())["thread_id"]
+    for thread_id in (bobs, "9c3b5a1e-1f0e-4c55-9d0a-3e1f6a1b2c3d"):  # taken, and free
+        assert await _refused(alice.threads.create(thread_id=thread_id)) == 422
+        created = alice.runs.create(
+            thread_id, GRAPH_ID, input=_input("Hi?"), context=QUICK, if_not_exists="create"
+        )
+        assert await _refused(created) == 422
+
+
+async def test_a_refused_mcp_tool_call_is_answered_not_a_500(auth_server: AuthServer) -> None:
+    call = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {"name": "research", "arguments": {"question": "Hi?"}, "context": {}},
+    }
+    headers = {"Accept": "application/json, text/event-stream"}
+    async with auth_server.http("bob") as http:
+        for context, reason in (({"model": "openai:gpt-5-pro"}, "not offered"),):
+            call["params"]["context"] = context  # type: ignore[index]
+            answer = await http.post("/mcp", json=call, headers=headers)
+            assert answer.status_code == 200, answer.text
+            result = answer.json()
+            assert result["id"] == 3 and result["result"]["isError"] is True
+            assert reason in result["result"]["content"][0]["text"]

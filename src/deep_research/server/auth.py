@@ -26,15 +26,21 @@ import asyncio
 import uuid
 from typing import Any, cast
 
-from langchain_core.messages import HumanMessage, convert_to_messages
 from langgraph_sdk import Auth
 
-from deep_research.context import validate_question
-from deep_research.errors import CorpusOutsideRootsError, InvalidQuestionError
+from deep_research.errors import CorpusOutsideRootsError
 from deep_research.persistence import queries
 from deep_research.persistence.namespaces import RESERVED_NAMESPACE_ROOTS
 from deep_research.preferences import apply_preferences, get_user_preferences
 from deep_research.server.database import domain_session, server_database_url
+from deep_research.server.inputs import (
+    CALLER_THREAD_ID,
+    command_forbidden,
+    command_problem,
+    graph_of,
+    input_problem,
+    metadata_problem,
+)
 from deep_research.server.run_cap import run_limiter
 from deep_research.server.tokens import current_verifier
 from deep_research.services import model_refusal
@@ -104,45 +110,35 @@ def _refuse(status: int, detail: str) -> Auth.exceptions.HTTPException:
     return Auth.exceptions.HTTPException(status_code=status, detail=detail)
 
 
-async def check_run_request(kwargs: dict[str, Any]) -> None:
-    """Refuse, before anything is stored, a run whose question or corpus is not acceptable.
+def _check_metadata(value: Any) -> None:
+    """Refuse metadata over the size limit (422)."""
+    problem = metadata_problem(value.get("metadata")) if isinstance(value, dict) else None
+    if problem is not None:
+        raise _refuse(422, problem)
 
-    Every human message of the input, or of a command's ``update``, must be a valid question
-    (not empty, not too long, no NUL or control characters): the graph would refuse it too,
-    but only after the server appended it to the thread. A local corpus must lie inside the
-    operator's corpus roots.
+
+async def check_run_request(kwargs: dict[str, Any], graph: str | None = None) -> None:
+    """Refuse, before anything is stored, a run whose input, command or corpus is not acceptable.
+
+    The input must fit the run's graph (``graph``: ``None`` when the request does not tell,
+    then any served graph's), every human message of the input or of a command's ``update``
+    must be a valid question, and with auth on a command may add messages only
+    (:mod:`deep_research.server.inputs`): the graph would refuse bad input too, but only after
+    the server appended it to the thread. A local corpus must lie inside the operator's corpus
+    roots.
 
     Raises:
-        HTTPException: 422 for a bad question, 403 for a corpus outside the roots.
+        HTTPException: 422 for bad input, 403 for a command that writes more than messages or
+            a corpus outside the roots.
     """
     command = kwargs.get("command")
-    update = command.get("update") if isinstance(command, dict) else None
-    for text in input_questions(kwargs.get("input")) + input_questions(update):
-        try:
-            validate_question(text)
-        except InvalidQuestionError as exc:
-            raise _refuse(422, f"invalid question: {exc}") from None
+    forbidden = command_forbidden(command, auth=not current_verifier().open)
+    if forbidden is not None:
+        raise _refuse(403, forbidden)
+    problem = input_problem(graph, kwargs.get("input")) or command_problem(command)
+    if problem is not None:
+        raise _refuse(422, problem)
     await check_context(kwargs.get("context"))
-
-
-def input_questions(run_input: Any) -> list[str]:
-    """The texts of the human messages a run's input adds to the thread.
-
-    The messages are read as the graph's ``add_messages`` reducer reads them (one message or a
-    list; dicts, ``[role, text]`` pairs or strings; text or content blocks).
-
-    Raises:
-        HTTPException: 422 when ``messages`` holds something that is not a message.
-    """
-    if not isinstance(run_input, dict) or run_input.get("messages") is None:
-        return []
-    messages = run_input["messages"]
-    try:
-        converted = convert_to_messages(messages if isinstance(messages, list) else [messages])
-    except (ValueError, NotImplementedError) as exc:
-        reason = str(exc).splitlines()[0]
-        raise _refuse(422, f"invalid input messages: {reason}") from None
-    return [message.text for message in converted if isinstance(message, HumanMessage)]
 
 
 async def check_context(context: Any) -> None:
@@ -185,6 +181,7 @@ async def own_threads(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> dic
         HTTPException: 403 for a direct state write on a server with auth.
     """
     owner = owner_id(ctx.user)
+    _check_metadata(value)
     if ctx.action == "update" and "action" not in value:
         if "metadata" not in value and not current_verifier().open:
             raise _refuse(
@@ -201,19 +198,36 @@ async def own_threads(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> dic
 async def create_thread(
     ctx: Auth.types.AuthContext, value: Auth.types.ThreadsCreate
 ) -> dict[str, str]:
-    """A new thread belongs to its creator."""
+    """A new thread belongs to its creator.
+
+    With auth on, the caller does not pick its id (see
+    :mod:`deep_research.server.bodies`: the handler cannot tell a picked id from the one the
+    server makes up).
+
+    Raises:
+        HTTPException: 422 for metadata too large.
+    """
     owner = owner_id(ctx.user)
+    _check_metadata(value)
     _stamp(value, owner)
     return {"owner": owner}
 
 
 @auth.on.threads.create_run
 async def create_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> dict[str, str]:
-    """Run only on the user's threads that are not deleted chats, with their preferences."""
+    """Run only on the user's threads that are not deleted chats, with their preferences.
+
+    With auth on, a run does not create a thread of the id it names
+    (``if_not_exists="create"``): a thread id the caller picks could be another user's, and
+    the answer would tell that it exists.
+    """
     owner = owner_id(ctx.user)
+    _check_metadata(value)
     _stamp(value, owner)  # a run may create its thread
     kwargs, thread = value.get("kwargs"), value.get("thread_id")
-    await check_run_request(kwargs or {})
+    if thread and value.get("if_not_exists") == "create" and not current_verifier().open:
+        raise _refuse(422, CALLER_THREAD_ID)  # the same answer, taken or not
+    await check_run_request(kwargs or {}, graph_of(value.get("assistant_id")))
     if kwargs is not None and server_database_url() is not None:
         async with domain_session() as session:
             if thread and await queries.is_deleted_chat(
@@ -252,6 +266,7 @@ async def own_assistants(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> 
     """Create and change only one's own assistants; read and run the server's too."""
     owner = owner_id(ctx.user)
     if ctx.action in ("create", "update"):
+        _check_metadata(value)
         _stamp(value, owner)
         await check_context(value.get("context"))
         config = value.get("config")  # the older way to give an assistant its context

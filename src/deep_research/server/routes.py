@@ -39,6 +39,7 @@ from deep_research.preferences import (
 )
 from deep_research.report_html import render_html
 from deep_research.server.auth import owner_id
+from deep_research.server.bodies import RequestBodies
 from deep_research.server.cors import CORSPolicy, allowed_origins
 from deep_research.server.database import (
     StoreDisabledError,
@@ -106,6 +107,7 @@ app = FastAPI(
 )
 """The custom routes' app."""
 
+app.add_middleware(RequestBodies)  # every request's body within its cap; /mcp refusals
 app.add_middleware(CORSPolicy)  # outermost: it answers the whole server's CORS
 
 

@@ -12,14 +12,15 @@ Markdown, its references and its verification note.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel, Field
 
-from deep_research.context import MAX_QUESTION_CHARS, Context
+from deep_research.context import Context
 from deep_research.server.graph import graph as research_graph
+from deep_research.server.inputs import ToolInput
 from deep_research.state import InputState
 
 DESCRIPTION = (
@@ -27,26 +28,6 @@ DESCRIPTION = (
     "write a report with numbered citations in which every claim was checked against the "
     "quoted evidence. Returns the report (Markdown), its references and a verification note."
 )
-
-
-class ToolInput(BaseModel):
-    """What an MCP client sends."""
-
-    question: str = Field(
-        min_length=1,
-        max_length=MAX_QUESTION_CHARS,
-        description="The research question, in any language.",
-    )
-    mode: Literal["simple", "web_search", "deep_research"] = Field(
-        default="deep_research",
-        description=(
-            "simple answers directly; web_search runs one quick search round; deep_research "
-            "plans and researches in parallel."
-        ),
-    )
-    depth: Literal["auto", "light", "medium", "extended"] = Field(
-        default="auto", description="How much research deep_research may do."
-    )
 
 
 class ToolOutput(BaseModel):

@@ -1,0 +1,151 @@
+"""Request bodies, bounded; refusals of ``/mcp`` tool calls answered, not turned into 500.
+
+:class:`RequestBodies` is an ASGI middleware of the custom app, which the LangGraph server
+places around its own routes (as it does the CORS policy), so it sees every request:
+
+* A body over :data:`MAX_REQUEST_BYTES` is refused with 413 before any handler reads it,
+  whether it declares its length or streams in chunks (a question is at most 4,000
+  characters and metadata 64 KiB: no request needs more).
+* With auth on, a request that picks a new thread's id (``POST /threads`` with a
+  ``thread_id``) is refused with 422 whether the id is taken or not: the server would answer
+  "already exists" for another user's thread, telling the caller that it does. The auth
+  handler of thread creation cannot do this: the server has made up an id by then.
+* ``POST /mcp`` runs the tool through the server's own API, in process, and the server lets
+  the refusal of that run (a model or a corpus not offered: 403; bad input: 422; over the run
+  cap: 429) escape as an error, which it answers with 500. Here such a refusal becomes the
+  tool call's answer: an MCP tool result with ``isError`` and the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+import httpx
+
+from deep_research.server.inputs import CALLER_THREAD_ID, picked_thread_id
+from deep_research.server.tokens import current_verifier
+from deep_research.sources.bounded_json import loads_bounded
+
+MAX_REQUEST_BYTES = 1024 * 1024
+"""Largest request body accepted, in bytes."""
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+async def _answer(send: Send, status: int, payload: dict[str, Any]) -> None:
+    body = json.dumps(payload).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _declared_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+def refusal_detail(error: httpx.HTTPStatusError) -> str:
+    """The reason a refused request gives (its JSON ``detail``), or its status."""
+    try:
+        detail = error.response.json().get("detail")
+    except (ValueError, AttributeError, httpx.ResponseNotRead):
+        detail = None
+    return str(detail or f"HTTP {error.response.status_code}")
+
+
+def mcp_tool_refusal(body: bytes, detail: str) -> dict[str, Any]:
+    """The JSON-RPC answer to the tool call in ``body``: a tool result that is an error."""
+    try:
+        request = loads_bounded(body)
+    except ValueError:
+        request = None
+    request_id = request.get("id") if isinstance(request, dict) else None
+    content = [{"type": "text", "text": f"refused: {detail}"}]
+    return {"jsonrpc": "2.0", "id": request_id, "result": {"isError": True, "content": content}}
+
+
+def _picks_thread_id(scope: Scope, body: bytes) -> bool:
+    """Whether, with auth on, the request picks a new thread's id (see :mod:`.inputs`)."""
+    if scope["method"] != "POST" or "/threads" not in scope["path"] or current_verifier().open:
+        return False
+    try:
+        payload = loads_bounded(body) if body else None
+    except ValueError:
+        return False  # not JSON: the server answers that itself
+    return picked_thread_id(scope["method"], scope["path"], payload)
+
+
+class RequestBodies:
+    """The ASGI middleware of the module docstring."""
+
+    def __init__(self, app: App, max_bytes: int = MAX_REQUEST_BYTES) -> None:
+        """Wrap ``app``; bodies over ``max_bytes`` are refused."""
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Read the body within the cap, then hand the request on with it."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        too_large = {"detail": f"the request body is over {self.max_bytes} bytes"}
+        declared = _declared_length(scope)
+        if declared is not None and declared > self.max_bytes:
+            await _answer(send, 413, too_large)
+            return
+        chunks: list[bytes] = []
+        size, more = 0, True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await _answer(send, 413, too_large)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()  # after the body: the disconnect
+
+        if _picks_thread_id(scope, body):
+            await _answer(send, 422, {"detail": CALLER_THREAD_ID})
+            return
+        if scope["method"] == "POST" and scope["path"].rstrip("/").endswith("/mcp"):
+            await self._mcp(scope, replay, send, body)
+        else:
+            await self.app(scope, replay, send)
+
+    async def _mcp(self, scope: Scope, receive: Receive, send: Send, body: bytes) -> None:
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except httpx.HTTPStatusError as error:  # the tool's run, refused by the auth handler
+            if started or error.response.status_code >= 500:
+                raise
+            await _answer(send, 200, mcp_tool_refusal(body, refusal_detail(error)))
