@@ -511,3 +511,13 @@ async def test_a_refused_mcp_tool_call_is_answered_not_a_500(auth_server: AuthSe
             result = answer.json()
             assert result["id"] == 3 and result["result"]["isError"] is True
             assert reason in result["result"]["content"][0]["text"]
+
+
+@pytest.mark.parametrize("thread_id", ["a.b", "x%0Ay", "a%20b", "..x"])
+async def test_malformed_thread_ids_in_the_routes_are_422(
+    auth_server: AuthServer, thread_id: str
+) -> None:
+    async with auth_server.http("bob") as http:
+        for method, path in (("GET", ""), ("DELETE", ""), ("POST", "/purge")):
+            response = await http.request(method, f"/chats/{thread_id}{path}")
+            assert response.status_code == 422, (method, path, response.text)

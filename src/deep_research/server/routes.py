@@ -22,6 +22,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from deep_research.errors import DatabaseUnavailableError, NotFoundError
+from deep_research.ids import THREAD_ID
 from deep_research.persistence import queries
 from deep_research.persistence import repository as repo
 from deep_research.persistence.tables import (
@@ -67,6 +68,11 @@ from deep_research.server.schemas import (
 from deep_research.server.tokens import current_verifier
 from deep_research.settings import get_settings
 from deep_research.state import Report
+
+ThreadId = Annotated[
+    str, Path(pattern=f"^{THREAD_ID.pattern}$", max_length=128, description="a chat's thread id")
+]
+"""A thread id in a path: letters, digits, ``-`` and ``_`` (others are 422; see ``ids``)."""
 
 RowId = Annotated[int, Path(ge=1, le=2**63 - 1, description="a row id")]
 """A row id in a path: a positive 64-bit integer (larger ones are 422, not a database error)."""
@@ -178,7 +184,7 @@ async def list_chats(
 
 
 @app.get("/chats/{thread_id}", tags=["chats"])
-async def get_chat(thread_id: str, user: User, store: Store) -> ChatDetail:
+async def get_chat(thread_id: ThreadId, user: User, store: Store) -> ChatDetail:
     """A chat with its messages and research sessions."""
     chat = await queries.get_chat(store, user_id=user, thread_id=thread_id)
     messages = await queries.list_messages(store, user_id=user, thread_id=thread_id)
@@ -193,7 +199,7 @@ async def get_chat(thread_id: str, user: User, store: Store) -> ChatDetail:
 
 
 @app.patch("/chats/{thread_id}", tags=["chats"])
-async def rename_chat(thread_id: str, change: ChatRename, user: User) -> ChatSummary:
+async def rename_chat(thread_id: ThreadId, change: ChatRename, user: User) -> ChatSummary:
     """Give your chat another title."""
     async with domain_session() as session:
         chat = await repo.rename_chat(
@@ -203,14 +209,14 @@ async def rename_chat(thread_id: str, change: ChatRename, user: User) -> ChatSum
 
 
 @app.delete("/chats/{thread_id}", tags=["chats"], status_code=204)
-async def delete_chat(thread_id: str, user: User) -> None:
+async def delete_chat(thread_id: ThreadId, user: User) -> None:
     """Delete your chat: hidden and closed to new questions, restorable until purged."""
     async with domain_session() as session:
         await repo.soft_delete_chat(session, user_id=user, thread_id=thread_id)
 
 
 @app.post("/chats/{thread_id}/restore", tags=["chats"])
-async def restore_chat(thread_id: str, user: User) -> ChatSummary:
+async def restore_chat(thread_id: ThreadId, user: User) -> ChatSummary:
     """Bring back a chat deleted within the recovery window."""
     window = timedelta(days=get_settings().chat_recovery_days)
     async with domain_session() as session:
@@ -220,7 +226,7 @@ async def restore_chat(thread_id: str, user: User) -> ChatSummary:
 
 
 @app.post("/chats/{thread_id}/purge", tags=["chats"])
-async def purge_deleted_chat(thread_id: str, user: User) -> PurgeOut:
+async def purge_deleted_chat(thread_id: ThreadId, user: User) -> PurgeOut:
     """Erase your deleted chat for good (409 while it is not deleted).
 
     Its rows, every checkpoint of its thread and the page text no other chat refers to go.
