@@ -21,6 +21,8 @@ subclasses the builtin it resembles, so callers that catch ``ValueError`` keep w
     └── StoreError (RuntimeError)           the domain store refused a read or a write
         ├── DatabaseUnavailableError (ConnectionError)  the database did not answer in time
         ├── NotFoundError (LookupError)     no such chat or session for this user
+        ├── ChatClosedError                 a deleted chat takes no more writes; a busy one
+        │                                   is not erased
         └── LimitExceededError              a per-user limit (chats, messages) is reached
 
 The command line turns any of these into one line on stderr and a non-zero exit.
@@ -103,3 +105,7 @@ class NotFoundError(StoreError, LookupError):
 
 class LimitExceededError(StoreError):
     """A per-user limit (chats per user, messages per chat) would be exceeded."""
+
+
+class ChatClosedError(StoreError):
+    """A deleted chat takes no more writes, and a chat with a run in progress is not erased."""

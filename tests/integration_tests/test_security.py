@@ -521,3 +521,55 @@ async def test_malformed_thread_ids_in_the_routes_are_422(
         for method, path in (("GET", ""), ("DELETE", ""), ("POST", "/purge")):
             response = await http.request(method, f"/chats/{thread_id}{path}")
             assert response.status_code == 422, (method, path, response.text)
+
+
+# Round 3 (issue 30): erasure is final.
+
+
+def _server_rows(server: AuthServer, thread: str, user: str) -> dict[str, int]:
+    """What the server's database still holds of a chat: checkpoints, writes, rows, items."""
+    import sqlite3
+
+    queries = {
+        "checkpoints": ("SELECT count(*) FROM checkpoints WHERE thread_id = ?", thread),
+        "writes": ("SELECT count(*) FROM writes WHERE thread_id = ?", thread),
+        "chats": ("SELECT count(*) FROM chats WHERE user_id = ?", user),
+        "store items": ("SELECT count(*) FROM store WHERE prefix LIKE ?", f"%{thread}%"),
+    }
+    with sqlite3.connect(server.data_dir / "deep_research.sqlite") as db:
+        return {
+            name: int(db.execute(sql, (arg,)).fetchone()[0]) for name, (sql, arg) in queries.items()
+        }
+
+
+async def test_purge_with_a_run_in_flight_leaves_nothing(auth_server: AuthServer) -> None:
+    import asyncio
+
+    user = "erin"
+    async with (
+        get_client(url=auth_server.url, headers=auth_server.headers(user)) as client,
+        auth_server.http(user) as http,
+    ):
+        thread = (await client.threads.create())["thread_id"]
+        question = "Compare LFP and NMC cells for grid storage: costs, safety and lifetime."
+        context = {"allow_clarification": False, "depth": "extended"}
+        run = await client.runs.create(thread, GRAPH_ID, input=_input(question), context=context)
+        for _ in range(300):  # until the run has recorded its chat
+            if (await http.get(f"/chats/{thread}")).status_code == 200:
+                break
+            await asyncio.sleep(0.1)
+        assert (await client.runs.get(thread, run["run_id"]))["status"] == "running"
+        assert (await http.delete(f"/chats/{thread}")).status_code == 204  # stops the run
+        assert (await client.runs.get(thread, run["run_id"]))["status"] != "running"
+        purged = await http.post(f"/chats/{thread}/purge")
+        assert purged.status_code == 200, purged.text
+        await asyncio.sleep(5)  # time for a run that went on to write again
+        assert (await http.get("/chats?include_deleted=true")).json() == []
+        assert _server_rows(auth_server, thread, user) == {
+            "checkpoints": 0,
+            "writes": 0,
+            "chats": 0,
+            "store items": 0,
+        }
+        async with get_client(url=auth_server.url, headers=auth_server.headers(user)) as again:
+            assert await _refused(again.threads.get(thread)) == 404

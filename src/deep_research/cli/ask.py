@@ -18,6 +18,7 @@ import signal
 import sys
 import tempfile
 import uuid
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -26,6 +27,7 @@ from deep_research.cli.live import LiveProgress, make_progress
 from deep_research.cli.progress import ProgressPrinter
 from deep_research.context import Context, make_context, validate_question
 from deep_research.errors import (
+    ChatClosedError,
     CorpusNotFoundError,
     DatabaseUnavailableError,
     DeepResearchError,
@@ -188,10 +190,23 @@ def replace_file(folder: Path, name: str, text: str) -> Path:
 async def run_ask(args: argparse.Namespace) -> int:
     """Run ``ask`` or ``resume``; returns the exit status.
 
+    The run holds its chat's run lock from the moment its chat is known to its end, so that
+    ``delete`` and ``purge`` in another process refuse the chat meanwhile
+    (:func:`~deep_research.persistence.locks.chat_run_lock`).
+
     Raises:
         DeepResearchError: bad input, a configuration error, or a failed run (with the
             command that continues it).
+        ChatClosedError: another process runs on the chat.
     """
+    with ExitStack() as held:
+        return await _run_ask(args, held)
+
+
+async def _run_ask(args: argparse.Namespace, held: ExitStack) -> int:
+    """:func:`run_ask`, its chat's lock entered into ``held``."""
+    from deep_research.persistence.locks import chat_run_lock
+
     settings = get_settings()
     printer = make_progress(quiet=args.quiet, plain=args.plain)
     url = settings.resolved_database_url
@@ -200,10 +215,12 @@ async def run_ask(args: argparse.Namespace) -> int:
         if args.continue_chat and args.thread:
             raise DeepResearchError("give --thread ID or --continue, not both")
         preferences, thread = await _chat_of(args, url, settings.user_id)
+        held.enter_context(chat_run_lock(settings.data_dir, thread))
         context = _ask_context(args, preferences)
         printer.start(thread, context)  # all it shows is known: show it before the imports
     else:
         _, thread = await _chat_of(args, url, settings.user_id)
+        held.enter_context(chat_run_lock(settings.data_dir, thread))
         context = Context()
     from langchain_core.messages import HumanMessage
     from langgraph.types import Command
@@ -347,7 +364,10 @@ async def record_stop(
     )
     status = SessionStatus.FAILED if errors else SessionStatus.INTERRUPTED
     stopped = SessionUpdate(status=status, error=errors[0] if errors else None)
-    await recorder.write(scope, Batch(session=stopped))
+    try:
+        await recorder.write(scope, Batch(session=stopped))
+    except ChatClosedError:
+        pass  # deleted meanwhile: nothing more is recorded into it
 
 
 def _cancelled(error: object) -> bool:

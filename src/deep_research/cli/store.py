@@ -11,13 +11,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from datetime import datetime, timedelta
+from collections.abc import AsyncIterator
+from contextlib import ExitStack, asynccontextmanager
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, TextIO
 
 from deep_research.cli.progress import printable
 from deep_research.errors import ConfigurationError
 from deep_research.persistence import queries
-from deep_research.persistence.db import open_database, upgrade
+from deep_research.persistence.db import Database, open_database, upgrade
 from deep_research.persistence.tables import utcnow
 from deep_research.settings import get_settings
 
@@ -99,7 +101,10 @@ async def _edit(args: argparse.Namespace, session: AsyncSession, user: str, out:
         await repo.rename_chat(session, user_id=user, thread_id=args.id, title=title)
         out.write(printable(f"renamed {args.id}: {title}\n"))
     elif args.command == "delete":
-        await repo.soft_delete_chat(session, user_id=user, thread_id=args.id)
+        from deep_research.persistence.locks import chat_run_lock
+
+        with chat_run_lock(get_settings().data_dir, args.id):  # not while a run writes to it
+            await repo.soft_delete_chat(session, user_id=user, thread_id=args.id)
         out.write(f"deleted {args.id}; `deep-research restore {args.id}` within {days:g} days\n")
     else:
         window = timedelta(days=days)
@@ -175,6 +180,7 @@ async def _purge(args: argparse.Namespace, url: str, user: str, out: TextIO) -> 
         open_database(url) as database,
         open_checkpointer(url) as checkpointer,
         open_store(url) as store,
+        _hold_run_locks(database, user, deleted_before),
     ):
         erased = await erase_chats(
             database,
@@ -192,6 +198,38 @@ async def _purge(args: argparse.Namespace, url: str, user: str, out: TextIO) -> 
     if expired:
         out.write(f"expired the checkpoints of {len(expired)} idle chat(s)\n")
     return 0
+
+
+@asynccontextmanager
+async def _hold_run_locks(
+    database: Database, user: str, deleted_before: datetime | None
+) -> AsyncIterator[None]:
+    """Hold the run locks of the chats a purge erases (see :func:`chat_run_lock`).
+
+    Raises:
+        ChatClosedError: one of them has a run in progress in another process.
+    """
+    from deep_research.persistence.locks import chat_run_lock
+
+    async with database.session_scope() as session:
+        chats = await queries.list_chats(
+            session, user_id=user, include_deleted=True, limit=1_000_000
+        )
+    doomed = [
+        chat.thread_id
+        for chat in chats
+        if deleted_before is None
+        or (chat.deleted_at is not None and _aware(chat.deleted_at) < deleted_before)
+    ]
+    with ExitStack() as held:
+        for thread in doomed:
+            held.enter_context(chat_run_lock(get_settings().data_dir, thread))
+        yield
+
+
+def _aware(moment: datetime) -> datetime:
+    """``moment`` in UTC (SQLite gives back naive datetimes)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _when(moment: datetime) -> str:

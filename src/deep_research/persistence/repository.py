@@ -16,7 +16,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from deep_research.errors import LimitExceededError, NotFoundError
+from deep_research.errors import ChatClosedError, LimitExceededError, NotFoundError
 from deep_research.persistence.queries import get_chat
 from deep_research.persistence.tables import (
     Base,
@@ -72,11 +72,16 @@ async def upsert_chat(
 
     Raises:
         NotFoundError: the thread belongs to another user.
+        ChatClosedError: the chat is deleted (a run still in flight writes nothing more).
         LimitExceededError: the user already has ``max_chats`` chats.
     """
     existing = (
-        await session.execute(select(Chat.id, Chat.user_id).where(Chat.thread_id == thread_id))
+        await session.execute(
+            select(Chat.id, Chat.user_id, Chat.deleted_at).where(Chat.thread_id == thread_id)
+        )
     ).one_or_none()
+    if existing is not None and existing.deleted_at is not None and existing.user_id == user_id:
+        raise ChatClosedError(f"chat {thread_id} is deleted: nothing more is recorded into it")
     if existing is None:
         live = await session.scalar(
             select(func.count())

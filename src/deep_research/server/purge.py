@@ -6,11 +6,19 @@ every checkpoint of the chats' threads (all namespaces) and the page text no oth
 to, on the database the server's ``langgraph.json`` checkpointer and store use (the project's
 own factories on ``DEEP_RESEARCH_DATABASE_URL``). The server's own record of each thread (its
 metadata and its copy of the last values) is deleted too, through the server's API in process.
+
+Erasure is final: before anything is erased, the chats' runs still pending or running are
+cancelled and waited for (:func:`stop_runs`), so no run in flight writes its checkpoints,
+rows or report back after the purge. Deleting a chat stops its runs the same way, after it is
+marked deleted (so no new run is admitted on it); and the recorder refuses every write into a
+deleted chat (:func:`~deep_research.persistence.repository.upsert_chat`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -19,7 +27,9 @@ import httpx
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
 from langgraph_sdk import get_client
+from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import LangGraphError
+from langgraph_sdk.schema import RunStatus
 
 from deep_research.errors import StoreError
 from deep_research.persistence import queries
@@ -86,6 +96,80 @@ async def _forget_server_threads(threads: Sequence[str], owner: str | None = Non
         logger.warning("the server's thread records were not deleted: %s", exc)
 
 
+ACTIVE_STATUSES: tuple[RunStatus, ...] = ("pending", "running")
+"""Statuses of a run that may still write."""
+
+STOP_TIMEOUT = 30.0
+"""Seconds a deletion or a purge waits for the chat's cancelled runs to end (then 409)."""
+
+
+class RunsStillActiveError(StoreError):
+    """A chat's cancelled run did not end in time: nothing was erased (409)."""
+
+
+async def stop_runs(threads: Sequence[str], *, timeout: float = STOP_TIMEOUT) -> None:
+    """Cancel the runs of ``threads`` that are pending or running, and wait until they end.
+
+    A cancelled run is marked ``interrupted`` at once, but its task ends a moment later (at
+    its next ``await``): the thread stays ``busy`` until then, and that is what is waited for.
+    The calls go to the server's API in process, past the auth layer (the caller has checked
+    that the threads are the user's).
+
+    Raises:
+        RunsStillActiveError: a thread was still busy after ``timeout`` seconds.
+    """
+    try:
+        async with get_client() as client:
+            for thread in dict.fromkeys(threads):
+                await _cancel_runs(client, thread)
+                deadline = time.monotonic() + timeout
+                while await _busy(client, thread):
+                    if time.monotonic() > deadline:
+                        raise RunsStillActiveError(
+                            f"chat {thread} still has a run in progress; try again in a moment"
+                        )
+                    await asyncio.sleep(0.1)
+    except httpx.HTTPError as exc:  # not running inside the LangGraph server
+        logger.warning("the chats' runs were not stopped: %s", exc)
+
+
+async def _cancel_runs(client: LangGraphClient, thread: str) -> None:
+    for status in ACTIVE_STATUSES:
+        try:
+            runs = await client.runs.list(thread, status=status, limit=100)
+        except LangGraphError:  # no such thread on this server
+            return
+        for run in runs:
+            try:
+                await client.runs.cancel(thread, run["run_id"])
+            except LangGraphError as exc:  # ended meanwhile
+                logger.info("run %s not cancelled: %s", run["run_id"], exc)
+
+
+async def _busy(client: LangGraphClient, thread: str) -> bool:
+    try:
+        return (await client.threads.get(thread))["status"] == "busy"
+    except LangGraphError:  # no such thread on this server
+        return False
+
+
+async def _owned_threads(owner: str) -> list[str]:
+    """The ids of the server's threads ``owner`` owns (in process, past the auth layer)."""
+    owned: list[str] = []
+    try:
+        async with get_client() as client:
+            while True:
+                page = await client.threads.search(
+                    metadata={"owner": owner}, limit=100, offset=len(owned), select=["thread_id"]
+                )
+                owned += [thread["thread_id"] for thread in page]
+                if len(page) < 100:
+                    return owned
+    except httpx.HTTPError as exc:  # not running inside the LangGraph server
+        logger.warning("the server's threads were not listed: %s", exc)
+        return owned
+
+
 async def purge_chat(*, user_id: str, thread_id: str) -> Erased:
     """Erase one deleted chat of ``user_id`` for good.
 
@@ -101,6 +185,7 @@ async def purge_chat(*, user_id: str, thread_id: str) -> Erased:
             raise ChatNotDeletedError(
                 f"chat {thread_id} is not deleted; delete it first (DELETE /chats/{thread_id})"
             )
+    await stop_runs([thread_id])
     await _forget_server_threads([thread_id])
     async with _server_stores() as stores:
         return await erase_chats(
@@ -119,7 +204,9 @@ async def purge_user(*, user_id: str) -> Erased:
         chats = await queries.list_chats(
             session, user_id=user_id, include_deleted=True, limit=1_000_000
         )
-    await _forget_server_threads([chat.thread_id for chat in chats], owner=user_id)
+    threads = [chat.thread_id for chat in chats]
+    await stop_runs([*threads, *await _owned_threads(user_id)])
+    await _forget_server_threads(threads, owner=user_id)
     async with _server_stores() as stores:
         return await erase_user(
             await domain_database(), stores.checkpointer, stores.store, user_id=user_id

@@ -21,7 +21,7 @@ from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from deep_research.errors import DatabaseUnavailableError, NotFoundError
+from deep_research.errors import DatabaseUnavailableError, NotFoundError, StoreError
 from deep_research.ids import THREAD_ID
 from deep_research.persistence import queries
 from deep_research.persistence import repository as repo
@@ -47,7 +47,13 @@ from deep_research.server.database import (
     close_domain_stores,
     domain_session,
 )
-from deep_research.server.purge import ChatNotDeletedError, purge_chat, purge_user
+from deep_research.server.purge import (
+    ChatNotDeletedError,
+    RunsStillActiveError,
+    purge_chat,
+    purge_user,
+    stop_runs,
+)
 from deep_research.server.schemas import (
     ChatDetail,
     ChatRename,
@@ -160,7 +166,8 @@ async def _database_unavailable(_request: Request, exc: DatabaseUnavailableError
 
 
 @app.exception_handler(ChatNotDeletedError)
-async def _not_deleted(_request: Request, exc: ChatNotDeletedError) -> JSONResponse:
+@app.exception_handler(RunsStillActiveError)
+async def _not_deleted(_request: Request, exc: StoreError) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, status_code=409)
 
 
@@ -210,9 +217,13 @@ async def rename_chat(thread_id: ThreadId, change: ChatRename, user: User) -> Ch
 
 @app.delete("/chats/{thread_id}", tags=["chats"], status_code=204)
 async def delete_chat(thread_id: ThreadId, user: User) -> None:
-    """Delete your chat: hidden and closed to new questions, restorable until purged."""
+    """Delete your chat: hidden and closed to new questions, restorable until purged.
+
+    Its runs in progress are cancelled, and the answer waits until they have ended.
+    """
     async with domain_session() as session:
         await repo.soft_delete_chat(session, user_id=user, thread_id=thread_id)
+    await stop_runs([thread_id])
 
 
 @app.post("/chats/{thread_id}/restore", tags=["chats"])
@@ -229,7 +240,8 @@ async def restore_chat(thread_id: ThreadId, user: User) -> ChatSummary:
 async def purge_deleted_chat(thread_id: ThreadId, user: User) -> PurgeOut:
     """Erase your deleted chat for good (409 while it is not deleted).
 
-    Its rows, every checkpoint of its thread and the page text no other chat refers to go.
+    Its runs still in progress are cancelled and waited for first. Its rows, every
+    checkpoint of its thread and the page text no other chat refers to go.
     """
     erased = await purge_chat(user_id=user, thread_id=thread_id)
     return PurgeOut(threads=list(erased.threads), documents=erased.documents)

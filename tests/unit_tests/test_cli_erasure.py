@@ -1,0 +1,103 @@
+"""Erasure from the command line is final, with a run in flight (issue 30, item 1).
+
+A run in another process would write its checkpoints and rows back after a purge. The run
+holds its chat's run lock; ``delete`` and ``purge`` refuse the chat while it is held, and a
+killed run holds nothing. Afterwards the purge leaves nothing of the chat. And the recorder
+writes nothing more into a deleted chat.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from deep_research.cli import main
+from deep_research.errors import ChatClosedError
+from deep_research.persistence.db import open_database
+from deep_research.persistence.recorder import Batch, RunScope, SqlRecorder
+from deep_research.settings import get_settings
+
+QUESTION = "Compare LFP and NMC cells for grid storage: costs, safety and lifetime."
+
+
+def _database() -> Path:
+    return Path(get_settings().resolved_database_url.removeprefix("sqlite:///"))
+
+
+def _left(thread: str) -> dict[str, int]:
+    """What the database holds of ``thread``: chat rows, checkpoints, writes, store items."""
+    queries = {
+        "chats": "SELECT count(*) FROM chats WHERE thread_id = ?",
+        "checkpoints": "SELECT count(*) FROM checkpoints WHERE thread_id = ?",
+        "writes": "SELECT count(*) FROM writes WHERE thread_id = ?",
+        "store": "SELECT count(*) FROM store WHERE prefix LIKE '%' || ? || '%'",
+    }
+    with sqlite3.connect(_database()) as db:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        return {
+            name: int(db.execute(sql, (thread,)).fetchone()[0]) if name in tables else 0
+            for name, sql in queries.items()
+        }
+
+
+def _start_ask(thread: str, tmp_path: Path) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "deep_research.cli", "ask", QUESTION, "--thread", thread]
+    command += ["--depth", "extended", "--no-clarify", "--quiet", "--out", str(tmp_path / "out")]
+    errors = tmp_path / f"{thread}.err"
+    with errors.open("wb") as stderr:
+        process = subprocess.Popen(command, env=dict(os.environ), stderr=stderr)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # until the run has recorded its chat
+        if _database().exists() and _left(thread)["checkpoints"] > 2:
+            return process
+        assert process.poll() is None, errors.read_text()
+        time.sleep(0.1)
+    process.kill()
+    raise AssertionError("the run did not start within 60 s")
+
+
+def test_purge_and_delete_refuse_a_chat_whose_run_is_in_flight(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = _start_ask("busy-chat", tmp_path)
+    try:
+        assert main(["purge", "--user"]) == 2
+        assert "has a run in progress" in capsys.readouterr().err
+        assert main(["delete", "busy-chat"]) == 2
+        assert "has a run in progress" in capsys.readouterr().err
+    finally:
+        assert run.wait(timeout=300) == 0
+    assert main(["purge", "--user"]) == 0
+    assert _left("busy-chat") == {"chats": 0, "checkpoints": 0, "writes": 0, "store": 0}
+
+
+def test_a_killed_run_holds_nothing_and_its_purge_leaves_nothing(tmp_path: Path) -> None:
+    run = _start_ask("killed-chat", tmp_path)
+    run.send_signal(signal.SIGKILL)
+    run.wait(timeout=30)
+    assert main(["purge", "--user"]) == 0
+    time.sleep(1)
+    assert _left("killed-chat") == {"chats": 0, "checkpoints": 0, "writes": 0, "store": 0}
+
+
+async def test_the_recorder_writes_nothing_into_a_deleted_chat(tmp_path: Path) -> None:
+    from deep_research.persistence import repository as repo
+    from deep_research.persistence.db import upgrade
+
+    url = f"sqlite:///{tmp_path / 'store.sqlite'}"
+    upgrade(url, "head")
+    async with open_database(url) as database:
+        recorder = SqlRecorder(database)
+        scope = RunScope(user_id="local", thread_id="t-deleted", question_nr=1)
+        await recorder.write(scope, Batch(title="first"))
+        async with database.session_scope() as session:
+            await repo.soft_delete_chat(session, user_id="local", thread_id="t-deleted")
+        with pytest.raises(ChatClosedError, match="deleted"):
+            await recorder.write(scope, Batch(title="written after the deletion"))
