@@ -542,10 +542,13 @@ def _server_rows(server: AuthServer, thread: str, user: str) -> dict[str, int]:
         }
 
 
-async def test_purge_with_a_run_in_flight_leaves_nothing(auth_server: AuthServer) -> None:
+@pytest.mark.parametrize("route", ["chat", "me"])
+async def test_purge_with_a_run_in_flight_leaves_nothing(
+    auth_server: AuthServer, route: str
+) -> None:
     import asyncio
 
-    user = "erin"
+    user = f"erin-{route}"
     async with (
         get_client(url=auth_server.url, headers=auth_server.headers(user)) as client,
         auth_server.http(user) as http,
@@ -559,9 +562,12 @@ async def test_purge_with_a_run_in_flight_leaves_nothing(auth_server: AuthServer
                 break
             await asyncio.sleep(0.1)
         assert (await client.runs.get(thread, run["run_id"]))["status"] == "running"
-        assert (await http.delete(f"/chats/{thread}")).status_code == 204  # stops the run
-        assert (await client.runs.get(thread, run["run_id"]))["status"] != "running"
-        purged = await http.post(f"/chats/{thread}/purge")
+        if route == "chat":
+            assert (await http.delete(f"/chats/{thread}")).status_code == 204  # stops the run
+            assert (await client.runs.get(thread, run["run_id"]))["status"] != "running"
+            purged = await http.post(f"/chats/{thread}/purge")
+        else:
+            purged = await http.post("/me/purge", timeout=60)
         assert purged.status_code == 200, purged.text
         await asyncio.sleep(5)  # time for a run that went on to write again
         assert (await http.get("/chats?include_deleted=true")).json() == []

@@ -9,14 +9,16 @@ commits what is left of the failed transaction. Parallel researchers reading and
 their stages (:mod:`deep_research.persistence.scratch`) met it under load.
 
 :class:`ImmediateSqliteStore` begins every transaction ``IMMEDIATE`` (it waits for the write
-lock, up to the busy timeout, before it reads), rolls a failed one back, and waits as long as
-the domain store does for a busy file.
+lock, up to the busy timeout, before it reads), rolls a failed or cancelled one back (a run
+cancelled while it waited for the lock would otherwise leave the file locked for every other
+connection), and waits as long as the domain store does for a busy file.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 
 import aiosqlite
 from langgraph.store.base import TTLConfig
@@ -47,13 +49,16 @@ class ImmediateSqliteStore(AsyncSqliteStore):
                 async with self.conn.cursor() as cur:
                     yield cur
                 return
-            await self.conn.execute("BEGIN IMMEDIATE")
             committed = False
             try:
+                # inside the try: cancelled while it waits for the lock, BEGIN may still run
+                # (in aiosqlite's thread), and the ROLLBACK below must then end it
+                await self.conn.execute("BEGIN IMMEDIATE")
                 async with self.conn.cursor() as cur:
                     yield cur
                 await self.conn.execute("COMMIT")
                 committed = True
             finally:
                 if not committed:  # an error or a cancellation: keep nothing of the batch
-                    await self.conn.execute("ROLLBACK")
+                    with suppress(sqlite3.OperationalError):  # no transaction had begun
+                        await self.conn.execute("ROLLBACK")
