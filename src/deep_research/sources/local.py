@@ -7,6 +7,8 @@ files are extracted as web pages are (:func:`~deep_research.sources.extract.extr
 
 Queries reuse a few read-only connections, each used by one thread at a time; indexing writes
 through a connection of its own, and queries see each indexing pass once it commits (WAL).
+One build runs at a time on an index, across instances and processes: the others wait on its
+build lock (``INDEX.build-lock``), then find the index up to date.
 The async methods run all their SQLite work in a thread; :meth:`LocalCorpus.close` closes
 the connections kept open.
 """
@@ -14,6 +16,7 @@ the connections kept open.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import hashlib
 import logging
 import os
@@ -172,6 +175,9 @@ class LocalCorpus:
     name = "local"
     """Provider name recorded on results and sources."""
 
+    busy_timeout = 30.0
+    """Seconds indexing waits for SQLite's write lock (builds wait on the build lock first)."""
+
     def __init__(self, root: Path, index_path: Path, limits: CorpusLimits | None = None) -> None:
         """Check the corpus folder; nothing is read or indexed yet.
 
@@ -211,7 +217,7 @@ class LocalCorpus:
             raise CorpusNotFoundError(f"local corpus folder not found or not a folder: {self.root}")
         try:
             self.index_path.parent.mkdir(parents=True, exist_ok=True)
-            with self._connect() as conn:
+            with self._build_lock(), self._connect() as conn:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     stats = self._sync(conn)
@@ -289,10 +295,27 @@ class LocalCorpus:
                 await asyncio.to_thread(self.index)
 
     @contextmanager
+    def _build_lock(self) -> Iterator[None]:
+        """Hold the index's build lock: one build at a time, across instances and processes.
+
+        Researchers that find the index missing at once (several instances, the command line
+        and a server, a run resumed after a kill mid-build) wait here for the one build, then
+        find the index up to date, instead of timing out on SQLite's write lock ("database is
+        locked") while a large corpus is read. A killed builder's lock is released by the
+        system, and its transaction was never committed.
+        """
+        with open(self.index_path.with_name(self.index_path.name + ".build-lock"), "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
         """The connection that indexing writes through."""
         # Autocommit mode: transactions are opened and closed explicitly.
-        conn = sqlite3.connect(self.index_path, timeout=30.0, isolation_level=None)
+        conn = sqlite3.connect(self.index_path, timeout=self.busy_timeout, isolation_level=None)
         try:
             conn.create_function("cjk_spaced", 1, spaced_cjk, deterministic=True)
             conn.execute("PRAGMA journal_mode=WAL")
