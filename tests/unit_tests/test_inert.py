@@ -16,7 +16,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from deep_research.context import Context
 from deep_research.engines.llm import LLMEngine
-from deep_research.engines.schemas import ChatTitle, ReportAssessment
+from deep_research.engines.schemas import ChatTitle, ClarifyDecision, ReportAssessment
 from deep_research.graph import build_graph
 from deep_research.inert import inert_markdown, inert_title
 from deep_research.persistence.checkpointer import make_serde
@@ -109,3 +109,23 @@ async def test_a_model_following_page_text_writes_no_active_content(tmp_path: An
     assert report.limitations[0].text.startswith("No cost was found. &lt;script>")
     for claim in report.claims:  # offsets still point at the claims
         assert report.markdown[claim.position_start : claim.position_end] == claim.text
+
+
+async def test_a_clarifying_question_is_inert_where_it_is_shown(tmp_path: Any) -> None:
+    asked = f"Which one? ![x]({LEAK}) {SCRIPT}\x1b[2J"
+
+    def respond(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> AIMessage:
+        if test_graph_llm._tool(tools) == "ClarifyDecision":
+            return structured(ClarifyDecision, needs_clarification=True, question=asked)
+        return _respond(messages, tools)
+
+    graph = build_graph(
+        engine=LLMEngine(ScriptedChatModel(responses=[respond] * 10), name="scripted-model"),
+        sources=[LocalCorpus(SAMPLE_CORPUS, default_index_path(tmp_path, SAMPLE_CORPUS))],
+        checkpointer=InMemorySaver(serde=make_serde()),
+    )
+    config = {"configurable": {"thread_id": uuid.uuid4().hex}}
+    await graph.ainvoke({"messages": [HumanMessage("Batteries?")]}, config, context=Context())
+    state = await graph.aget_state(config)
+    shown = state.interrupts[0].value["question"]
+    assert shown == "Which one? x &lt;script>alert(1)&lt;/script>"

@@ -16,6 +16,7 @@ from langgraph.types import Overwrite
 from deep_research.context import Context
 from deep_research.engines import Turn
 from deep_research.events import emit
+from deep_research.inert import inert_text
 from deep_research.nodes._chat import split_chat
 from deep_research.services import Services, context_of
 from deep_research.sources.pool import extend_pool
@@ -68,6 +69,7 @@ async def clarify(state: State, runtime: Runtime[Context], *, services: Services
     update["usage"] = Overwrite(reply.usage)
     if not reply.value.needs_clarification:
         return update
-    emit(runtime, "clarification_requested", question=reply.value.question)
-    update["clarifying_question"] = reply.value.question
+    asking = inert_text(reply.value.question)  # model-written: shown, stored, in the thread
+    emit(runtime, "clarification_requested", question=asking)
+    update["clarifying_question"] = asking
     return update
