@@ -14,7 +14,9 @@ the plain saver (a file from before this saver still reads as it did).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+import sqlite3
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 import aiosqlite
@@ -101,17 +103,47 @@ class BlobSqliteSaver(ShortVersions, AsyncSqliteSaver):
             key = (thread_id, namespace, channel, version)
             if channel in new_versions or key not in self._known:
                 rows.append((*key, *self.serde.dumps_typed(value)))
-        if rows:
+        async with self._rolled_back_if_stopped():
+            if rows:
+                async with self.lock:
+                    await self.conn.executemany(
+                        "INSERT OR IGNORE INTO checkpoint_blobs"
+                        " (thread_id, checkpoint_ns, channel, version, type, blob)"
+                        " VALUES (?, ?, ?, ?, ?, ?)",
+                        rows,
+                    )
+                self._remember([row[:4] for row in rows])
+            stored: Checkpoint = {**checkpoint, "channel_values": inline}
+            return await super().aput(config, stored, metadata, new_versions)
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Store a task's pending writes (as the plain saver does, rolled back if stopped)."""
+        async with self._rolled_back_if_stopped():
+            await super().aput_writes(config, writes, task_id, task_path)
+
+    @asynccontextmanager
+    async def _rolled_back_if_stopped(self) -> AsyncIterator[None]:
+        """Roll back what an error or a cancellation left uncommitted on the connection.
+
+        A run cancelled between a write and its commit (a chat deleted or purged while it
+        runs) would leave the connection inside a transaction, holding the file's write lock
+        against every other connection (the server opens one saver per event loop) until
+        something commits on this one. The rollback waits for the saver's lock, so it ends only
+        what the stopped write left: no other write is between its statements and its commit.
+        """
+        try:
+            yield
+        except BaseException:
             async with self.lock:
-                await self.conn.executemany(
-                    "INSERT OR IGNORE INTO checkpoint_blobs"
-                    " (thread_id, checkpoint_ns, channel, version, type, blob)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    rows,
-                )
-            self._remember([row[:4] for row in rows])
-        stored: Checkpoint = {**checkpoint, "channel_values": inline}
-        return await super().aput(config, stored, metadata, new_versions)
+                with suppress(sqlite3.OperationalError):  # nothing was left open
+                    await self.conn.rollback()
+            raise
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """The checkpoint ``config`` names (or the thread's latest), with its channel values."""

@@ -35,6 +35,7 @@ from deep_research.errors import StoreError
 from deep_research.persistence import queries
 from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.persistence.content import open_store
+from deep_research.persistence.db import SQLITE_BUSY_TIMEOUT_MS
 from deep_research.persistence.erase import Erased, erase_chats, erase_user
 from deep_research.server.database import (
     StoreDisabledError,
@@ -99,8 +100,10 @@ async def _forget_server_threads(threads: Sequence[str], owner: str | None = Non
 ACTIVE_STATUSES: tuple[RunStatus, ...] = ("pending", "running")
 """Statuses of a run that may still write."""
 
-STOP_TIMEOUT = 30.0
-"""Seconds a deletion or a purge waits for the chat's cancelled runs to end (then 409)."""
+STOP_TIMEOUT = 2 * SQLITE_BUSY_TIMEOUT_MS / 1000
+"""Seconds a deletion or a purge waits for the chat's cancelled runs to end (then 409). On
+SQLite a cancelled run may first wait out one busy timeout: a statement already waiting for
+the file's write lock in aiosqlite's thread cannot be interrupted."""
 
 
 class RunsStillActiveError(StoreError):
