@@ -139,10 +139,11 @@ async def preflight(context: Context) -> None:
         ConfigurationError: the engine or a source cannot be set up.
         CorpusNotFoundError: the corpus folder does not exist.
     """
-    from deep_research.services import DEFAULT_SERVICES
+    from deep_research.services import Services
 
-    DEFAULT_SERVICES.engine_for(context)
-    await DEFAULT_SERVICES.sources_for(context)
+    services = Services()  # what the run's graph resolves per run, resolved once ahead
+    services.engine_for(context)
+    await services.sources_for(context)
 
 
 def write_report(report: Report, out: Path) -> tuple[Path, Path, Path]:
