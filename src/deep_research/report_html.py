@@ -126,8 +126,12 @@ def _blocks(markdown: str) -> Iterator[_Block]:
 
 
 def _inline(text: str) -> str:
-    """Escaped inline text with bold and citation markers rendered."""
-    escaped = html.escape(text, quote=False)
+    """Escaped inline text with bold and citation markers rendered.
+
+    Markdown's character references stand for their characters (``&lt;``, which the inert
+    pass writes for a raw tag's ``<``, reads as ``<``), so they are escaped once, not twice.
+    """
+    escaped = html.escape(html.unescape(text), quote=False)
     escaped = _BOLD.sub(r"<strong>\1</strong>", escaped)
     escaped = _FLAG.sub(
         r'<em class="flag">(\1)</em><sup><a class="note-ref" href="#note-\2">\2</a></sup>', escaped
@@ -207,12 +211,23 @@ def _body(report: Report, language: str) -> str:
             out.append(_row(row, block, claims, language))
             continue
         if block.tag == "pre":
-            out.append(f"<pre>{html.escape(markdown[block.start : block.end])}</pre>")
+            out.append(f"<pre>{html.escape(_shown(markdown[block.start : block.end]))}</pre>")
             continue
         out.append(f"<{block.tag}>{_with_claims(markdown, block, claims, language)}</{block.tag}>")
     out.append("</ul>" if open_list else "")
     out.append("</table>" if open_table else "")
     return "\n".join(part for part in out if part)
+
+
+def _shown(verbatim: str) -> str:
+    """A verbatim block's text as a reader sees it.
+
+    Code and math as written; outside them (a link line, an HTML block) Markdown's character
+    references stand for their characters.
+    """
+    if verbatim.lstrip().startswith(("```", "~~~", "$$", "\\[")):
+        return verbatim
+    return html.unescape(verbatim)
 
 
 def _row(row: str, block: _Block, claims: Sequence[Claim], language: str) -> str:

@@ -12,7 +12,7 @@ import re
 from deep_research.report import article_markdown
 from deep_research.state import Reference, Report
 from tests.unit_tests.scripted_judge import ScriptedJudge, make_state, run_verification
-from tests.unit_tests.test_report_structure import DRAFT, VERBATIM, spans
+from tests.unit_tests.test_report_structure import ACTIVE, DRAFT, PASSIVE, spans
 
 WRONG_YEAR = DRAFT.replace("completed in 2020 [@ev_exp]", "completed in 2019 [@ev_cap]")
 
@@ -34,8 +34,10 @@ async def test_the_article_is_the_body_and_references_without_verification_text(
     body = report.markdown.split("\n## Limitations\n")[0]
     assert article.startswith(re.sub(r" \*\([^)]*\)\*\[\^v\d+\]", "", body).rstrip() + "\n")
     assert "The expansion of Hornsdale was completed in 2019 [1]." in article
-    for block in VERBATIM:
+    for block in PASSIVE:
         assert block in article
+    for block in ACTIVE:
+        assert block not in article, "the article is the report's inert text"
     listed = article.split("\n## References\n\n")[1].splitlines()
     assert listed == [f"{r.number}. {r.citation}" for r in report.references]
     assert all(r.url in line for r, line in zip(report.references, listed, strict=True))

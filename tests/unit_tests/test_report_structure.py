@@ -43,6 +43,11 @@ VERBATIM = [
     "- <https://docs.example/storage>",
     "---",
 ]
+ACTIVE = VERBATIM[5:9]
+"""Raw HTML, an image and links to pages that are not references: verification keeps them as
+written, and the final report makes them inert (deep_research.inert)."""
+PASSIVE = [block for block in VERBATIM if block not in ACTIVE]
+"""Code, diagrams, math and a rule: the same in the final report as in the draft."""
 DRAFT = "\n\n".join(
     [
         "## Storage",
@@ -173,7 +178,12 @@ async def test_rows_are_removed_whole_or_rewritten_cell_by_cell_in_the_report() 
     assert state.report is not None
     markdown = state.report.markdown
     for block in VERBATIM:
+        assert block in state.draft
+    for block in PASSIVE:
         assert block in markdown
+    for block in ACTIVE:
+        assert block not in markdown, "made inert in the report"
+    assert "&lt;details>\n&lt;summary>More&lt;/summary>\nThe cell costs 90 dollars." in markdown
     lines = markdown.splitlines()
     start = lines.index("| Chemistry | Density | Note |")
     table = lines[start : lines.index("", start)]
@@ -196,7 +206,9 @@ async def test_report_html_shows_verbatim_blocks_as_written_and_rows_as_claims()
     assert "<pre>```bash\ngit status --short\ngit diff\n\n\n# not a heading\n" in page
     assert "<h1>not a heading" not in page and "<li>not a bullet" not in page
     assert "<pre>$$\nE = \\frac{1}{2} C V^2\n$$</pre>" in page
-    assert "<pre>&lt;details&gt;\n&lt;summary&gt;More" in page  # raw HTML is shown, not run
+    # raw HTML, made inert in the report, is shown as its characters, not run
+    assert "&lt;details&gt;\n&lt;summary&gt;More&lt;/summary&gt;" in page
+    assert "<details>" not in page and "&amp;lt;" not in page
     row = next(c for c in state.report.claims if c.text == "LFP | 160 Wh/kg | cheap")
     assert f'<tr class="claim v-supported" data-claim="{row.id}"' in page
     assert "<td>LFP</td><td>160 Wh/kg</td><td>cheap " in page
