@@ -60,7 +60,7 @@ one per fact; a model does not copy the whole passage back)."""
 def _passages(prompt: str) -> list[tuple[str, str]]:
     """The passages shown (key, text), their ``> `` quoting undone."""
     found = []
-    for key, body in re.findall(r"^\[(P\d+)\] \(section[^\n]*\n((?:> ?.*(?:\n|$))+)", prompt, re.M):
+    for key, body in re.findall(r"^\[(P\d+)\] \([^\n]*\n((?:> ?.*(?:\n|$))+)", prompt, re.M):
         lines = [line[2:] if line.startswith("> ") else line[1:] for line in body.splitlines()]
         found.append((key, "\n".join(lines)))
     return found

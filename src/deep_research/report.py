@@ -300,6 +300,8 @@ def compute_metrics(
         model_calls=usage.calls,
         cost_estimate_usd=round(usage.cost_usd, 6),
         trimmed_for_context=usage.trimmed,
+        picks_dropped=usage.picks_dropped,
+        evidence_left_out=usage.evidence_left_out,
         searches=sum(f.searches for f in findings),
         sources_consulted=len(sources),
         sources_cited=len(references),

@@ -81,7 +81,7 @@ def _picks(prompt: str) -> AIMessage:
     """The first sentence of each passage shown, its spaces doubled, and one invented quote."""
     quotes = [
         {"passage": key, "quote": "  ".join(next(split_line(line)).split()), "relevance": 0.8}
-        for key, line in re.findall(r"^\[(P\d+)\] \(section.*\n> (.*)", prompt, re.M)
+        for key, line in re.findall(r"^\[(P\d+)\] \(.*\n> (.*)", prompt, re.M)
     ]
     quotes.append({"passage": "P1", "quote": INVENTED, "relevance": 1.0})
     return structured(EvidencePicks, quotes=quotes)

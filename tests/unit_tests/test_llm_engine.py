@@ -191,11 +191,13 @@ async def test_notes_parses_and_fences_evidence() -> None:
     assert "Capacity doubled in 2024." in fenced
 
 
-def passage(index: int, text: str) -> Passage:
+def passage(index: int, text: str, *, title: str = "", date: str | None = None) -> Passage:
     return Passage(
         id=f"psg_{index}",
         document_id=f"doc_{index}",
         url=f"https://example.org/page{index}",
+        title=title,
+        date=date,
         start=10,
         end=10 + len(text),
         text=text,
@@ -210,7 +212,12 @@ async def test_pick_evidence_fences_keyed_passages_and_ranks_the_quotes() -> Non
     ]
     engine, model = engine_with(structured(EvidencePicks, quotes=quotes))
     shown = [
-        passage(1, "Solar capacity doubled in 2024.\nIt reached 600 GW."),
+        passage(
+            1,
+            "Solar capacity doubled in 2024.\nIt reached 600 GW.",
+            title="Solar Outlook",
+            date="2025-01",
+        ),
         passage(2, f"Wind grew. {INJECTION}"),
     ]
 
@@ -223,7 +230,10 @@ async def test_pick_evidence_fences_keyed_passages_and_ranks_the_quotes() -> Non
     assert reply.usage.calls == 1 and reply.usage.prompt_tokens == 100
     prompt = prompt_text(model.calls[0])
     (fenced,) = fenced_parts(prompt)
-    assert "[P1] (section: Capacity, source: https://example.org/page1)" in fenced
+    # the picker sees which page speaks, and how recent it is
+    header = "[P1] (title: Solar Outlook, date: 2025-01, section: Capacity, source: "
+    assert header + "https://example.org/page1)" in fenced
+    assert "[P2] (section: Capacity, source: https://example.org/page2)" in fenced
     assert "> Solar capacity doubled in 2024.\n> It reached 600 GW." in fenced
     assert INJECTION in fenced and INJECTION not in prompt.replace(fenced, "")
     assert "verbatim" in prompt or "exactly" in prompt

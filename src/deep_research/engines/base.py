@@ -223,3 +223,16 @@ class Instructable(Protocol):
     def with_instructions(self, instructions: str) -> Engine:
         """A copy of this engine that adds ``instructions`` to its writing prompts."""
         ...
+
+
+@runtime_checkable
+class Windowed(Protocol):
+    """An engine whose reading is sized to its models' context windows (the LLM engine).
+
+    Engines without a window (the offline engine) read the depth's fixed budget
+    (:data:`~deep_research.sources.passages.PASSAGE_BUDGET`) and keep their own counts.
+    """
+
+    def passage_words(self, depth: str) -> int:
+        """Words of passages one pick of evidence is shown at ``depth``."""
+        ...

@@ -23,7 +23,7 @@ from typing import TypeVar
 
 from langchain_core.language_models import BaseChatModel
 
-from deep_research.engines import fitting, prompts, validation
+from deep_research.engines import budgets, fitting, prompts, validation
 from deep_research.engines._structured import StructuredMode, provider_errors, usage_of
 from deep_research.engines.base import (
     Assessment,
@@ -110,6 +110,10 @@ class LLMEngine(ModelCalls):
         engine = copy.copy(self)  # the same models: their runnables serve both
         engine.instructions = instructions.strip()
         return engine
+
+    def passage_words(self, depth: str) -> int:
+        """Words of passages one pick is shown: sized by the picker's window and the depth."""
+        return budgets.passage_words(self.limits_of("notes"), depth)
 
     def _system(self, prompt: str) -> str:
         if not self.instructions:

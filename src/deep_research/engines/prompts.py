@@ -296,7 +296,11 @@ def render_evidence(
 
 
 def render_passages(passages: Sequence[Passage]) -> str:
-    """Render passages as a fenced, numbered data block: ``[P1] (section: ..., source: url)``.
+    """Render passages as a fenced, numbered data block.
+
+    Each header names the page: ``[P1] (title: ..., date: ..., section: ..., source: url)``
+    (the title and the date when known), so that the model can tell which source speaks and
+    how recent it is.
 
     Args:
         passages: The passages, keyed ``P1``, ``P2``... in this order.
@@ -307,7 +311,12 @@ def render_passages(passages: Sequence[Passage]) -> str:
     items = []
     for index, passage in enumerate(passages):
         section = _one_line(passage.section) if passage.section else "none"
-        header = f"[{passage_key(index)}] (section: {section}, source: {_one_line(passage.url)})"
+        title = f"title: {_one_line(passage.title)}, " if passage.title else ""
+        date = f"date: {_one_line(passage.date)}, " if passage.date else ""
+        header = (
+            f"[{passage_key(index)}] ({title}{date}section: {section}, "
+            f"source: {_one_line(passage.url)})"
+        )
         items.append(f"{header}\n{_quoted(passage.text)}")
     return fence("\n\n".join(items) if items else "(no passages)", "passages of the pages read")
 

@@ -1,37 +1,51 @@
 """Locating the quotes an engine picked: each becomes an evidence span, or is dropped.
 
 The engine answers :meth:`~deep_research.engines.base.Engine.pick_evidence` with quotes, each
-naming the passage (``P#``) it copies; :func:`locate_quotes` finds each exactly, after whitespace
-normalization, so that every span's ``quote`` is ``document.text[start:end]`` whatever the model
-did to spacing, and a paraphrase never becomes evidence.
+naming the passage (``P#``) it copies; :func:`locate_quotes` finds each with the match the
+engine's own check accepts (:func:`~deep_research.verbatim.find_quote`: case, spacing, quote
+marks and an ellipsis forgiven), so that every span's ``quote`` is ``document.text[start:end]``
+whatever the model did to them, and a paraphrase never becomes evidence. Every pick that does
+not become a span is counted with its reason (:data:`DROP_REASONS`).
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
-from itertools import accumulate
+from dataclasses import dataclass, field
+from typing import Literal
 
 from deep_research.engines.base import passage_key
 from deep_research.engines.schemas import PickedQuote
 from deep_research.sources.injection import is_instruction
 from deep_research.state.models import EvidenceSpan, Passage, PlanStep, evidence_id
 from deep_research.text import numbers
-
-_SPACES = re.compile(r"(\s+)")
+from deep_research.verbatim import Folded, find_quote
 
 MAX_PICK_CHARS = 1200
 """A located quote longer than this is dropped: evidence must stay short enough to check."""
 
+DropReason = Literal["not_found", "too_long", "instruction", "repeat"]
+DROP_REASONS: tuple[DropReason, ...] = ("not_found", "too_long", "instruction", "repeat")
+"""Why a pick does not become evidence: its quote is in none of the passages shown; it is
+longer than :data:`MAX_PICK_CHARS`; it addresses the agent from a page not scanned clean; it
+repeats, or lies inside, a quote already located."""
+
 
 @dataclass(frozen=True)
 class Located:
-    """The spans located for a step's quotes, and how many quotes were dropped."""
+    """The spans located for a step's quotes, and the picks dropped, by reason."""
 
     spans: list[EvidenceSpan]
-    dropped: int
+    drops: dict[str, int] = field(default_factory=dict)
+    """Picks dropped, by :data:`DropReason` (reasons with none left out)."""
+
+    @property
+    def dropped(self) -> int:
+        """Picks dropped, whatever the reason."""
+        return sum(self.drops.values())
 
 
 def locate_quotes(
@@ -39,101 +53,44 @@ def locate_quotes(
 ) -> Located:
     """Find each quote in the passage it names and make it an evidence span.
 
-    A quote is matched exactly after whitespace normalization (runs of whitespace are one
-    space; the quote's edges are trimmed), first in the passage its key names, then in the
-    other passages. A quote found nowhere, longer than :data:`MAX_PICK_CHARS`, or addressing
-    the agent from a page that was not scanned clean is dropped and counted; a quote repeating
-    or inside one already located is skipped silently.
+    A quote is looked for first in the passage its key names, then in the other passages
+    shown (a model may name the wrong one). See :data:`DROP_REASONS` for what is dropped.
     """
     keyed = {passage_key(i): p for i, p in enumerate(passages)}
-    flat = _Flattened()  # each passage flattened once, not once per quote looked for in it
+    folded: dict[str, Folded] = {}  # each passage folded once, not once per quote
+
+    def fold(passage: Passage) -> Folded:
+        if passage.id not in folded:
+            folded[passage.id] = Folded.of(passage.text)
+        return folded[passage.id]
+
     spans: list[EvidenceSpan] = []
-    dropped = 0
+    drops: Counter[str] = Counter()
     for pick in picks:
         named = keyed.get(pick.passage.strip("[] ").upper())
         order = [named] if named is not None else []
         order += [p for p in passages if p is not named]
         found = next(
-            (hit for p in order if (hit := _find(pick.quote, p, flat(p.text))) is not None), None
+            ((p, at) for p in order if (at := find_quote(pick.quote, fold(p)))),
+            None,
         )
         if found is None:
-            dropped += 1
+            drops["not_found"] += 1
             continue
-        passage, start, end = found
-        quote = passage.text[start - passage.start : end - passage.start]
-        if len(quote) > MAX_PICK_CHARS or (not passage.clean and is_instruction(quote)):
-            dropped += 1
-            continue
-        if any(
+        passage, (first, last) = found
+        quote = passage.text[first:last]
+        start, end = passage.start + first, passage.start + last
+        if len(quote) > MAX_PICK_CHARS:
+            drops["too_long"] += 1
+        elif not passage.clean and is_instruction(quote):
+            drops["instruction"] += 1
+        elif any(
             s.document_id == passage.document_id and s.start <= start <= end <= s.end for s in spans
         ):
-            continue  # a repeat, or part of a quote already taken
-        spans.append(_span(passage, start, end, quote, step, pick.relevance))
-    return Located(spans, dropped)
-
-
-def _find(
-    quote: str, passage: Passage, flattened: _Flat | None = None
-) -> tuple[Passage, int, int] | None:
-    """The quote's page offsets inside ``passage``, whitespace-normalized; ``None`` if absent.
-
-    ``flattened`` is :func:`_flattened` of the passage's text, when the caller has it.
-    """
-    wanted = " ".join(quote.split())
-    if not wanted:
-        return None
-    flat = flattened or _flattened(passage.text)
-    at = flat.text.find(wanted)
-    if at < 0:
-        return None
-    return (
-        passage,
-        passage.start + flat.offset(at),
-        passage.start + flat.offset(at + len(wanted) - 1) + 1,
-    )
-
-
-class _Flat:
-    """A text with its whitespace runs as one space, and where its words stand in the original.
-
-    Only the text is made at once; the original's offsets are worked out when a quote is found.
-    """
-
-    def __init__(self, original: str) -> None:
-        """Flatten ``original``."""
-        self.text = " ".join(original.split())
-        """The words, one space between each two."""
-        self._original = original
-        self._first = 0
-        self._starts: list[int] = []
-
-    def offset(self, at: int) -> int:
-        """The original offset of the character at ``at`` in :attr:`text` (not a space)."""
-        if not self._starts:
-            # words and whitespace runs in turn (an empty first piece if a run opens the text),
-            # and where each piece starts
-            pieces = _SPACES.split(self._original)
-            self._first = 2 if pieces[0] == "" else 0
-            self._starts = [0, *accumulate(map(len, pieces))]
-        word = self.text.count(" ", 0, at)
-        return self._starts[self._first + 2 * word] + at - (self.text.rfind(" ", 0, at) + 1)
-
-
-class _Flattened:
-    """:func:`_flattened` of each text asked for, worked out once."""
-
-    def __init__(self) -> None:
-        self._done: dict[str, _Flat] = {}
-
-    def __call__(self, text: str) -> _Flat:
-        if text not in self._done:
-            self._done[text] = _flattened(text)
-        return self._done[text]
-
-
-def _flattened(text: str) -> _Flat:
-    """``text`` with whitespace runs as one space, and where each of its words stands."""
-    return _Flat(text)
+            drops["repeat"] += 1
+        else:
+            spans.append(_span(passage, start, end, quote, step, pick.relevance))
+    return Located(spans, dict(drops))
 
 
 def _section(passage: Passage, offset: int) -> str | None:

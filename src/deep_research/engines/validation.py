@@ -26,14 +26,12 @@ from deep_research.engines.schemas import (
     VerdictBatch,
 )
 from deep_research.state.models import EvidenceSpan, Passage
+from deep_research.verbatim import find_quote, quote_parts
 
 _KEY = re.compile(r"\[?\s*E(\d+)\s*\]?", re.I)
 _PASSAGE = re.compile(r"\[?\s*P(\d+)\s*\]?", re.I)
 _BRACKETS = re.compile(r"\[([^\[\]]*)\]")
 _CITED = re.compile(r"\bE(\d+)\b", re.I)
-_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…|\[\.\.\.\])\s*")
-_QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "«": '"', "»": '"', "‘": "'", "’": "'"})
-_EDGES = "\"' .,;:"
 
 
 def key_position(key: str | None, count: int) -> int | None:
@@ -47,24 +45,15 @@ def _key_range(count: int) -> str:
     return f"E1–E{count}" if count > 1 else ("E1" if count else "none")
 
 
-def _normal(text: str) -> str:
-    return " ".join(text.translate(_QUOTES).casefold().split())
-
-
 def verbatim(quote: str, passage: str) -> bool:
     """True when ``quote`` appears in ``passage``, ignoring case, spacing and quote styles.
 
-    An ellipsis in the quote may stand for any text: each part must appear, in order.
+    An ellipsis in the quote may stand for any text: each part must appear, in order. The
+    same match locates a picked quote in its page (:func:`~deep_research.verbatim.find_quote`).
     """
-    parts = [_normal(p).strip(_EDGES) for p in _ELLIPSIS.split(quote)]
-    parts = [p for p in parts if p]
-    haystack, at = _normal(passage), 0
-    for part in parts:
-        found = haystack.find(part, at)
-        if found < 0:
-            return False
-        at = found + len(part)
-    return True
+    if not quote_parts(quote):
+        return True  # nothing but an ellipsis or punctuation: nothing to contradict
+    return find_quote(quote, passage) is not None
 
 
 def clarify_problems(decision: ClarifyDecision) -> list[str]:

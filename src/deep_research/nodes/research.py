@@ -8,7 +8,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from deep_research.context import Context
-from deep_research.engines import evidence_key
+from deep_research.engines import Engine, Windowed, evidence_key
 from deep_research.engines.quotes import locate_quotes
 from deep_research.errors import SourceError
 from deep_research.events import emit
@@ -25,6 +25,7 @@ from deep_research.state import (
     ResearcherState,
     SearchResult,
     Source,
+    TokenUsage,
 )
 from deep_research.state.scholarly import merge_works, work_tags
 from deep_research.urls import domain_of
@@ -107,9 +108,10 @@ async def read_sources(
 ) -> dict[str, Any]:
     """Read each new result, keep its text, and have the engine pick evidence from it.
 
-    The pages' passages are ranked for the step within the depth's token budget; the engine
-    reads them and quotes what answers the step, and each quote is located in its page (a
-    quote that is not there is dropped and counted in the ``evidence_picked`` event).
+    The pages' passages are ranked for the step within the engine's reading budget (sized by
+    its window and the depth, :func:`passage_words`); the engine reads them and quotes what
+    answers the step, and each quote is located in its page (a quote that is not there is
+    dropped and counted by reason, in the ``evidence_picked`` event and the run's usage).
     """
     providers = {
         p.name: p
@@ -123,8 +125,9 @@ async def read_sources(
     ]
     await services.keep_documents(runtime, [document for _, document in pages])
     # pure computing: in a thread, so that other researchers' requests proceed meanwhile
-    scanned, passages = await asyncio.to_thread(_scan_and_rank, state, pages)
     engine = services.engine_for(context_of(runtime))
+    words = passage_words(engine, state.config.depth)
+    scanned, passages = await asyncio.to_thread(_scan_and_rank, state, pages, words)
     reply = await engine.pick_evidence(state.question, state.step, state.queries, passages)
     located = locate_quotes(reply.value, passages, state.step)
     evidence = located.spans
@@ -148,22 +151,37 @@ async def read_sources(
         quotes=len(reply.value),
         located=len(evidence),
         dropped=located.dropped,
+        drops=located.drops,
     )
     # the state refers to the quotes in the stored pages instead of copying them
-    return {"sources": sources, "evidence": evidence, "usage": reply.usage}
+    usage = reply.usage + TokenUsage(picks_dropped=located.drops)
+    return {"sources": sources, "evidence": evidence, "usage": usage}
+
+
+def passage_words(engine: Engine, depth: str) -> int:
+    """Words of passages a pick is shown: the engine's window-sized budget, or the depth's."""
+    return engine.passage_words(depth) if isinstance(engine, Windowed) else PASSAGE_BUDGET[depth]
 
 
 def _scan_and_rank(
-    state: ResearcherState, pages: list[tuple[SearchResult, Document]]
+    state: ResearcherState, pages: list[tuple[SearchResult, Document]], words: int
 ) -> tuple[list[Source], list[Passage]]:
-    """The pages' source records (their texts scanned for injection), and their best passages."""
+    """The pages' source records (their texts scanned for injection), and their best passages.
+
+    Each passage carries its page's date, when the page's record has one.
+    """
     documents = [document for _, document in pages]
     scanned = [source_of(hit, document) for hit, document in pages]
     passages = rank_passages(
         documents,
         step_terms(state.step, state.queries),
-        budget=PASSAGE_BUDGET[state.config.depth],
+        budget=words,
         clean={d.id for d, s in zip(documents, scanned, strict=True) if not s.flags},
+        dates={
+            d.id: s.bib.date
+            for d, s in zip(documents, scanned, strict=True)
+            if s.bib and s.bib.date
+        },
     )
     return scanned, passages
 
@@ -171,12 +189,17 @@ def _scan_and_rank(
 async def take_notes(
     state: ResearcherState, runtime: Runtime[Context], *, services: Services
 ) -> dict[str, Any]:
-    """Summarize the step's best evidence and judge whether it is enough."""
-    budget = state.config.budget
-    evidence = sorted(state.evidence, key=lambda e: -e.relevance)[: budget.spans_per_step * 2]
-    reply = await services.engine_for(context_of(runtime)).notes(
-        state.question, state.step, evidence
-    )
+    """Summarize the step's evidence and judge whether it is enough.
+
+    An engine sized by its window takes every located quote of the step (the notes prompt
+    fits what its window holds, the most relevant first); the offline engine its best
+    ``spans_per_step * 2``. The finding keeps them all, for the writer.
+    """
+    engine = services.engine_for(context_of(runtime))
+    evidence = sorted(state.evidence, key=lambda e: -e.relevance)
+    if not isinstance(engine, Windowed):
+        evidence = evidence[: state.config.budget.spans_per_step * 2]
+    reply = await engine.notes(state.question, state.step, evidence)
     keys = {evidence_key(i): e.id for i, e in enumerate(evidence)}
     finding = Finding(
         step_id=state.step.id,

@@ -4,10 +4,11 @@ Each page is cut into passages of whole consecutive sentences of one section, ab
 :data:`PASSAGE_TOKENS` tokens each; consecutive passages share their boundary sentence, so that a
 fact stated over two sentences is whole in one of them. The passages of all the step's pages are
 ranked together with BM25 on the step's terms (a term rare across the pages weighs more) and the
-best are kept within the step's token budget, which depends on the depth
-(:data:`PASSAGE_BUDGET`). A page's share follows its relevance rather than a fixed quota: each
-passage a page already has discounts its next one by :data:`PAGE_DECAY`, so a page with many
-relevant passages gives many, and a long page does not crowd out the others.
+best are kept within the step's budget of words, which depends on the depth and, for a
+model, on its window (:data:`PASSAGE_BUDGET`). A page's share follows its relevance rather
+than a fixed quota: each passage a page already has discounts its next one by
+:data:`PAGE_DECAY`, so a page with many relevant passages gives many, and a long page does
+not crowd out the others.
 
 The engine picks its evidence from the passages; :mod:`deep_research.engines.quotes` locates
 what it quotes.
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
@@ -31,7 +32,8 @@ MAX_PASSAGE_TOKENS = 240
 """A single sentence longer than this is cut at a token to make its passage."""
 
 PASSAGE_BUDGET: dict[str, int] = {"light": 2000, "medium": 2250, "extended": 2500}
-"""Tokens of passages shown to the engine per step and reading round, by depth."""
+"""Tokens of passages the offline engine reads per step and reading round, by depth. A model
+reads a budget sized by its window (:func:`deep_research.engines.budgets.passage_words`)."""
 
 LEAD_PASSAGES = 3
 """A page's first passages, where it says what its subject is (its lead, a manual page's
@@ -111,13 +113,16 @@ class _Page:
             end, words = cut.end(), MAX_PASSAGE_TOKENS
         return _Cut(first, last, start, end, words, self.sentences[first].section)
 
-    def passage(self, cut: _Cut, *, clean: bool, score: float = 0.0) -> Passage:
+    def passage(
+        self, cut: _Cut, *, clean: bool, score: float = 0.0, date: str | None = None
+    ) -> Passage:
         document = self.document
         return Passage(
             id=stable_id("psg", document.id, cut.start, cut.end),
             document_id=document.id,
             url=document.url,
             title=document.title,
+            date=date,
             start=cut.start,
             end=cut.end,
             text=document.text[cut.start : cut.end],
@@ -190,14 +195,17 @@ def rank_passages(
     *,
     budget: int,
     clean: Collection[str] = (),
+    dates: Mapping[str, str] | None = None,
 ) -> list[Passage]:
     """The best passages of ``documents`` for ``query``, at most ``budget`` tokens in all.
 
     Args:
         documents: The pages the step read.
         query: The step's content terms (:func:`~deep_research.sources.evidence.step_terms`).
-        budget: Tokens of passages to keep (:data:`PASSAGE_BUDGET` of the run's depth).
+        budget: Words of passages to keep (:data:`PASSAGE_BUDGET` of the run's depth, or the
+            engine's window-sized budget).
         clean: Ids of the documents whose whole text holds no instruction to the agent.
+        dates: Publication dates of the documents, by id, where known (shown to the engine).
 
     Returns:
         The chosen passages, best first, with their scores; overlapping or touching passages
@@ -219,7 +227,11 @@ def rank_passages(
     picked = []
     for i in chosen:
         page, cut = pool[i]
-        picked.append(page.passage(cut, clean=page.document.id in clean, score=round(scores[i], 4)))
+        document_id = page.document.id
+        date = (dates or {}).get(document_id)
+        picked.append(
+            page.passage(cut, clean=document_id in clean, score=round(scores[i], 4), date=date)
+        )
     return _merged(picked, {d.id: d for d in documents})
 
 

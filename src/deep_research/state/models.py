@@ -197,6 +197,8 @@ class Passage(DomainModel):
     url: Url
     title: str = ""
     """Title of the page the passage is from."""
+    date: str | None = None
+    """Publication date of that page (ISO, as precise as known), when known."""
     start: int = Field(ge=0)
     end: int = Field(ge=0)
     text: str
@@ -414,14 +416,25 @@ class TokenUsage(DomainModel):
     """What the calls cost at the prices of the models that made them (0 when unpriced)."""
     trimmed: int = 0
     """Evidence spans, notes and earlier turns left out of prompts to fit a model's window."""
+    picks_dropped: dict[str, int] = Field(default_factory=dict)
+    """Quotes a model picked that did not become evidence, by reason (``not_found``,
+    ``too_long``, ``instruction``, ``repeat``: see :mod:`deep_research.engines.quotes`)."""
+    evidence_left_out: int = 0
+    """Evidence spans of the kept findings the writer was not shown: its budget was full, and
+    the lowest-ranked went."""
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
+        dropped = dict(self.picks_dropped)
+        for reason, count in other.picks_dropped.items():
+            dropped[reason] = dropped.get(reason, 0) + count
         return TokenUsage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             calls=self.calls + other.calls,
             cost_usd=self.cost_usd + other.cost_usd,
             trimmed=self.trimmed + other.trimmed,
+            picks_dropped=dropped,
+            evidence_left_out=self.evidence_left_out + other.evidence_left_out,
         )
 
 
@@ -439,6 +452,10 @@ class Metrics(DomainModel):
     cost_estimate_usd: float = 0.0
     trimmed_for_context: int = 0
     """Evidence spans, notes and earlier turns left out of prompts to fit a model's window."""
+    picks_dropped: dict[str, int] = Field(default_factory=dict)
+    """Quotes the model picked that did not become evidence, by reason."""
+    evidence_left_out: int = 0
+    """Evidence spans the writer was not shown because its budget was full (lowest-ranked)."""
     budget_reached: BudgetLimit | None = None
     """The spending limit that stopped research early (the report is written from what was
     found by then), if one did."""
