@@ -11,8 +11,8 @@ check accepts is never lost when it is located.
 
 from __future__ import annotations
 
+import bisect
 import re
-from dataclasses import dataclass
 
 _QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "«": '"', "»": '"', "‘": "'", "’": "'"})
 _ELLIPSIS = re.compile(r"\s*(?:\[\.\.\.\]|\.\.\.|…)\s*")
@@ -37,31 +37,39 @@ def fold(text: str) -> str:
     return "".join(low if len(low := c.lower()) == 1 else c for c in straight)
 
 
-@dataclass(frozen=True)
 class Folded:
     """A text folded (:func:`fold`), its whitespace runs as one space, with their origins.
 
-    Each character's offset in the original is kept, so that a match in the folded text is
-    a span of the original.
+    Only the folded text is made at once (plain string operations); where its characters
+    stand in the original is worked out when a match needs it (:meth:`origin`).
     """
 
-    text: str
-    origin: list[int]
-    """The original offset of each character of :attr:`text` (a space: the last character of
-    the whitespace it stands for)."""
+    def __init__(self, original: str) -> None:
+        """Fold ``original``."""
+        self.text = " ".join(fold(original).split())
+        """The folded words, one space between each two."""
+        self._original = original
+        self._starts: list[int] = []  # each word's start in text
+        self._origins: list[int] = []  # ... and in the original
 
     @classmethod
     def of(cls, original: str) -> Folded:
         """Fold ``original``."""
-        pieces: list[str] = []
-        origin: list[int] = []
-        for match in _WORD.finditer(original):
-            if pieces:
-                pieces.append(" ")
-                origin.append(match.start() - 1)
-            pieces.append(fold(match.group()))
-            origin.extend(range(match.start(), match.end()))
-        return cls("".join(pieces), origin)
+        return cls(original)
+
+    def origin(self, at: int) -> int:
+        """The original offset of the character at ``at`` of :attr:`text`.
+
+        A space stands for a run of whitespace: its offset is the run's first character's.
+        """
+        if not self._starts:
+            position = 0
+            for match in _WORD.finditer(self._original):
+                self._starts.append(position)
+                self._origins.append(match.start())
+                position += match.end() - match.start() + 1
+        word = bisect.bisect_right(self._starts, at) - 1
+        return self._origins[word] + at - self._starts[word]
 
 
 def quote_parts(quote: str) -> list[str]:
@@ -91,9 +99,9 @@ def find_quote(quote: str, text: str | Folded) -> tuple[int, int] | None:
         if found < 0:
             return None
         at = found + len(part)
-    start, end = folded.origin[first], folded.origin[at - 1] + 1
+    start, end = folded.origin(first), folded.origin(at - 1) + 1
     # take in a closing period or quote mark right after the match
     while at < len(folded.text) and folded.text[at] in ENDINGS:
-        end = folded.origin[at] + 1
+        end = folded.origin(at) + 1
         at += 1
     return start, end

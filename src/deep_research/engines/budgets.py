@@ -4,7 +4,7 @@ A research step shows its picker the best passages of the pages it read, and the
 shown the notes and evidence of every step. How much of each is a share of the model's
 prompt budget (:attr:`~deep_research.engines.catalog.ModelLimits.prompt_budget`, from the
 table of known models or ``DEEP_RESEARCH_CONTEXT_TOKENS``), larger at a greater depth, never
-a fixed count: a 128k-token model at ``extended`` depth is shown about 8,600 words of passages
+a fixed count: a 128k-token model at ``extended`` depth is shown about 10,000 words of passages
 per pick, a 32k-token one 2,500. A model of unknown window is sized as
 :data:`~deep_research.engines.catalog.DEFAULT_CONTEXT_TOKENS`.
 
@@ -20,7 +20,7 @@ TOKENS_PER_WORD = 1.5
 """Model tokens per word of passage text, as :func:`~deep_research.engines.catalog.estimate_tokens`
 counts English (four characters a token, six a word with its space)."""
 
-READ_SHARE = {"light": 0.05, "medium": 0.08, "extended": 0.12}
+READ_SHARE = {"light": 0.06, "medium": 0.09, "extended": 0.14}
 """Share of the picker's prompt budget its passages may fill, by depth."""
 
 MIN_PASSAGE_WORDS = {"light": 2000, "medium": 2250, "extended": 2500}

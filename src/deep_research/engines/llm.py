@@ -34,7 +34,7 @@ from deep_research.engines.base import (
     WritingInputs,
     chat_title,
 )
-from deep_research.engines.catalog import ModelLimits
+from deep_research.engines.catalog import ModelLimits, estimate_tokens
 from deep_research.engines.model_calls import ModelCalls, Prompt, Role, data_budget
 from deep_research.engines.offline import OfflineEngine
 from deep_research.engines.providers import REQUEST_TIMEOUT_SECONDS, build_chat_model
@@ -338,10 +338,15 @@ class LLMEngine(ModelCalls):
             f"Research plan:\n{prompts.render_plan(plan)}",
         )
         notes = "\n".join(f.notes + f.missing for f in inputs.findings)
+        # the research the writer is shown is a share of its window, by depth
+        share = budgets.writer_tokens(self.limits_of("writer"), inputs.depth)
+        share -= estimate_tokens(notes)
 
         def build(budget: int | None) -> Prompt:
             room = data_budget(budget, system, *fixed, notes)
-            positions, left_out = fitting.fit_evidence(evidence, room)
+            positions, left_out = fitting.fit_evidence(
+                evidence, share if room is None else min(room, share)
+            )
             research = prompts.render_research(
                 plan, inputs.findings, evidence, inputs.titles, positions
             )
@@ -349,7 +354,7 @@ class LLMEngine(ModelCalls):
 
         async def stream(prompt: Prompt) -> Reply[str]:
             pieces: list[str] = []
-            usage = TokenUsage(calls=1, trimmed=prompt.trimmed)
+            usage = TokenUsage(calls=1, trimmed=prompt.trimmed, evidence_left_out=prompt.trimmed)
             with provider_errors():
                 async for chunk in self.model.astream(prompt.messages):
                     piece = chunk.text
@@ -363,9 +368,10 @@ class LLMEngine(ModelCalls):
         usage = TokenUsage()
         for _ in range(EMPTY_REPORT_ATTEMPTS):
             reply = await self.fitted("writer", build, stream)
-            usage += reply.usage
             if reply.value.strip():
-                return Reply(reply.value, usage)
+                return Reply(reply.value, usage + reply.usage)
+            # what the empty reply was not shown is counted by the reply that is kept
+            usage += reply.usage.model_copy(update={"evidence_left_out": 0})
         # the model wrote nothing, twice: the research is not lost, the report is an extract
         offline = await self._offline.write_report(
             question, brief, plan, evidence, on_progress, inputs=inputs
