@@ -47,7 +47,7 @@ def context(steps: int, *, allow_clarification: bool = True) -> Context:
 def plan_budget(steps: int) -> Iterator[None]:
     """Let the plan hold ``steps`` steps.
 
-    The named depths cap a plan at 8 steps and no context field raises that, so for larger
+    The named depths cap a plan at 12 steps and no context field raises that, so for larger
     plans the ``extended`` budget is widened for the duration (in this process only).
     """
     base = DEPTH_BUDGETS[DEPTH]

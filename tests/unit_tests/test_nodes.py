@@ -119,15 +119,29 @@ async def test_plan_numbers_steps_and_resolves_auto_depth_from_a_scripted_plan()
                 ResearchPlan,
                 brief="b",
                 complexity="complex",
-                steps=[{"title": f"step {i}"} for i in range(9)],
+                steps=[{"title": f"step {i}"} for i in range(14)],
             ),
         ]
     )
     services = Services(engine=LLMEngine(model, name="m"), sources=[FakeProvider({})])
     update = await plan(State(question="q"), runtime(depth="auto"), services=services)
     assert update["config"].depth == "extended"  # complex questions get the extended budget
-    assert [s.id for s in update["plan"]] == ["s01", "s02", "s03", "s04", "s05"]
+    # ... and are planned within it: up to 12 steps, not the 5 of medium
+    assert "at most 12 independent research steps" in str(model.calls[0][0].content)
+    assert [s.id for s in update["plan"]] == [f"s{i:02d}" for i in range(1, 13)]
     assert len(model.calls) == 2 and update["usage"].calls == 2
+
+
+async def test_auto_cuts_the_plan_of_a_moderate_question_to_the_medium_budget() -> None:
+    drafted = structured(
+        ResearchPlan,
+        brief="b",
+        complexity="moderate",
+        steps=[{"title": f"s {i}"} for i in range(9)],
+    )
+    services = Services(engine=LLMEngine(ScriptedChatModel(responses=[drafted]), name="m"))
+    update = await plan(State(question="q"), runtime(depth="auto"), services=services)
+    assert update["config"].depth == "medium" and len(update["plan"]) == 5
 
 
 async def test_dispatch_sends_at_most_the_parallel_budget_in_plan_order() -> None:

@@ -85,7 +85,7 @@ def test_depth_budgets_and_overrides_resolve_into_config() -> None:
     config = resolve_config(context, depth="extended", engine="offline", sources=["local"])
     assert config.budget.results_per_query == 9
     assert config.budget.max_rounds == 2
-    assert config.budget.max_steps == 8
+    assert config.budget.max_steps == 12
     auto = resolve_config(make_context(), depth="auto", engine="offline", sources=["local"])
     assert auto.depth == "medium"
     single = resolve_config(make_context(mode="web_search"), depth="medium", engine="x", sources=[])

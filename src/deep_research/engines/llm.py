@@ -161,12 +161,12 @@ class LLMEngine(ModelCalls):
         system = self._system(prompts.PLAN_PROMPT.format(today=self._date(), max_steps=max_steps))
         build = self.with_history(system, history, f"Question: {question}")
         plan = await self.ask_fitted("writer", ResearchPlan, build, validation.plan_problems)
-        if plan.value is None:
+        # a plan still not split by item or dimension is kept: it is usable, only coarser
+        value = plan.value or _usable_plan(plan.draft)
+        if value is None:
             offline = await self._offline.plan(question, history, max_steps)
             return Reply(offline.value, plan.usage, fallback=True)
-        return Reply(
-            plan.value.model_copy(update={"steps": plan.value.steps[:max_steps]}), plan.usage
-        )
+        return Reply(value.model_copy(update={"steps": value.steps[:max_steps]}), plan.usage)
 
     async def queries(
         self,
@@ -474,6 +474,13 @@ def _clean_title(title: str) -> str:
     """A model's title on one line, without wrapping quotes or a final period, cut to length."""
     line = " ".join(title.split()).strip(_TITLE_EDGES)
     return chat_title(line.rstrip(".。").strip(_TITLE_EDGES))
+
+
+def _usable_plan(draft: ResearchPlan | None) -> ResearchPlan | None:
+    """A plan the model could not fix, if its only problem is a step covering a whole grid."""
+    if draft is None or validation.usable_plan_problems(draft):
+        return None
+    return draft
 
 
 def _known_replaces(draft: Reflection | None, known: set[str]) -> Reflection | None:

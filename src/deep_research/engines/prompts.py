@@ -53,11 +53,21 @@ Set needs_clarification, and when it is true, one short question."""
 PLAN_PROMPT = """You plan research for a cited report. Today is {today}.
 Write:
 - brief: two or three sentences restating what the report must answer, in the user's terms.
-- complexity: simple (one fact), moderate (a few aspects) or complex (many aspects, comparisons).
+- complexity: simple (one fact), moderate (a few aspects) or complex (many aspects, items or
+  comparisons).
+- requirements: what the question explicitly asks for, in its own words: every item it names
+  or asks about, every dimension each item must be covered by, every period and region it
+  names, every output format it asks for (a table, numbered parts, a list of N, a
+  recommendation, a length) and the judgement it asks for, if any. Add nothing it does not ask.
 - steps: at most {max_steps} independent research steps, most important first, no overlap.
   Each step has a short specific title usable as a search query, its intent (what it must find
   out) and the evidence needed to settle it (figures, dates, named sources).
-Use fewer steps for simpler questions. Time-sensitive questions concern the state as of today."""
+  When the question asks about several items by several dimensions, no step may cover every
+  item and every dimension: give one step per item (covering its dimensions) or one per
+  dimension (covering every item), whichever fits the limit, so that each item and each
+  dimension is researched.
+Use fewer steps for simpler questions: a simple question rarely needs more than 3, a moderate
+one 5; a complex one may use them all. Time-sensitive questions concern the state as of today."""
 
 QUERIES_PROMPT = """You write web search queries for one research step. Today is {today}.
 Propose up to {n} distinct keyword queries (3 to 10 words each) that would find sources
@@ -102,7 +112,8 @@ period, place, figure or format it asks for. Check each against the brief and th
 - adjust: some steps found little; add up to {max_new_steps} reworded steps and list the ids
   of the steps they replace in replaces.
 New steps must not repeat existing ones; aim them at unmet checklist items. Give one or two
-sentences of reasoning naming the unmet items, if any.
+sentences of reasoning naming the unmet items, if any, and list each unmet item in unmet (the
+writer is told, so that the report says what the research could not establish).
 {data_rule}"""
 
 REPORT_PROMPT = """You write a research report from evidence. Today is {today}.

@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from deep_research.state.models import CheckedBy, Verdict
+from deep_research.state.models import CheckedBy, Requirements, Verdict
 
 TITLE_CHARS = 80
 """Longest chat title."""
@@ -52,11 +52,15 @@ class StepDraft(BaseModel):
 
 
 class ResearchPlan(BaseModel):
-    """A research brief and a plan of independent steps."""
+    """A research brief, the question's requirements and a plan of independent steps."""
 
     brief: str = Field(description="Two or three sentences restating what the report must answer.")
     complexity: Literal["simple", "moderate", "complex"] = Field(
         default="moderate", description="How much research the question needs."
+    )
+    requirements: Requirements = Field(
+        default_factory=Requirements,
+        description="What the question explicitly asks for; the report is outlined from it.",
     )
     steps: list[StepDraft] = Field(
         description="Independent research steps, most important first, no overlap."
@@ -128,6 +132,13 @@ class Reflection(BaseModel):
     )
     replaces: list[str] = Field(
         default_factory=list, description="Ids of the steps that adjusted steps replace."
+    )
+    unmet: list[str] = Field(
+        default_factory=list,
+        description=(
+            "The items of the checklist the findings do not meet yet, one each, in the "
+            "question's terms; empty when all are met."
+        ),
     )
 
 

@@ -22,11 +22,12 @@ from deep_research.engines.schemas import (
     ResearchPlan,
     Rewrite,
     SearchQueries,
+    StepDraft,
     StepNotes,
     VerdictBatch,
 )
-from deep_research.state.models import EvidenceSpan, Passage
-from deep_research.verbatim import find_quote, quote_parts
+from deep_research.state.models import EvidenceSpan, Passage, Requirements
+from deep_research.verbatim import find_quote, fold, quote_parts
 
 _KEY = re.compile(r"\[?\s*E(\d+)\s*\]?", re.I)
 _PASSAGE = re.compile(r"\[?\s*P(\d+)\s*\]?", re.I)
@@ -64,7 +65,22 @@ def clarify_problems(decision: ClarifyDecision) -> list[str]:
 
 
 def plan_problems(plan: ResearchPlan) -> list[str]:
-    """A brief and at least one titled step (steps beyond the limit are cut, not refused)."""
+    """A brief and at least one titled step, none covering a whole grid of items and dimensions.
+
+    Steps beyond the limit are cut, not refused.
+    """
+    problems = usable_plan_problems(plan)
+    problems += [
+        f"steps.{i} covers every item and every dimension the question names; split the "
+        "work into one step per item or one per dimension"
+        for i, step in enumerate(plan.steps)
+        if covers_grid(step, plan.requirements)
+    ]
+    return problems
+
+
+def usable_plan_problems(plan: ResearchPlan) -> list[str]:
+    """What makes a plan unusable: no brief, no step, a step without a title."""
     problems = []
     if not plan.brief.strip():
         problems.append("brief is empty")
@@ -74,6 +90,20 @@ def plan_problems(plan: ResearchPlan) -> list[str]:
         f"steps.{i}.title is empty" for i, s in enumerate(plan.steps) if not s.title.strip()
     ]
     return problems
+
+
+def covers_grid(step: StepDraft, requirements: Requirements) -> bool:
+    """Whether a step names every item and every dimension of a question of several of each.
+
+    Such a step asks one researcher for the whole report; names are matched as the
+    requirements spell them (case and quote marks aside), so a step that paraphrases them is
+    not flagged.
+    """
+    items, dimensions = requirements.items, requirements.dimensions
+    if len(items) < 2 or len(dimensions) < 2:
+        return False
+    text = fold(f"{step.title} {step.intent}")
+    return all(fold(name.strip()) in text for name in [*items, *dimensions])
 
 
 def queries_problems(queries: SearchQueries) -> list[str]:

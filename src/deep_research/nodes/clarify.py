@@ -20,7 +20,7 @@ from deep_research.inert import inert_text
 from deep_research.nodes._chat import split_chat
 from deep_research.services import Services, context_of
 from deep_research.sources.pool import extend_pool
-from deep_research.state import State, TokenUsage, VerificationSummary
+from deep_research.state import Requirements, State, TokenUsage, VerificationSummary
 
 
 def _fresh_question(question: str, history: list[Turn]) -> dict[str, Any]:
@@ -32,6 +32,8 @@ def _fresh_question(question: str, history: list[Turn]) -> dict[str, Any]:
         "clarification": "",
         "config": None,
         "brief": "",
+        "requirements": Requirements(),
+        "unmet": [],
         "plan": [],
         "dispatched": [],
         "active": [],

@@ -40,12 +40,18 @@ async def plan(state: State, runtime: Runtime[Context], *, services: Services) -
     drafts = [StepDraft(title=question, intent=question)] if context.mode == "web_search" else []
     complexity: str | None = None
     if context.mode == "deep_research":
-        max_steps = DEPTH_BUDGETS[concrete_depth(depth)].max_steps
+        # auto plans within the largest budget it can resolve to; the plan is then cut to
+        # the budget the question's complexity resolves it to
+        max_steps = DEPTH_BUDGETS[concrete_depth(depth, "complex")].max_steps
         reply = await engine.plan(question, state.turns, max_steps)
         complexity = reply.value.complexity
         depth = concrete_depth(depth, complexity)
         drafts = reply.value.steps
-        update = {"brief": reply.value.brief, "usage": reply.usage}
+        update = {
+            "brief": reply.value.brief,
+            "requirements": reply.value.requirements,
+            "usage": reply.usage,
+        }
     config = resolve_config(
         context,
         depth=depth,

@@ -52,4 +52,5 @@ async def reflect(state: State, runtime: Runtime[Context], *, services: Services
         replaces=decision.replaces,
     )
     plan = [s.model_copy(update={"replaced": True}) if s.id in replaced else s for s in state.plan]
-    return {"plan": [*plan, *new_steps], "usage": reply.usage}
+    unmet = [item.strip() for item in decision.unmet if item.strip()]
+    return {"plan": [*plan, *new_steps], "unmet": unmet, "usage": reply.usage}

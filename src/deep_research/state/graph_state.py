@@ -23,6 +23,7 @@ from deep_research.state.models import (
     Finding,
     PlanStep,
     Report,
+    Requirements,
     SearchResult,
     Source,
     TokenUsage,
@@ -98,6 +99,10 @@ class State(OutputState):
     """The user's answer to the clarifying question, if one was asked."""
     config: Config | None = None
     brief: str = ""
+    requirements: Requirements = field(default_factory=Requirements)
+    """What the question explicitly asks for (plan extracts it); the report is outlined from it."""
+    unmet: list[str] = field(default_factory=list)
+    """The requirements the last reflection found the research does not meet yet."""
     plan: list[PlanStep] = field(default_factory=list)
     dispatched: list[str] = field(default_factory=list)
     """Ids of the plan steps already sent to researchers."""

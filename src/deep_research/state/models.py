@@ -292,6 +292,49 @@ class Finding(DomainModel):
     """What the notes say the step still lacks, for the next queries and for reflection."""
 
 
+class Requirements(BaseModel):
+    """What the question explicitly asks for, as it names it (nothing added).
+
+    The planner fills it (a structured output: the descriptions are part of its prompt); the
+    report is outlined from it (:func:`deep_research.engines.outlines.report_outline`).
+    """
+
+    items: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Every item the question asks about by name or by kind (products, countries, "
+            "companies, technologies...), each as the question names it."
+        ),
+    )
+    dimensions: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Every attribute or aspect each item must be covered by (cost, performance, "
+            "risks, market share...)."
+        ),
+    )
+    periods: list[str] = Field(
+        default_factory=list, description="Every period, year or date range the question names."
+    )
+    regions: list[str] = Field(
+        default_factory=list, description="Every country, region or market the question names."
+    )
+    formats: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Every output format the question asks for: a table, numbered parts, a list of N, "
+            "a recommendation, a length, a language."
+        ),
+    )
+    judgement: str = Field(
+        default="",
+        description=(
+            "The judgement the question asks for (which is best, whether to, a recommendation, "
+            "a forecast), in its words; empty when it asks for none."
+        ),
+    )
+
+
 class Verdict(StrEnum):
     """How well the cited evidence supports a claim."""
 
@@ -546,7 +589,7 @@ DEPTH_BUDGETS: dict[str, Budget] = {
         spans_per_step=5,
     ),
     "extended": Budget(
-        max_steps=8,
+        max_steps=12,
         max_rounds=3,
         queries_per_step=4,
         results_per_query=8,
@@ -564,8 +607,9 @@ AUTO_DEPTH: dict[str, str] = {"simple": "light", "moderate": "medium", "complex"
 def concrete_depth(depth: str, complexity: str | None = None) -> str:
     """The depth a run keeps to: ``auto`` resolved by the plan's ``complexity``.
 
-    Before the plan has classified the question, ``auto`` is ``medium``, the budget the
-    planner plans within.
+    Before the plan has classified the question, ``auto`` is ``medium``. The planner plans
+    within the budget of ``concrete_depth(depth, "complex")`` (``extended`` for ``auto``),
+    and the plan is cut to the budget its classification resolves to.
     """
     if depth != "auto":
         return depth
