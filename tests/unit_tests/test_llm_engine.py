@@ -13,6 +13,7 @@ from deep_research.engines._structured import StructuredMode, invoke_structured
 from deep_research.engines.base import Assessment, ClaimCheck, chat_title
 from deep_research.engines.llm import LLMEngine, build_chat_model
 from deep_research.engines.offline import OfflineEngine
+from deep_research.engines.outlining import REPORT_WORDS
 from deep_research.engines.prompts import FENCE_BEGIN, FENCE_END
 from deep_research.engines.schemas import (
     ChatTitle,
@@ -790,7 +791,8 @@ async def test_the_writer_sees_notes_and_titles_by_step_and_the_structure_to_fol
     await engine.write_report("Compare solar and wind", "b", [STEP], evidence, inputs=inputs)
 
     system, prompt = str(model.calls[0][0].content), prompt_text(model.calls[0])
-    assert "This is a comparison question." in system and "3,000 words" in system
+    assert "follow the outline" in system and REPORT_WORDS["extended"] in system
+    assert "Outline of the report:\n1. Summary" in prompt
     assert "Write in English" in system
     assert system.index("Use a table.") > system.index("precedence over the style rules")
     (fenced,) = fenced_parts(prompt)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from deep_research.engines import prompts
+from deep_research.engines.outlining import REPORT_WORDS
 from deep_research.nodes.synthesize import kept_findings, report_evidence
 from deep_research.state import EvidenceSpan, Finding, PlanStep, State
 from deep_research.state.models import concrete_depth
@@ -38,20 +39,12 @@ def test_research_is_grouped_by_step_with_notes_gaps_and_page_titles() -> None:
     assert block.startswith("Untrusted data")
 
 
-def test_question_kinds_pick_a_structure_in_any_language() -> None:
-    assert prompts.question_kind("Compare LFP and NMC batteries") == "comparison"
-    assert prompts.question_kind("磷酸铁锂和三元锂电池有什么区别？") == "comparison"
-    assert prompts.question_kind("How to install a home battery") == "how-to"
-    assert prompts.question_kind("中国动力电池的主要制造商有哪些？") == "list"
-    assert prompts.question_kind("The state of grid storage in Europe") == "overview"
-
-
 def test_user_instructions_win_over_style_but_not_over_citations() -> None:
     block = prompts.INSTRUCTIONS_BLOCK
     assert "precedence over the style rules" in block
     assert "never change the citation and safety rules" in block
     assert "A table may present facts" in prompts.REPORT_PROMPT
-    assert "{length}" in prompts.REPORT_PROMPT and set(prompts.REPORT_LENGTH) == {
+    assert "{length}" in prompts.REPORT_PROMPT and set(REPORT_WORDS) == {
         "light",
         "medium",
         "extended",

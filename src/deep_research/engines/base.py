@@ -28,6 +28,7 @@ from deep_research.state.models import (
     Finding,
     Passage,
     PlanStep,
+    Requirements,
     TokenUsage,
 )
 from deep_research.state.models import Turn as Turn
@@ -82,7 +83,12 @@ class WritingInputs:
     titles: Mapping[str, str] = field(default_factory=dict)
     """Page title by URL, shown in each evidence header."""
     depth: str = "medium"
-    """The run's depth, which sets the report's target length."""
+    """The run's depth, which sets the report's target length and how much research the
+    writer is shown."""
+    requirements: Requirements = field(default_factory=Requirements)
+    """What the question explicitly asks for (the plan's); the report is outlined from it."""
+    unmet: Sequence[str] = ()
+    """The requirements the last reflection found the research does not meet."""
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from deep_research.engines.base import (
 from deep_research.engines.catalog import ModelLimits, estimate_tokens
 from deep_research.engines.model_calls import ModelCalls, Prompt, Role, data_budget
 from deep_research.engines.offline import OfflineEngine
+from deep_research.engines.outlining import REPORT_WORDS, report_outline
 from deep_research.engines.providers import REQUEST_TIMEOUT_SECONDS, build_chat_model
 from deep_research.engines.schemas import (
     ChatTitle,
@@ -315,27 +316,28 @@ class LLMEngine(ModelCalls):
         """Write the report in Markdown, ``##`` per section, citing evidence as ``[E#]``.
 
         The writer sees the step notes and the evidence grouped by step, with page titles
-        (``inputs``), as much of the evidence as fits, the most relevant first; its structure
-        follows the question's type and its length the depth. The reply is streamed:
+        (``inputs``), as much of the evidence as its share of the window holds, the most
+        relevant first; it follows an outline planned from the question's requirements
+        (:func:`~deep_research.engines.outlining.report_outline`), at a length set by the
+        depth. The reply is streamed:
         ``on_progress`` receives each piece of text as it arrives. An empty reply is asked
         again; a second one leaves the report to the offline engine (an extract, which says so).
         """
         inputs = inputs or WritingInputs()
-        kind = prompts.question_kind(question)
         system = self._system(
             prompts.REPORT_PROMPT.format(
                 today=self._date(),
-                kind=kind,
-                structure=prompts.STRUCTURES[kind],
-                length=prompts.REPORT_LENGTH.get(inputs.depth, prompts.REPORT_LENGTH["medium"]),
+                length=REPORT_WORDS.get(inputs.depth, REPORT_WORDS["medium"]),
                 language=LANGUAGE_NAMES[language_of(question)],
                 data_rule=prompts.DATA_RULE,
             )
         )
+        outline = report_outline(inputs.requirements, plan, inputs.unmet)
         fixed = (
             f"Question: {question}",
             f"Brief: {brief}",
             f"Research plan:\n{prompts.render_plan(plan)}",
+            f"Outline of the report:\n{outline}",
         )
         notes = "\n".join(f.notes + f.missing for f in inputs.findings)
         # the research the writer is shown is a share of its window, by depth

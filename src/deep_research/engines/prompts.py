@@ -8,7 +8,6 @@ from sources (evidence quotes, researchers' notes, claims written from them) is 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from deep_research.engines.base import Assessment, ClaimCheck, Turn, evidence_key, passage_key
@@ -123,83 +122,26 @@ Citation rules (always apply):
   space: "该工厂于2020年投产[E3]。" Never put keys mid-sentence.
 - Use only keys from the evidence list, and state only what the cited evidence says. Keep
   figures, dates and names exactly as in the evidence.
-- Analysis is welcome and needs no keys: comparisons, causes, implications and conclusions
-  drawn from the cited facts. An analysis sentence states no figure and names nothing the
-  evidence does not name; anything factual in it must be cited in its own sentence.
+- Analysis is welcome: comparisons, causes, implications and conclusions drawn from the cited
+  facts. A sentence of pure analysis needs no keys when it states no figure and names nothing
+  the evidence does not name.
+- A figure you derive by arithmetic from cited figures (a sum, a difference, a ratio, a share,
+  a growth rate) is welcome too: compute it exactly, give its inputs in the same sentence and
+  cite them: "Capacity rose from 120 MW to 180 MW, a 50% increase [E3][E5]."
 - A table may present facts: each data row ends with the keys of the evidence that states it,
   in its last cell, for example "| LFP | 160 Wh/kg [E2] |". Every row is checked like a sentence.
 - Where the evidence does not cover part of the question, say so in a sentence without keys.
-Style (the user's instructions, if any, take precedence):
-- Markdown. One "## " heading per section; no "# " title, no reference or source list, no
-  note about verification.
-- This is a {kind} question. {structure}
-- Open with a summary section of the main answer; end with a conclusion section that answers
-  the question directly and states what remains uncertain.
-- End each body section with one or two sentences of analysis: causes, implications or
-  comparisons with other sections.
+Structure: follow the outline given with the research, section by section, titling each
+section in {language}. The formats the question asks for and the user's instructions, if any,
+take precedence over the outline's defaults and the style rules below.
+Style:
+- Markdown. One "## " heading per section ("### " for subsections); no "# " title, no
+  reference or source list, no note about verification.
+- Each body section goes beyond listing facts: compare the items, explain causes and
+  implications, and relate it to the other sections, with derived figures where they help.
 - Length: about {length} (excluding keys). Use the evidence and notes fully; do not pad.
 - Write in {language}, in plain, direct prose.
 {data_rule}"""
-
-STRUCTURES = {
-    "comparison": (
-        "Give one section per dimension of comparison (cost, performance, risks...), each "
-        "treating every compared item, then a comparison table and when each option fits best."
-    ),
-    "list": (
-        "Give one section (or one table row) per item asked for, with the same facts for each, "
-        "most important first."
-    ),
-    "how-to": (
-        "Give the prerequisites, then the steps in order as a numbered list, then pitfalls and "
-        "how to check the result."
-    ),
-    "overview": (
-        "Give background and definitions, the current state with key figures, the main actors "
-        "or factors, trends and open questions, one section each."
-    ),
-}
-"""Section structure by question type (see :func:`question_kind`)."""
-
-REPORT_LENGTH = {
-    "light": "800 words (for Chinese or Japanese, about 1,500 characters)",
-    "medium": "1,500 words (for Chinese or Japanese, about 3,000 characters)",
-    "extended": "3,000 words (for Chinese or Japanese, about 6,000 characters)",
-}
-"""Target report length by depth."""
-
-_KINDS = (
-    (
-        "comparison",
-        re.compile(
-            r"\b(?:compare[sd]?|comparison|versus|vs\.?|differences?|better|worse|"
-            r"pros and cons|comparer|comparaison|différences?)\b"
-            r"|对比|比较|区别|差异|优劣|还是|相比",
-            re.I,
-        ),
-    ),
-    (
-        "how-to",
-        re.compile(
-            r"^\s*how (?:to|do i|can i|should i)\b|\bsteps? to\b|\bguide\b|comment faire|"
-            r"如何|怎样|怎么|步骤|指南",
-            re.I,
-        ),
-    ),
-    (
-        "list",
-        re.compile(
-            r"\b(?:list|which (?:are|were)|what are the (?:main|top|key|major)|top \d+|"
-            r"quels sont les|quelles sont les)\b|有哪些|列举|列出|哪些",
-            re.I,
-        ),
-    ),
-)
-
-
-def question_kind(question: str) -> str:
-    """The question's type for the report's structure: comparison, how-to, list or overview."""
-    return next((kind for kind, cue in _KINDS if cue.search(question)), "overview")
 
 
 ANSWER_PROMPT = """You answer questions directly, without doing research. Today is {today}.

@@ -58,6 +58,8 @@ async def synthesize(
         findings=kept_findings(state),
         titles={s.url: s.title for s in state.sources if s.title},
         depth=state.run_config.depth,
+        requirements=state.requirements,
+        unmet=state.unmet,
     )
     plan = [step for step in state.plan if not step.replaced]
     reply = await engine.write_report(
