@@ -19,6 +19,7 @@ from langgraph.store.base import BaseStore
 
 from bench.sim.text import QUESTION
 from deep_research.context import Context
+from deep_research.engines.limits import ModelLimits
 from deep_research.engines.llm import LLMEngine
 from deep_research.graph import build_graph
 from deep_research.sources import SourceProvider
@@ -66,9 +67,15 @@ def graph_for(
     name: str = "simulated",
     *,
     store: BaseStore | None = None,
+    window: int | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """Our graph on the LLM engine over ``model`` (with ``store`` as its content store)."""
-    engine = LLMEngine(model, name=name, today=TODAY)
+    """Our graph on the LLM engine over ``model`` (with ``store`` as its content store).
+
+    ``window``: the model's context window in tokens, which sizes what the engine reads and
+    hands its writer (``None``: unknown, sized as the default window).
+    """
+    limits = {"writer": ModelLimits(window)} if window else None
+    engine = LLMEngine(model, name=name, today=TODAY, limits=limits)
     return build_graph(engine=engine, sources=sources, checkpointer=checkpointer, store=store)
 
 

@@ -9,7 +9,8 @@ every plan size for both agents, alternating, so wall-time ratios are measured s
 
 Settings of both: clarification allowed (the simulated model never asks), one research round,
 every step researched at once, two queries per step, five results per query (the peer's
-default). The peer is left at its defaults otherwise.
+default). Our engine is given a 128k-token window (:data:`WINDOW`), which sizes how much it
+reads and hands its writer. The peer is left at its defaults otherwise.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ SIZES = (1, 4, 8, 16)
 LATENCY = {"model": 0.3, "search": 0.15, "read": 0.1}
 PEER_PACKAGE = "open-deep-research==0.0.16"
 PEER_TIMEOUT = 600
+WINDOW = 128_000
+"""Our model's context window: a GPT-4o-class model, so that our engine reads as wide as it
+would with a strong model (a pick is shown about 10,000 words of passages at extended depth)."""
 _PASSED_VARIABLES = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
 
 
@@ -65,7 +69,9 @@ async def _ours(sim: SimEndpoint, steps: int, run: int) -> dict[str, Any]:
     chat = build_chat_model(model_name, api_key="sim", base_url=sim.base_url)
     trace = Trace()
     search = SimulatedSearch(LATENCY["search"], LATENCY["read"], trace)
-    graph = agent.graph_for(chat, [search], InMemorySaver(serde=make_serde()), name=model_name)
+    graph = agent.graph_for(
+        chat, [search], InMemorySaver(serde=make_serde()), name=model_name, window=WINDOW
+    )
     state, wall = await agent.run(graph, steps)
     return {
         "stages": by_stage(sim.calls_of(model_name)),
