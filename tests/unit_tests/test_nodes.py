@@ -161,7 +161,11 @@ async def test_reflect_adds_steps_for_the_next_round_and_stops_at_the_budget() -
     model = ScriptedChatModel(
         responses=[
             structured(
-                Reflection, decision="continue", new_steps=[{"title": "gap one"}], replaces=[]
+                Reflection,
+                decision="continue",
+                new_steps=[{"title": "gap one"}],
+                replaces=[],
+                unmet=["the 2024 price", " "],
             )
         ]
     )
@@ -172,6 +176,7 @@ async def test_reflect_adds_steps_for_the_next_round_and_stops_at_the_budget() -
     )
     update = await reflect(state, runtime(), services=services)
     assert [(s.id, s.title, s.round) for s in update["plan"][1:]] == [("s02", "gap one", 2)]
+    assert update["unmet"] == ["the 2024 price"]  # the checklist's gaps, kept for the writer
     exhausted = State(plan=steps, dispatched=["s01"], round=2, config=state.config)
     assert await reflect(exhausted, runtime(), services=services) == {}
     assert route_after_reflect(exhausted) == "synthesize"
