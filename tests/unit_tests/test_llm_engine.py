@@ -188,7 +188,7 @@ async def test_notes_parses_and_fences_evidence() -> None:
 
     assert reply.value == StepNotes(notes="Capacity doubled [E1].", sufficient=True)
     (fenced,) = fenced_parts(prompt_text(model.calls[0]))
-    assert "[E1] (section: Results, source: https://example.org/page1)" in fenced
+    assert "Page: https://example.org/page1\n[E1] (section: Results)\n" in fenced
     assert "Capacity doubled in 2024." in fenced
 
 
@@ -232,9 +232,9 @@ async def test_pick_evidence_fences_keyed_passages_and_ranks_the_quotes() -> Non
     prompt = prompt_text(model.calls[0])
     (fenced,) = fenced_parts(prompt)
     # the picker sees which page speaks, and how recent it is
-    header = "[P1] (title: Solar Outlook, date: 2025-01, section: Capacity, source: "
-    assert header + "https://example.org/page1)" in fenced
-    assert "[P2] (section: Capacity, source: https://example.org/page2)" in fenced
+    page = "Page: Solar Outlook (date: 2025-01, source: https://example.org/page1)\n"
+    assert page + "[P1] (section: Capacity)\n" in fenced
+    assert "Page: https://example.org/page2\n[P2] (section: Capacity)" in fenced
     assert "> Solar capacity doubled in 2024.\n> It reached 600 GW." in fenced
     assert INJECTION in fenced and INJECTION not in prompt.replace(fenced, "")
     assert "verbatim" in prompt or "exactly" in prompt
@@ -797,4 +797,5 @@ async def test_the_writer_sees_notes_and_titles_by_step_and_the_structure_to_fol
     assert system.index("Use a table.") > system.index("precedence over the style rules")
     (fenced,) = fenced_parts(prompt)
     assert "### Step [s1] Solar capacity 2024" in fenced
-    assert "Doubled [E1]." in fenced and "title: Solar Report 2024" in fenced
+    assert "Doubled [E1]." in fenced
+    assert "Page: Solar Report 2024 (source: https://example.org/page1)\n[E1]" in fenced

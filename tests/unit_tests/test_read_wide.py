@@ -142,7 +142,7 @@ async def test_a_pick_of_a_128k_model_at_extended_depth_sees_8000_words_with_tit
     update, model = await read_step(128_000)
     (prompt,) = [str(call[-1].content) for call in model.calls]
     assert words_shown(prompt) >= 8000
-    assert "(title: Storage " in prompt  # the page's title in each passage's header
+    assert prompt.count("Page: Storage ") == PAGES  # each page's title, once
 
     small_update, small_model = await read_step(32_768)
     assert words_shown(str(small_model.calls[0][-1].content)) < 3000

@@ -34,7 +34,8 @@ def test_research_is_grouped_by_step_with_notes_gaps_and_page_titles() -> None:
     assert costs < risks
     # keys stay positions in the evidence list, in notes and headers alike
     assert "Costs fell [E2]." in block and "Fires are rare [E1]." in block
-    assert block.index("[E2] (title: Price Index") < risks < block.index("[E1] (section")
+    assert block.index("Page: Price Index (source: https://b.example/y)\n[E2]") < risks
+    assert risks < block.index("Page: https://a.example/x\n[E1] (section")
     assert "Still missing: the 2024 price" in block
     assert block.startswith("Untrusted data")
 
@@ -79,3 +80,18 @@ def test_the_h1_is_the_chat_title_then_the_shortened_question() -> None:
     )
     follow_up = report_title(State(question=question, question_nr=2, title="Long questions"))
     assert follow_up.endswith("…") and len(follow_up) <= 80
+
+
+def test_a_pages_address_and_title_are_written_once_for_all_its_quotes() -> None:
+    plan = [PlanStep(id="s01", title="Costs")]
+    evidence = [
+        _span("ev_a", "s01", "https://a.example/x"),
+        _span("ev_b", "s01", "https://b.example/y"),
+        _span("ev_c", "s01", "https://a.example/x"),
+    ]
+    block = prompts.render_research(plan, [], evidence, {"https://a.example/x": "Costs 2024"})
+    assert block.count("https://a.example/x") == 1 and block.count("Costs 2024") == 1
+    page_a = block.index("Page: Costs 2024 (source: https://a.example/x)")
+    # its quotes keep their keys (positions in the evidence list), under its header
+    assert page_a < block.index("[E1] (section") < block.index("[E3] (section")
+    assert block.index("[E3] (section") < block.index("Page: https://b.example/y\n[E2]")

@@ -232,46 +232,84 @@ def _evidence_items(
     return "\n\n".join(items) if items else "(no evidence)"
 
 
-def render_evidence(
-    evidence: Sequence[EvidenceSpan], positions: Sequence[int] | None = None
+def _by_page(
+    evidence: Sequence[EvidenceSpan], shown: Iterable[int], titles: Mapping[str, str]
 ) -> str:
-    """Render evidence as a fenced, numbered data block: ``[E1] (section: ..., source: url)``.
+    """The spans at ``shown`` under one header per page: ``Page: title (source: url)``.
+
+    Pages come in the order of their first span; each span keeps its key
+    (``[E3] (section: ...)``), so a page's address and title are written once, however many
+    quotes it gave.
+    """
+    pages: dict[str, list[int]] = {}
+    for i in shown:
+        pages.setdefault(evidence[i].url, []).append(i)
+    blocks = []
+    for url, positions in pages.items():
+        title = titles.get(url)
+        named = f"{_one_line(title)} (source: {_one_line(url)})" if title and title != url else ""
+        lines = [f"Page: {named or _one_line(url)}"]
+        for i in positions:
+            span = evidence[i]
+            section = _one_line(span.section) if span.section else "none"
+            lines.append(f"[{evidence_key(i)}] (section: {section})\n{_quoted(span.quote)}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def render_evidence(
+    evidence: Sequence[EvidenceSpan],
+    positions: Sequence[int] | None = None,
+    titles: Mapping[str, str] | None = None,
+) -> str:
+    """Render evidence as a fenced block of pages, each with its numbered quotes.
 
     Args:
         evidence: The spans, keyed ``E1``, ``E2``... in this order.
         positions: Only the spans at these positions, keeping their keys (the others were
             left out to fit the model's context window); ``None``: all.
+        titles: Page titles by URL, shown in each page's header.
 
     Returns:
-        The fenced block; each quote is on ``> `` lines under its header.
+        The fenced block: a ``Page: ...`` header per page (:func:`_by_page`), each quote on
+        ``> `` lines under its key.
     """
-    return fence(_evidence_items(evidence, positions), "evidence")
+    shown = range(len(evidence)) if positions is None else positions
+    return fence(_by_page(evidence, shown, titles or {}) or "(no evidence)", "evidence")
 
 
 def render_passages(passages: Sequence[Passage]) -> str:
-    """Render passages as a fenced, numbered data block.
+    """Render passages as a fenced block of pages, each with its numbered passages.
 
-    Each header names the page: ``[P1] (title: ..., date: ..., section: ..., source: url)``
-    (the title and the date when known), so that the model can tell which source speaks and
-    how recent it is.
+    Each page's header names it once: ``Page: title (date: ..., source: url)`` (the title and
+    the date when known; ``Page: url`` without them), so that the model can tell which source
+    speaks and how recent it is; its passages follow, ``[P3] (section: ...)``. Pages come in
+    the order of their best passage; keys are the passages' ranks (``P1`` is the best),
+    whatever the grouping.
 
     Args:
         passages: The passages, keyed ``P1``, ``P2``... in this order.
 
     Returns:
-        The fenced block; each passage's text is on ``> `` lines under its header.
+        The fenced block; each passage's text is on ``> `` lines under its key.
     """
-    items = []
+    pages: dict[str, list[int]] = {}
     for index, passage in enumerate(passages):
-        section = _one_line(passage.section) if passage.section else "none"
-        title = f"title: {_one_line(passage.title)}, " if passage.title else ""
-        date = f"date: {_one_line(passage.date)}, " if passage.date else ""
-        header = (
-            f"[{passage_key(index)}] ({title}{date}section: {section}, "
-            f"source: {_one_line(passage.url)})"
-        )
-        items.append(f"{header}\n{_quoted(passage.text)}")
-    return fence("\n\n".join(items) if items else "(no passages)", "passages of the pages read")
+        pages.setdefault(passage.document_id, []).append(index)
+    blocks = []
+    for positions in pages.values():
+        page = passages[positions[0]]
+        url = _one_line(page.url)
+        details = [f"date: {_one_line(page.date)}"] if page.date else []
+        details += [f"source: {url}"] if page.title else []
+        head = f"Page: {_one_line(page.title) if page.title else url}"
+        lines = [f"{head} ({', '.join(details)})" if details else head]
+        for index in positions:
+            passage = passages[index]
+            section = _one_line(passage.section) if passage.section else "none"
+            lines.append(f"[{passage_key(index)}] (section: {section})\n{_quoted(passage.text)}")
+        blocks.append("\n".join(lines))
+    return fence("\n\n".join(blocks) if blocks else "(no passages)", "passages of the pages read")
 
 
 def render_notes(notes: str, keys: Mapping[str, str]) -> str:
@@ -298,11 +336,7 @@ def render_research(
     blocks: list[str] = []
     shown: set[str] = set()
     for step in plan:
-        items = [
-            _evidence_item(i, span, titles)
-            for i, span in enumerate(evidence)
-            if span.step_id == step.id and i in kept
-        ]
+        items = [i for i, span in enumerate(evidence) if span.step_id == step.id and i in kept]
         finding = by_step.get(step.id)
         if finding is None and not items:
             continue
@@ -312,15 +346,11 @@ def render_research(
             lines.append(f"Notes:\n{_quoted(render_notes(finding.notes, keys))}")
             if finding.missing:
                 lines.append(f"Still missing: {_one_line(finding.missing)}")
-        lines.append("Evidence:\n" + ("\n\n".join(items) if items else "(none)"))
+        lines.append("Evidence:\n" + (_by_page(evidence, items, titles) or "(none)"))
         blocks.append("\n".join(lines))
-    rest = [
-        _evidence_item(i, span, titles)
-        for i, span in enumerate(evidence)
-        if span.step_id not in shown and i in kept
-    ]
+    rest = [i for i, span in enumerate(evidence) if span.step_id not in shown and i in kept]
     if rest:
-        blocks.append("### Other evidence\n" + "\n\n".join(rest))
+        blocks.append("### Other evidence\n" + _by_page(evidence, rest, titles))
     return fence("\n\n".join(blocks) if blocks else "(no evidence)", "research notes and evidence")
 
 
