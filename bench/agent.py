@@ -19,7 +19,7 @@ from langgraph.store.base import BaseStore
 
 from bench.sim.text import QUESTION
 from deep_research.context import Context
-from deep_research.engines.limits import ModelLimits
+from deep_research.engines.catalog import ModelLimits
 from deep_research.engines.llm import LLMEngine
 from deep_research.graph import build_graph
 from deep_research.sources import SourceProvider
