@@ -153,7 +153,6 @@ async def read_sources(
         dropped=located.dropped,
         drops=located.drops,
     )
-    # the state refers to the quotes in the stored pages instead of copying them
     usage = reply.usage + TokenUsage(picks_dropped=located.drops)
     return {"sources": sources, "evidence": evidence, "usage": usage}
 
