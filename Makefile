@@ -16,7 +16,7 @@ PEER_VENV := bench/.venv-peer
 PEER_PACKAGE := open-deep-research==0.0.16
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint format typecheck check migrate dev clean bench bytecode
+.PHONY: help install run test lint format typecheck check migrate dev clean bench bytecode cluster cluster-stop cluster-venv
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*?## "} /^[a-zA-Z_-]+:.*?## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -64,6 +64,27 @@ migrate: $(STAMP) ## Apply the database migrations to DEEP_RESEARCH_DATABASE_URL
 
 dev: bytecode ## Serve the graph with `langgraph dev` on 127.0.0.1 (port DEV_PORT=2025; 2024 is often taken)
 	LANGGRAPH_CLI_NO_ANALYTICS=1 $(BIN)/langgraph dev --no-browser --port $(DEV_PORT) --n-jobs-per-worker 10
+
+# The cluster runs on Aegra, which needs Python 3.12: its own environment in .cluster/venv.
+# pyenv's `python3.12` shim fails unless 3.12 is the selected version, so its install is used.
+CLUSTER_VENV := .cluster/venv
+PYTHON312 ?= $(shell for p in python3.12 "$$(pyenv root 2>/dev/null)"/versions/3.12*/bin/python3.12; do \
+	  "$$p" -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null && { echo "$$p"; break; }; done)
+AEGRA ?= aegra-api==0.11.* aegra-cli==0.11.*
+
+$(CLUSTER_VENV)/.installed: pyproject.toml | $(STAMP)
+	@test -n "$(PYTHON312)" || { echo "make cluster needs Python 3.12 (python3.12, or PYTHON312=...)"; exit 1; }
+	$(BIN)/uv venv -q --clear --python "$(PYTHON312)" $(CLUSTER_VENV)
+	$(BIN)/uv pip install -q --python $(CLUSTER_VENV)/bin/python -e . $(AEGRA)
+	touch $@
+
+cluster-venv: $(CLUSTER_VENV)/.installed ## Create the cluster's Python 3.12 environment (Aegra and the package)
+
+cluster: $(CLUSTER_VENV)/.installed ## Start two instances on Aegra (ports 2026, 2027) over PostgreSQL and Redis
+	deploy/cluster.sh start
+
+cluster-stop: ## Stop the instances `make cluster` started (by .cluster/<port>.pid)
+	deploy/cluster.sh stop
 
 $(PEER_VENV)/.installed: | $(STAMP)
 	$(BIN)/uv venv -q --clear --python $(PYTHON) $(PEER_VENV) \

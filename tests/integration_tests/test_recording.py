@@ -66,7 +66,7 @@ async def test_a_chat_is_recorded_as_it_runs(database: Database, tmp_path: Path)
         recorder=SqlRecorder(database),
     )
     thread = f"chat-{uuid.uuid4().hex[:8]}"
-    config: Any = {"configurable": {"thread_id": thread, "langgraph_auth_user_id": "alice"}}
+    config: Any = {"configurable": {"thread_id": thread, "user_id": "alice"}}
     streamed: list[list[dict[str, Any]]] = []
     for question in QUESTIONS:
         events: list[dict[str, Any]] = []

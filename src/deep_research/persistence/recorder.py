@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -305,20 +305,34 @@ def _event(event: RecordedEvent) -> dict[str, Any]:
 NULL_RECORDER = NullRecorder()
 
 
+def authenticated_user_id(configurable: Mapping[str, Any]) -> str | None:
+    """The user a LangGraph server authenticated for this run; ``None`` outside a server.
+
+    langgraph-api and Aegra both put the authenticated user in ``langgraph_auth_user``, over
+    anything a client sent under that name (an object with ``identity``, or its dict once the
+    run's config was stored). Other keys (``user_id``, ``langgraph_auth_user_id``) are not
+    trusted: Aegra keeps a ``user_id`` or ``langgraph_auth_user_id`` the client sent.
+    """
+    user = configurable.get("langgraph_auth_user")
+    identity = getattr(user, "identity", None)
+    if identity is None and isinstance(user, Mapping):
+        identity = user.get("identity")
+    return str(identity) if identity else None
+
+
 def run_scope(runtime: Runtime[Any], question_nr: int) -> RunScope | None:
     """The scope of the node running now; ``None`` without a thread (no checkpointer).
 
-    The user is the server's authenticated user (``langgraph_auth_user_id``), a ``user_id``
-    passed in the run's configurable, or ``DEEP_RESEARCH_USER_ID`` (default ``local``).
+    On a server, the user is the one it authenticated (:func:`authenticated_user_id`) and
+    nothing a client sent. Elsewhere (the Python API, the command line) it is the ``user_id``
+    the caller passed in the run's configurable, or ``DEEP_RESEARCH_USER_ID`` (``local``).
     """
     info = runtime.execution_info
     if info is None or not info.thread_id:
         return None
     configurable = get_config().get("configurable", {})
     user = (
-        configurable.get("langgraph_auth_user_id")
-        or configurable.get("user_id")
-        or get_settings().user_id
+        authenticated_user_id(configurable) or configurable.get("user_id") or get_settings().user_id
     )
     return RunScope(str(user), info.thread_id, max(question_nr, 1))
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Mapping
 from typing import Any, cast
 
 from langgraph_sdk import Auth
@@ -42,6 +43,7 @@ from deep_research.server.inputs import (
     metadata_problem,
 )
 from deep_research.server.run_cap import run_limiter
+from deep_research.server.runtime import authorization_header, current_runtime
 from deep_research.server.tokens import current_verifier
 from deep_research.services import model_refusal
 from deep_research.settings import get_settings
@@ -78,12 +80,16 @@ def owner_id(user: Any) -> str:
 
 
 @auth.authenticate
-async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
-    """Map the request's bearer token to its user (any request, when the server is open)."""
+async def authenticate(headers: Mapping[Any, Any] | None) -> Auth.types.MinimalUserDict:
+    """Map the request's bearer token to its user (any request, when the server is open).
+
+    ``headers`` as either runtime passes them: langgraph-api by name (bytes), Aegra as its one
+    positional argument (str).
+    """
     verifier = current_verifier()
     if verifier.open:
         return {"identity": get_settings().user_id, "is_authenticated": True}
-    token = bearer_token(authorization)
+    token = bearer_token(authorization_header(headers))
     if token is None:
         raise _unauthorized("missing bearer token: send 'Authorization: Bearer TOKEN'")
     user_id = verifier.verify(token)
@@ -139,6 +145,8 @@ async def check_run_request(kwargs: dict[str, Any], graph: str | None = None) ->
     if problem is not None:
         raise _refuse(422, problem)
     await check_context(kwargs.get("context"))
+    config = kwargs.get("config")  # the runtime takes the context from here when none is given
+    await check_context(config.get("configurable") if isinstance(config, dict) else None)
 
 
 async def check_context(context: Any) -> None:
@@ -220,27 +228,28 @@ async def create_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) 
     With auth on, a run does not create a thread of the id it names
     (``if_not_exists="create"``): a thread id the caller picks could be another user's, and
     the answer would tell that it exists.
+
+    The run's request is read, and the changed context handed back, in the shape of the
+    runtime serving us (:mod:`deep_research.server.runtime`).
     """
     owner = owner_id(ctx.user)
     _check_metadata(value)
     _stamp(value, owner)  # a run may create its thread
-    kwargs, thread = value.get("kwargs"), value.get("thread_id")
+    runtime = current_runtime()
+    request = runtime.run_request(value)
+    thread = request.thread_id
     if thread and value.get("if_not_exists") == "create" and not current_verifier().open:
         raise _refuse(422, CALLER_THREAD_ID)  # the same answer, taken or not
-    await check_run_request(kwargs or {}, graph_of(value.get("assistant_id")))
-    if kwargs is not None and server_database_url() is not None:
+    await check_run_request(request.as_kwargs(), graph_of(value.get("assistant_id")))
+    if server_database_url() is not None:
         async with domain_session() as session:
-            if thread and await queries.is_deleted_chat(
-                session, user_id=owner, thread_id=str(thread)
-            ):
+            if thread and await queries.is_deleted_chat(session, user_id=owner, thread_id=thread):
                 raise _refuse(409, f"chat {thread} is deleted; restore it before asking again")
             preferences = await get_user_preferences(session, user_id=owner)
-        context = kwargs.get("context") or {}
-        apply_preferences(preferences, context)
-        kwargs["context"] = context
-    run_id = str(value.get("run_id") or uuid.uuid4())
-    await check_run_cap(owner, run_id, str(thread) if thread else None)
-    return {"owner": owner}
+        request.context = request.context or {}
+        apply_preferences(preferences, request.context)
+    await check_run_cap(owner, request.run_id or str(uuid.uuid4()), thread)
+    return runtime.admit_run(value, request, owner)
 
 
 async def check_run_cap(owner: str, run_id: str, thread_id: str | None) -> None:

@@ -4,8 +4,9 @@ It is :func:`~deep_research.graph.build_graph` with one difference from a graph 
 builds: it always records into the domain store, on the server's
 database URL (``DEEP_RESEARCH_DATABASE_URL``, or the embedded SQLite file the server's
 checkpointer also uses), because the server's HTTP routes read what it records. Runs are
-attributed to the authenticated user (``langgraph_auth_user_id``); on an open server, to
-``DEEP_RESEARCH_USER_ID``, as every request is.
+attributed to the user the server authenticated (``langgraph_auth_user``, which langgraph-api
+and Aegra both set), never to a user id the client sent in the run's config or context; on an
+open server, to ``DEEP_RESEARCH_USER_ID``, as every request is.
 """
 
 from __future__ import annotations
@@ -13,9 +14,12 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import replace
 
+from langgraph.config import get_config
+
+from deep_research.errors import ConfigurationError
 from deep_research.events import RunIds
 from deep_research.graph import build_graph
-from deep_research.persistence.recorder import Batch, RunScope, SqlRecorder
+from deep_research.persistence.recorder import Batch, RunScope, SqlRecorder, authenticated_user_id
 from deep_research.server.database import domain_database, server_database_url
 from deep_research.server.tokens import current_verifier
 from deep_research.settings import get_settings
@@ -44,7 +48,19 @@ class ServerRecorder:
 
     @staticmethod
     def _as_run_user(scope: RunScope) -> RunScope:
-        return replace(scope, user_id=get_settings().user_id) if current_verifier().open else scope
+        """The scope as the server's user: the local user when open, else the authenticated one.
+
+        Raises:
+            ConfigurationError: auth is on and the run carries no authenticated user.
+        """
+        if current_verifier().open:
+            return replace(scope, user_id=get_settings().user_id)
+        user_id = authenticated_user_id(get_config().get("configurable", {}))
+        if user_id is None:  # only the server's authentication says whose run this is
+            raise ConfigurationError(
+                "this run carries no authenticated user: it was not started by the server"
+            )
+        return replace(scope, user_id=user_id)
 
     async def write(self, scope: RunScope, batch: Batch) -> None:
         """Write one node's batch, as the run's user (nothing when the server keeps no store)."""

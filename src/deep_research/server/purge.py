@@ -3,9 +3,11 @@
 The routes (:mod:`deep_research.server.routes`) call these with the authenticated user. They
 erase what ``deep-research purge`` erases (:mod:`deep_research.persistence.erase`): the rows,
 every checkpoint of the chats' threads (all namespaces) and the page text no other chat refers
-to, on the database the server's ``langgraph.json`` checkpointer and store use (the project's
-own factories on ``DEEP_RESEARCH_DATABASE_URL``). The server's own record of each thread (its
-metadata and its copy of the last values) is deleted too, through the server's API in process.
+to, in the checkpointer and store the served graph writes to, and the runtime's own record of
+each thread (its metadata, its runs, its copy of the last values). Where those live depends on
+the runtime (langgraph-api: the project's factories on ``DEEP_RESEARCH_DATABASE_URL``; Aegra:
+its own database), so they are reached through its adapter
+(:mod:`deep_research.server.runtime`).
 
 Erasure is final: before anything is erased, the chats' runs still pending or running are
 cancelled and waited for (:func:`stop_runs`), so no run in flight writes its checkpoints,
@@ -19,13 +21,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import httpx
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.store.base import BaseStore
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import LangGraphError
@@ -33,68 +31,16 @@ from langgraph_sdk.schema import RunStatus
 
 from deep_research.errors import StoreError
 from deep_research.persistence import queries
-from deep_research.persistence.checkpointer import open_checkpointer
-from deep_research.persistence.content import open_store
 from deep_research.persistence.db import SQLITE_BUSY_TIMEOUT_MS
 from deep_research.persistence.erase import Erased, erase_chats, erase_user
-from deep_research.server.database import (
-    StoreDisabledError,
-    domain_database,
-    domain_session,
-    server_database_url,
-)
+from deep_research.server.database import domain_database, domain_session
+from deep_research.server.runtime import current_runtime
 
 logger = logging.getLogger(__name__)
 
 
 class ChatNotDeletedError(StoreError):
     """A chat must be deleted (restorable) before it can be purged for good."""
-
-
-@dataclass(frozen=True)
-class _Stores:
-    checkpointer: BaseCheckpointSaver[str]
-    store: BaseStore
-
-
-@asynccontextmanager
-async def _server_stores() -> AsyncIterator[_Stores]:
-    """The checkpointer and the content store on the server's database.
-
-    Raises:
-        StoreDisabledError: the server keeps nothing (``DEEP_RESEARCH_DATABASE_URL=memory``).
-    """
-    url = server_database_url()
-    if url is None:
-        raise StoreDisabledError(
-            "this server keeps no domain store (DEEP_RESEARCH_DATABASE_URL=memory)"
-        )
-    async with open_checkpointer(url) as checkpointer, open_store(url) as store:
-        yield _Stores(checkpointer, store)
-
-
-async def _forget_server_threads(threads: Sequence[str], owner: str | None = None) -> None:
-    """Delete the server's own records of ``threads``, and of every thread ``owner`` owns.
-
-    The calls go to the server's API in process, past the auth layer.
-    """
-    try:
-        async with get_client() as client:
-            owned: list[str] = []
-            while owner is not None:
-                page = await client.threads.search(
-                    metadata={"owner": owner}, limit=100, offset=len(owned), select=["thread_id"]
-                )
-                owned += [thread["thread_id"] for thread in page]
-                if len(page) < 100:
-                    break
-            for thread in dict.fromkeys([*threads, *owned]):
-                try:
-                    await client.threads.delete(thread)
-                except LangGraphError as exc:  # already gone, or never the server's
-                    logger.info("thread %s not deleted by the server: %s", thread, exc)
-    except httpx.HTTPError as exc:  # not running inside the LangGraph server
-        logger.warning("the server's thread records were not deleted: %s", exc)
 
 
 ACTIVE_STATUSES: tuple[RunStatus, ...] = ("pending", "running")
@@ -189,8 +135,9 @@ async def purge_chat(*, user_id: str, thread_id: str) -> Erased:
                 f"chat {thread_id} is not deleted; delete it first (DELETE /chats/{thread_id})"
             )
     await stop_runs([thread_id])
-    await _forget_server_threads([thread_id])
-    async with _server_stores() as stores:
+    runtime = current_runtime()
+    await runtime.forget_threads(user_id, [thread_id])
+    async with runtime.stores() as stores:
         return await erase_chats(
             await domain_database(),
             stores.checkpointer,
@@ -209,8 +156,9 @@ async def purge_user(*, user_id: str) -> Erased:
         )
     threads = [chat.thread_id for chat in chats]
     await stop_runs([*threads, *await _owned_threads(user_id)])
-    await _forget_server_threads(threads, owner=user_id)
-    async with _server_stores() as stores:
+    runtime = current_runtime()
+    await runtime.forget_threads(user_id, threads, all_owned=True)
+    async with runtime.stores() as stores:
         return await erase_user(
             await domain_database(), stores.checkpointer, stores.store, user_id=user_id
         )

@@ -52,6 +52,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from deep_research.errors import DatabaseUnavailableError
 from deep_research.persistence.db import Database
 from deep_research.persistence.tables import ActiveRun
+from deep_research.server.runtime import RuntimeRunBook
 
 RESERVATION_SECONDS = 5.0
 """How long an admitted run counts at most before the server has stored it (it does so within
@@ -160,7 +161,8 @@ class RunLimiter:
         """Read this server's runs from ``book`` and admitted ones from ``database``'s table.
 
         Args:
-            book: this server's runs (by default, through its own API).
+            book: this server's runs (by default, the serving runtime's:
+                :class:`~deep_research.server.runtime.RuntimeRunBook`).
             database: the shared table's database; by default the server's domain store.
                 Without one, admitted runs are held in this process.
             hold_seconds: how long a run the server has not stored counts.
@@ -168,7 +170,7 @@ class RunLimiter:
             clock: Unix time (replicas compare leases with their own clocks).
             replica: this process's name among the replicas.
         """
-        self._book: RunBook = book or ServerRunBook()
+        self._book: RunBook = book or RuntimeRunBook()
         self._database: DatabaseSource = database or _server_database
         self._hold = hold_seconds
         self._lease = lease_seconds

@@ -1,0 +1,142 @@
+"""The runtime that serves the graph, behind one thin adapter: langgraph-api or Aegra.
+
+The server's own code (auth, input checks, the run cap, purge, the routes) is written against
+the project's database and this module, never against one runtime's internals. What differs
+between the runtimes, and what each adapter does about it:
+
+- **Authentication.** langgraph-api passes the ``@auth.authenticate`` handler the parameters
+  it names (our handler names ``headers``: a dict of bytes); Aegra passes the request's headers
+  as a dict of strings, positionally. :func:`authorization_header` reads both.
+- **Run creation.** langgraph-api's ``threads.create_run`` value keeps the run's request under
+  ``kwargs`` and lets the handler change it in place; Aegra's value is the request itself,
+  flat, and Aegra takes a changed ``context`` or ``config`` only from the dict the handler
+  returns. :meth:`Runtime.run_request` reads either shape into a :class:`RunRequest`, and
+  :meth:`Runtime.admit_run` hands the changed context back the way the runtime takes it.
+- **Runs, threads, checkpoints, store.** langgraph-api's runs and threads are read and deleted
+  through its own API in process (``langgraph_sdk.get_client()`` with no URL); its
+  checkpointer and store are the project's factories on ``DEEP_RESEARCH_DATABASE_URL``
+  (langgraph.json's ``checkpointer.path`` and ``store.path``). Aegra ignores those two paths
+  and keeps runs, threads, checkpoints and the store in its own PostgreSQL database: its
+  adapter (:mod:`deep_research.server.aegra`) reads and deletes them there, through Aegra's
+  own objects in process.
+
+Which runtime this is is decided by which server imported us (:func:`current_runtime`); a
+process that is neither (tests, the Python API) gets langgraph-api's adapter, whose in-process
+calls then fail as they always did outside a server.
+
+Identity is the server's alone: the graph takes the user from the authenticated user the
+runtime puts in the run's configurable (``langgraph_auth_user``, set by both runtimes over
+whatever a client sent), never from a ``user_id`` a client sent (see
+:func:`deep_research.persistence.recorder.run_scope`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.store.base import BaseStore
+
+
+@dataclass(frozen=True)
+class Stores:
+    """The checkpointer and the content store the served graph writes to."""
+
+    checkpointer: BaseCheckpointSaver[str]
+    store: BaseStore
+
+
+@dataclass
+class RunRequest:
+    """What a run creation asks for, read from either runtime's handler value."""
+
+    input: Any = None
+    command: dict[str, Any] | None = None
+    config: dict[str, Any] | None = None
+    context: dict[str, Any] | None = None
+    webhook: str | None = None
+    run_id: str | None = None
+    """The run's id, when the runtime has chosen it before the handler (langgraph-api)."""
+    thread_id: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    """The rest of the request, as the runtime passed it."""
+
+    def as_kwargs(self) -> dict[str, Any]:
+        """The request in langgraph-api's ``kwargs`` shape, which the run checks read."""
+        return {
+            "input": self.input,
+            "command": self.command,
+            "config": self.config,
+            "context": self.context,
+            "webhook": self.webhook,
+        }
+
+
+class Runtime(Protocol):
+    """What the server's code needs of the runtime that serves it."""
+
+    name: str
+
+    def run_request(self, value: Mapping[str, Any]) -> RunRequest:
+        """The run creation that a ``threads.create_run`` handler value describes."""
+        ...
+
+    def admit_run(
+        self, value: Mapping[str, Any], request: RunRequest, owner: str
+    ) -> dict[str, Any]:
+        """What the ``threads.create_run`` handler returns, with ``request``'s context applied."""
+        ...
+
+    async def active_runs(self, user_id: str) -> set[str]:
+        """The ids of ``user_id``'s pending and running runs, on every instance."""
+        ...
+
+    async def run_status(self, thread_id: str, run_id: str) -> str | None:
+        """The run's status, or ``None`` when the runtime has not stored it."""
+        ...
+
+    async def forget_threads(
+        self, user_id: str, threads: Sequence[str], *, all_owned: bool = False
+    ) -> None:
+        """Delete the runtime's records of ``threads`` (and every thread of ``user_id``)."""
+        ...
+
+    def stores(self) -> AbstractAsyncContextManager[Stores]:
+        """The checkpointer and content store the served graph uses."""
+        ...
+
+
+def authorization_header(headers: Mapping[Any, Any] | None) -> str | None:
+    """The ``Authorization`` header from either runtime's headers (bytes or str, any case)."""
+    for key, value in (headers or {}).items():
+        name = key.decode("latin-1") if isinstance(key, bytes) else str(key)
+        if name.lower() == "authorization":
+            return value.decode("latin-1") if isinstance(value, bytes) else str(value)
+    return None
+
+
+def current_runtime() -> Runtime:
+    """The adapter of the runtime serving this process (Aegra when it imported us)."""
+    if "aegra_api" in sys.modules:
+        from deep_research.server.aegra import AegraRuntime
+
+        return AegraRuntime()
+    from deep_research.server.langgraph_server import LangGraphApiRuntime
+
+    return LangGraphApiRuntime()
+
+
+class RuntimeRunBook:
+    """The runs of whichever runtime serves this process (the run cap's run book)."""
+
+    async def active(self, user_id: str) -> set[str]:
+        """The ids of ``user_id``'s pending and running runs."""
+        return await current_runtime().active_runs(user_id)
+
+    async def status(self, thread_id: str, run_id: str) -> str | None:
+        """The run's status, or ``None`` when the runtime has not stored it."""
+        return await current_runtime().run_status(thread_id, run_id)
