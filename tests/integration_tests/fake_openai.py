@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -207,6 +208,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.requests.append(body)  # type: ignore[attr-defined]
+        time.sleep(self.server.delay)  # type: ignore[attr-defined]
         with self.server.lock:  # type: ignore[attr-defined]
             events = list(_events(body, self.server.faults))  # type: ignore[attr-defined]
         self.send_response(200)
@@ -243,30 +245,35 @@ def _completion(events: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 @contextmanager
-def scripted_openai(faults: float = 0.0) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+def scripted_openai(
+    faults: float = 0.0, delay: float = 0.0
+) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """Serve the scripted endpoint; yield its base URL and the list of requests it received.
 
     Args:
         faults: The share of structured replies that are malformed (see :data:`FAULTS`).
+        delay: Seconds each reply waits, as a slow model would (runs then stay in flight).
     """
-    with fault_openai(faults) as (base_url, requests, _):
+    with fault_openai(faults, delay=delay) as (base_url, requests, _):
         yield base_url, requests
 
 
 @contextmanager
 def fault_openai(
-    share: float, offset: int = 0
+    share: float, offset: int = 0, delay: float = 0.0
 ) -> Iterator[tuple[str, list[dict[str, Any]], Faults]]:
     """:func:`scripted_openai`, yielding also the :class:`Faults` that says what was spoiled.
 
     Args:
         share: The share of structured replies that are malformed.
         offset: The kind of the first malformed reply (an index in :data:`FAULTS`).
+        delay: Seconds each reply waits.
     """
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     server.requests = []  # type: ignore[attr-defined]
     server.faults = Faults(share, offset)  # type: ignore[attr-defined]
     server.lock = threading.Lock()  # type: ignore[attr-defined]
+    server.delay = delay  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -204,12 +204,15 @@ async def test_with_tokens_a_missing_or_bad_token_is_refused(
         monkeypatch, DEEP_RESEARCH_AUTH_TOKENS=f"{ALICE}=alice", DEEP_RESEARCH_AUTH_SECRET=SECRET
     )
     for header in (None, "", "Bearer wrong-token-0123456789", f"Basic {ALICE}"):
+        headers = {} if header is None else {b"authorization": header.encode()}
         with pytest.raises(Auth.exceptions.HTTPException) as refused:
-            await server_auth.authenticate(header)
+            await server_auth.authenticate(headers)
         assert refused.value.status_code == 401
-    assert (await server_auth.authenticate(f"Bearer {ALICE}"))["identity"] == "alice"
+    bearer = {b"authorization": f"Bearer {ALICE}".encode()}
+    assert (await server_auth.authenticate(bearer))["identity"] == "alice"
     signed = sign_token("carol", SECRET)
-    assert (await server_auth.authenticate(f"Bearer {signed}"))["identity"] == "carol"
+    bearer = {b"authorization": f"Bearer {signed}".encode()}
+    assert (await server_auth.authenticate(bearer))["identity"] == "carol"
     assert server_auth.owner_id(User("langgraph-studio-user")) == "langgraph-studio-user"
 
 

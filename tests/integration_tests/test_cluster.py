@@ -1,0 +1,254 @@
+"""The agent on a real two-instance Aegra cluster: the same guarantees as on ``langgraph dev``.
+
+Two instances (each an API and its workers) share one PostgreSQL and one Redis, started by
+``deploy/cluster.sh`` as ``make cluster`` starts them. Runs use the offline engine, or a scripted
+OpenAI-compatible model that answers slowly (so runs are in flight when an instance is killed);
+no keys are needed. The last test kills an instance: keep it last.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import psycopg
+import pytest
+from langgraph_sdk import get_client
+from langgraph_sdk.client import LangGraphClient
+from langgraph_sdk.errors import NotFoundError
+from psycopg import sql
+
+from tests.integration_tests.cluster_process import Cluster, aegra_cluster
+from tests.integration_tests.fake_openai import scripted_openai
+
+pytestmark = [pytest.mark.server, pytest.mark.postgres]
+
+TOKENS = {user: f"{user}-cluster-token-0123456789" for user in ("alice", "bob", "carol")}
+OFFLINE = {"model": "offline", "depth": "light", "allow_clarification": False}
+"""A quick run on the offline engine."""
+SLOW = {"depth": "light", "allow_clarification": False}
+"""A run on the scripted model (the instances' default), each of its replies delayed."""
+QUESTION = "How do LFP and NMC batteries compare for grid storage?"
+
+
+def _database(admin: str, name: str, scheme: str) -> str:
+    parts = urlsplit(admin)
+    return urlunsplit((scheme, parts.netloc, f"/{name}", parts.query, ""))
+
+
+def _drop(admin: str, name: str) -> None:
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,)
+        )
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+
+
+@pytest.fixture(scope="module")
+def cluster(postgres_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """Two Aegra instances with auth (alice, bob, carol), their own two databases."""
+    admin = _database(postgres_url, "postgres", "postgresql")
+    base = urlsplit(postgres_url).path.lstrip("/")
+    domain, aegra = f"{base}_domain", f"{base}_aegra"  # never one database for both
+    env = {
+        "DEEP_RESEARCH_AUTH_TOKENS": ",".join(f"{t}={u}" for u, t in TOKENS.items()),
+        "DEEP_RESEARCH_MAX_RUNS_PER_USER": "3",
+        # Recovery within seconds rather than Aegra's default half-minute lease.
+        "LEASE_DURATION_SECONDS": "7",
+        "HEARTBEAT_INTERVAL_SECONDS": "2",
+        "REAPER_INTERVAL_SECONDS": "2",
+        "STUCK_PENDING_THRESHOLD_SECONDS": "10",
+    }
+    with scripted_openai(delay=0.5) as (base_url, _requests):
+        env |= {"OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-scripted"}
+        try:
+            with aegra_cluster(
+                tmp_path_factory.mktemp("cluster"),
+                _database(admin, domain, "postgresql+psycopg"),
+                _database(admin, aegra, "postgresql"),
+                env,
+            ) as running:
+                yield running
+        finally:
+            for name in (domain, aegra):
+                _drop(admin, name)
+
+
+def _client(cluster: Cluster, index: int, user: str) -> LangGraphClient:
+    headers = {"Authorization": f"Bearer {TOKENS[user]}"}
+    return get_client(url=cluster.urls[index], headers=headers)
+
+
+def _http(cluster: Cluster, index: int, user: str) -> httpx.AsyncClient:
+    headers = {"Authorization": f"Bearer {TOKENS[user]}"}
+    return httpx.AsyncClient(base_url=cluster.urls[index], headers=headers, trust_env=False)
+
+
+def _ask(question: str) -> dict[str, Any]:
+    return {"messages": [{"role": "user", "content": question}]}
+
+
+async def _chat(cluster: Cluster, index: int, user: str, thread: str) -> httpx.Response:
+    async with _http(cluster, index, user) as http:
+        return await http.get(f"/chats/{thread}")
+
+
+async def test_a_run_finished_on_one_instance_reads_back_on_the_other(cluster: Cluster) -> None:
+    async with _client(cluster, 0, "alice") as first, _client(cluster, 1, "alice") as second:
+        thread = (await first.threads.create())["thread_id"]
+        await first.runs.wait(thread, "deep_research", input=_ask(QUESTION), context=OFFLINE)
+        state = await second.threads.get_state(thread)
+    report = state["values"]["report"]
+    assert report["references"] and "[1]" in report["markdown"]
+    chat = await _chat(cluster, 1, "alice", thread)  # the domain store, through the routes
+    assert chat.status_code == 200
+    questions = [m["content"] for m in chat.json()["messages"] if m["role"] == "user"]
+    assert questions == [QUESTION]
+
+
+async def test_another_users_thread_is_not_reachable_on_any_instance(cluster: Cluster) -> None:
+    async with _client(cluster, 0, "alice") as alice:
+        thread = (await alice.threads.create())["thread_id"]
+        await alice.runs.wait(thread, "deep_research", input=_ask(QUESTION), context=OFFLINE)
+    for index in (0, 1):
+        async with _client(cluster, index, "bob") as bob:
+            with pytest.raises(NotFoundError):
+                await bob.threads.get(thread)
+            with pytest.raises(NotFoundError):
+                await bob.threads.get_state(thread)
+            with pytest.raises(NotFoundError):
+                await bob.runs.create(thread, "deep_research", input=_ask(QUESTION))
+            assert thread not in [t["thread_id"] for t in await bob.threads.search(limit=100)]
+        assert (await _chat(cluster, index, "bob", thread)).status_code == 404
+
+
+async def test_a_user_id_sent_in_config_or_context_is_not_trusted(cluster: Cluster) -> None:
+    async with _client(cluster, 0, "alice") as alice:
+        thread = (await alice.threads.create())["thread_id"]
+        await alice.runs.wait(
+            thread,
+            "deep_research",
+            input=_ask(QUESTION),
+            context={**OFFLINE, "user_id": "bob"},
+            config={"configurable": {"user_id": "bob", "langgraph_auth_user_id": "bob"}},
+        )
+    assert (await _chat(cluster, 1, "alice", thread)).status_code == 200
+    assert (await _chat(cluster, 1, "bob", thread)).status_code == 404
+    async with _http(cluster, 1, "bob") as http:
+        bobs = (await http.get("/chats")).json()
+    assert thread not in [chat["thread_id"] for chat in bobs]
+
+
+async def test_run_checks_refuse_before_anything_is_stored(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    async with _client(cluster, 1, "carol") as carol:
+        thread = (await carol.threads.create())["thread_id"]
+    refused = [
+        (422, {"input": _ask("batteries\x00 and more"), "context": OFFLINE}),
+        (403, {"input": _ask(QUESTION), "context": {**OFFLINE, "model": "gpt-not-offered"}}),
+        (403, {"input": _ask(QUESTION), "config": {"configurable": {"model": "gpt-other"}}}),
+        (403, {"input": _ask(QUESTION), "context": {**OFFLINE, "corpus_dir": "/etc"}}),
+    ]
+    async with _http(cluster, 1, "carol") as http:
+        for status, body in refused:
+            response = await http.post(
+                f"/threads/{thread}/runs", json={"assistant_id": "deep_research", **body}
+            )
+            assert response.status_code == status, (body, response.text)
+        assert (await http.get(f"/threads/{thread}/runs")).json() == []
+
+
+async def test_a_clarification_is_answered_on_the_other_instance(cluster: Cluster) -> None:
+    context = {"model": "offline", "depth": "light", "allow_clarification": True}
+    async with _client(cluster, 0, "carol") as first, _client(cluster, 1, "carol") as second:
+        thread = (await first.threads.create())["thread_id"]
+        await first.runs.wait(thread, "deep_research", input=_ask("batteries"), context=context)
+        paused = await second.threads.get_state(thread)
+        (interrupt,) = paused["interrupts"]
+        assert interrupt["value"]["type"] == "clarification"
+
+        await second.runs.wait(
+            thread, "deep_research", command={"resume": "costs of grid batteries"}, context=context
+        )
+        done = await first.threads.get_state(thread)
+    assert not done["interrupts"] and done["values"]["report"]["references"]
+
+
+async def _claimed_by(aegra_url: str) -> dict[str, str]:
+    async with await psycopg.AsyncConnection.connect(aegra_url) as conn:
+        rows = await conn.execute(
+            "SELECT run_id, claimed_by FROM runs WHERE claimed_by IS NOT NULL"
+        )
+        return {str(run): str(worker) for run, worker in await rows.fetchall()}
+
+
+async def test_runs_in_flight_on_a_killed_instance_finish_through_the_other(
+    cluster: Cluster, postgres_url: str
+) -> None:
+    async with AsyncExitStack() as stack:
+        survivor = {
+            user: await stack.enter_async_context(_client(cluster, 1, user)) for user in TOKENS
+        }
+        entry = [await stack.enter_async_context(_client(cluster, 0, user)) for user in TOKENS]
+        await _kill_with_runs_in_flight(
+            cluster, postgres_url, [*entry, *survivor.values()], survivor
+        )
+
+
+async def _kill_with_runs_in_flight(
+    cluster: Cluster,
+    postgres_url: str,
+    entry: list[LangGraphClient],
+    survivor: dict[str, LangGraphClient],
+) -> None:
+    """Two runs per user (under the cap of 3), created on both instances, slow enough to be in
+    flight when instance 0 is killed; every run must then finish through instance 1."""
+    runs: list[tuple[str, str, str, str]] = []
+    users = [*TOKENS, *TOKENS]
+    for number, (user, client) in enumerate(zip(users, entry, strict=True)):
+        thread = (await client.threads.create())["thread_id"]
+        question = f"{QUESTION} (case {number})"
+        run = await client.runs.create(thread, "deep_research", input=_ask(question), context=SLOW)
+        runs.append((user, thread, run["run_id"], question))
+
+    base = urlsplit(postgres_url).path.lstrip("/")
+    aegra_url = _database(postgres_url, f"{base}_aegra", "postgresql")
+    victim = f"-{cluster.pids[0]}-"
+    deadline = time.monotonic() + 60
+    while True:  # until every run is claimed by a worker, some by the instance about to die
+        claimed = await _claimed_by(aegra_url)
+        if len(claimed) == len(runs) and any(victim in worker for worker in claimed.values()):
+            break
+        assert time.monotonic() < deadline, f"runs not all claimed: {claimed}"
+        await asyncio.sleep(0.2)
+    on_victim = [run for run, worker in claimed.items() if victim in worker]
+
+    cluster.kill(0)
+    killed_at = time.monotonic()
+    pending = {run_id for _, _, run_id, _ in runs}
+    while pending:
+        for user, thread, run_id, _ in runs:
+            if run_id in pending:
+                status = (await survivor[user].runs.get(thread, run_id))["status"]
+                assert status not in ("error", "timeout", "interrupted"), (run_id, status)
+                if status == "success":
+                    pending.discard(run_id)
+        assert time.monotonic() - killed_at < 120, f"runs not finished: {pending}"
+        await asyncio.sleep(0.5)
+    print(
+        f"{len(on_victim)} of {len(runs)} runs were on the killed instance; all finished"
+        f" {time.monotonic() - killed_at:.1f} s after the kill"
+    )
+    for user, thread, _, question in runs:
+        values = (await survivor[user].threads.get_state(thread))["values"]
+        asked = [m["content"] for m in values["messages"] if m["type"] == "human"]
+        assert asked == [question], "each question once"
+        report = values["report"]
+        assert report["references"] and "[1]" in report["markdown"]

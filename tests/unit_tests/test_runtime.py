@@ -1,0 +1,150 @@
+"""The runtime adapters: the same auth, run checks and identity under langgraph-api and Aegra.
+
+The handlers are called directly with each runtime's calling convention and value shapes (as
+read in langgraph-api's ``auth/custom.py`` and Aegra's ``core/auth_middleware.py`` and
+``api/runs.py``); no server, no network.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph_sdk import Auth
+
+from deep_research.persistence.recorder import authenticated_user_id
+from deep_research.preferences import Preferences, put_user_preferences
+from deep_research.server import auth as server_auth
+from deep_research.server.aegra import AegraRuntime
+from deep_research.server.database import domain_session
+from deep_research.server.langgraph_server import LangGraphApiRuntime
+from deep_research.server.limits import RunLimiter
+from deep_research.server.runtime import Runtime, authorization_header
+from deep_research.settings import get_settings
+
+ALICE = "alice-token-0123456789"
+
+
+@dataclass(frozen=True)
+class User:
+    identity: str
+    is_authenticated: bool = True
+
+
+def _ctx(user: str) -> Auth.types.AuthContext:
+    return Auth.types.AuthContext(
+        user=User(user), permissions=[], resource="threads", action="create_run"
+    )
+
+
+class NoRuns:
+    async def active(self, user_id: str) -> set[str]:
+        return set()
+
+    async def status(self, thread_id: str, run_id: str) -> str | None:
+        return None
+
+
+async def _in_process() -> None:
+    return None
+
+
+@pytest.fixture(autouse=True)
+def _auth_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEEP_RESEARCH_AUTH_TOKENS", f"{ALICE}=alice")
+    get_settings.cache_clear()
+    monkeypatch.setattr(server_auth, "run_limiter", RunLimiter(NoRuns(), database=_in_process))
+
+
+def _serve_on(monkeypatch: pytest.MonkeyPatch, runtime: Runtime) -> None:
+    monkeypatch.setattr(server_auth, "current_runtime", lambda: runtime)
+
+
+def _langgraph_api_value(**kwargs: Any) -> dict[str, Any]:
+    """``threads.create_run``'s value under langgraph-api: the request under ``kwargs``."""
+    return {"thread_id": "t1", "run_id": "r1", "metadata": {}, "kwargs": kwargs}
+
+
+def _aegra_value(**request: Any) -> dict[str, Any]:
+    """``threads.create_run``'s value under Aegra: ``RunCreate.model_dump()`` plus the thread."""
+    base = {"assistant_id": "deep_research", "input": None, "config": {}, "context": {}}
+    return {**base, **request, "thread_id": "t1", "metadata": None}
+
+
+def test_the_authorization_header_is_read_from_either_runtimes_headers() -> None:
+    assert authorization_header({b"authorization": b"Bearer x"}) == "Bearer x"  # langgraph-api
+    assert authorization_header({"authorization": "Bearer y"}) == "Bearer y"  # Aegra
+    assert authorization_header({"Authorization": "Bearer z"}) == "Bearer z"
+    assert authorization_header({"x-other": "1"}) is None
+    assert authorization_header(None) is None
+
+
+async def test_authenticate_accepts_aegras_positional_headers_and_refuses_bad_tokens() -> None:
+    assert (await server_auth.authenticate({"authorization": f"Bearer {ALICE}"}))[
+        "identity"
+    ] == "alice"
+    for headers in ({}, {"authorization": "Bearer not-a-token-0123456789"}):
+        with pytest.raises(Auth.exceptions.HTTPException) as refused:
+            await server_auth.authenticate(headers)
+        assert refused.value.status_code == 401
+
+
+@pytest.mark.parametrize(
+    ("runtime", "value"),
+    [(LangGraphApiRuntime(), _langgraph_api_value), (AegraRuntime(), _aegra_value)],
+    ids=["langgraph-api", "aegra"],
+)
+async def test_run_checks_refuse_the_same_requests_on_both_runtimes(
+    runtime: Runtime, value: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _serve_on(monkeypatch, runtime)
+    monkeypatch.setenv("DEEP_RESEARCH_CORPUS_ROOTS", str(tmp_path))
+    get_settings.cache_clear()
+    nul = {"messages": [{"role": "user", "content": "batteries\x00"}]}
+    refused = {
+        422: [value(input=nul), value(command={"update": nul})],
+        403: [
+            value(context={"model": "openai:gpt-not-offered"}),
+            value(config={"configurable": {"model": "openai:gpt-not-offered"}}),
+            value(context={"corpus_dir": "/etc"}),
+        ],
+    }
+    for status, values in refused.items():
+        for request in values:
+            with pytest.raises(Auth.exceptions.HTTPException) as raised:
+                await server_auth.create_run(ctx=_ctx("alice"), value=request)
+            assert raised.value.status_code == status, request
+    fine = value(input={"messages": [{"role": "user", "content": "grid batteries"}]})
+    assert (await server_auth.create_run(ctx=_ctx("alice"), value=fine))["owner"] == "alice"
+
+
+async def test_preferences_reach_the_run_the_way_each_runtime_takes_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async with domain_session() as session:
+        await put_user_preferences(
+            session, user_id="alice", preferences=Preferences(depth="light", mode="web_search")
+        )
+    _serve_on(monkeypatch, AegraRuntime())
+    aegra = _aegra_value(context={"depth": "medium"})
+    result = await server_auth.create_run(ctx=_ctx("alice"), value=aegra)
+    # Aegra merges the returned context into the run's and ignores changes to its value.
+    assert result["context"] == {"depth": "medium", "mode": "web_search"}
+    _serve_on(monkeypatch, LangGraphApiRuntime())
+    api = _langgraph_api_value(context={"depth": "medium"})
+    assert await server_auth.create_run(ctx=_ctx("alice"), value=api) == {"owner": "alice"}
+    assert api["kwargs"]["context"] == {"depth": "medium", "mode": "web_search"}
+
+
+def test_the_run_user_is_the_authenticated_one_never_the_one_a_client_sent() -> None:
+    @dataclass
+    class AegraUser:  # Aegra's User model, or langgraph-api's user object
+        identity: str
+
+    sent = {"user_id": "bob", "langgraph_auth_user_id": "bob"}
+    assert authenticated_user_id({**sent, "langgraph_auth_user": AegraUser("alice")}) == "alice"
+    stored = {**sent, "langgraph_auth_user": {"identity": "alice", "display_name": "A"}}
+    assert authenticated_user_id(stored) == "alice"
+    assert authenticated_user_id(sent) is None  # not a server: nobody was authenticated
