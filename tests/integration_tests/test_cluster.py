@@ -29,7 +29,7 @@ from tests.integration_tests.fake_openai import scripted_openai
 
 pytestmark = [pytest.mark.server, pytest.mark.postgres]
 
-TOKENS = {user: f"{user}-cluster-token-0123456789" for user in ("alice", "bob", "carol")}
+TOKENS = {user: f"{user}-cluster-token-0123456789" for user in ("alice", "bob", "carol", "dave")}
 OFFLINE = {"model": "offline", "depth": "light", "allow_clarification": False}
 """A quick run on the offline engine."""
 SLOW = {"depth": "light", "allow_clarification": False}
@@ -181,6 +181,44 @@ async def test_a_clarification_is_answered_on_the_other_instance(cluster: Cluste
     assert not done["interrupts"] and done["values"]["report"]["references"]
 
 
+async def _aegra_rows(aegra_url: str, query: str, thread: str) -> int:
+    async with await psycopg.AsyncConnection.connect(aegra_url) as conn:
+        rows = await conn.execute(query, (thread,))
+        (count,) = await rows.fetchone() or (0,)
+        return int(count)
+
+
+def _aegra_url(postgres_url: str) -> str:
+    return _database(postgres_url, f"{urlsplit(postgres_url).path.lstrip('/')}_aegra", "postgresql")
+
+
+async def test_purge_reaches_the_data_aegra_keeps(cluster: Cluster, postgres_url: str) -> None:
+    """Aegra keeps checkpoints and threads in its own database; purge erases them there."""
+    aegra_url = _aegra_url(postgres_url)
+    checkpoints = "SELECT count(*) FROM checkpoints WHERE thread_id = %s"
+    threads = []
+    async with _client(cluster, 0, "dave") as dave:
+        for _ in range(2):
+            thread = (await dave.threads.create())["thread_id"]
+            await dave.runs.wait(thread, "deep_research", input=_ask(QUESTION), context=OFFLINE)
+            assert await _aegra_rows(aegra_url, checkpoints, thread) > 0
+            threads.append(thread)
+    one, other = threads
+    async with _http(cluster, 1, "dave") as http:
+        assert (await http.delete(f"/chats/{one}")).status_code in (200, 204)
+        assert (await http.post(f"/chats/{one}/purge")).status_code == 200
+        assert await _aegra_rows(aegra_url, checkpoints, one) == 0
+        assert await _aegra_rows(aegra_url, checkpoints, other) > 0  # only the purged chat
+        assert (await http.post("/me/purge")).status_code == 200
+    for thread in threads:
+        assert await _aegra_rows(aegra_url, checkpoints, thread) == 0
+        assert (
+            await _aegra_rows(aegra_url, "SELECT count(*) FROM thread WHERE thread_id = %s", thread)
+            == 0
+        )
+        assert (await _chat(cluster, 0, "dave", thread)).status_code == 404
+
+
 async def _claimed_by(aegra_url: str) -> dict[str, str]:
     async with await psycopg.AsyncConnection.connect(aegra_url) as conn:
         rows = await conn.execute(
@@ -193,10 +231,11 @@ async def test_runs_in_flight_on_a_killed_instance_finish_through_the_other(
     cluster: Cluster, postgres_url: str
 ) -> None:
     async with AsyncExitStack() as stack:
+        users = ("alice", "bob", "carol")
         survivor = {
-            user: await stack.enter_async_context(_client(cluster, 1, user)) for user in TOKENS
+            user: await stack.enter_async_context(_client(cluster, 1, user)) for user in users
         }
-        entry = [await stack.enter_async_context(_client(cluster, 0, user)) for user in TOKENS]
+        entry = [await stack.enter_async_context(_client(cluster, 0, user)) for user in users]
         await _kill_with_runs_in_flight(
             cluster, postgres_url, [*entry, *survivor.values()], survivor
         )
@@ -211,15 +250,14 @@ async def _kill_with_runs_in_flight(
     """Two runs per user (under the cap of 3), created on both instances, slow enough to be in
     flight when instance 0 is killed; every run must then finish through instance 1."""
     runs: list[tuple[str, str, str, str]] = []
-    users = [*TOKENS, *TOKENS]
+    users = [*survivor, *survivor]
     for number, (user, client) in enumerate(zip(users, entry, strict=True)):
         thread = (await client.threads.create())["thread_id"]
         question = f"{QUESTION} (case {number})"
         run = await client.runs.create(thread, "deep_research", input=_ask(question), context=SLOW)
         runs.append((user, thread, run["run_id"], question))
 
-    base = urlsplit(postgres_url).path.lstrip("/")
-    aegra_url = _database(postgres_url, f"{base}_aegra", "postgresql")
+    aegra_url = _aegra_url(postgres_url)
     victim = f"-{cluster.pids[0]}-"
     deadline = time.monotonic() + 60
     while True:  # until every run is claimed by a worker, some by the instance about to die
