@@ -55,9 +55,10 @@ start() {
         say "no Python 3.12 environment at $CLUSTER_PYTHON: run 'make cluster'"
         exit 1
     fi
-    local bin
+    local bin dir
     bin="$(dirname "$CLUSTER_PYTHON")"
     mkdir -p "$CLUSTER_DIR"
+    dir="$(cd "$CLUSTER_DIR" && pwd)"  # absolute, whether CLUSTER_DIR was or not
     create_database "$DEEP_RESEARCH_DATABASE_URL"
     create_database "$AEGRA_DATABASE_URL"
     # Migrations once, before any instance starts (each instance skips them).
@@ -83,7 +84,7 @@ start() {
         AUTH_TYPE=custom \
         HOST=127.0.0.1 \
         PORT="$port" \
-        DEEP_RESEARCH_DATA_DIR="${DEEP_RESEARCH_DATA_DIR:-$ROOT/$CLUSTER_DIR/$port/data}" \
+        DEEP_RESEARCH_DATA_DIR="${DEEP_RESEARCH_DATA_DIR:-$dir/$port/data}" \
         nohup "$CLUSTER_PYTHON" -m uvicorn aegra_api.main:app --host 127.0.0.1 --port "$port" \
             >"$CLUSTER_DIR/$port.log" 2>&1 </dev/null &
         echo $! >"$pidfile"

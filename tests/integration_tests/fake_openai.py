@@ -211,6 +211,12 @@ class _Handler(BaseHTTPRequestHandler):
         time.sleep(self.server.delay)  # type: ignore[attr-defined]
         with self.server.lock:  # type: ignore[attr-defined]
             events = list(_events(body, self.server.faults))  # type: ignore[attr-defined]
+        try:
+            self._reply(body, events)
+        except (BrokenPipeError, ConnectionResetError):  # the client hung up (cancelled, killed)
+            return
+
+    def _reply(self, body: dict[str, Any], events: list[dict[str, Any]]) -> None:
         self.send_response(200)
         if not body.get("stream"):
             self.send_header("Content-Type", "application/json")

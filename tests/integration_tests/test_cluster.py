@@ -29,7 +29,9 @@ from tests.integration_tests.fake_openai import scripted_openai
 
 pytestmark = [pytest.mark.server, pytest.mark.postgres]
 
-TOKENS = {user: f"{user}-cluster-token-0123456789" for user in ("alice", "bob", "carol", "dave")}
+TOKENS = {
+    user: f"{user}-cluster-token-0123456789" for user in ("alice", "bob", "carol", "dave", "erin")
+}
 OFFLINE = {"model": "offline", "depth": "light", "allow_clarification": False}
 """A quick run on the offline engine."""
 SLOW = {"depth": "light", "allow_clarification": False}
@@ -162,6 +164,10 @@ async def test_run_checks_refuse_before_anything_is_stored(
                 f"/threads/{thread}/runs", json={"assistant_id": "deep_research", **body}
             )
             assert response.status_code == status, (body, response.text)
+        for extra in ({}, {"action": "cancel"}, {"metadata": {}}, {"run_id": "r1"}):
+            write = {"values": {"messages": [{"role": "user", "content": "x"}]}, **extra}
+            response = await http.post(f"/threads/{thread}/state", json=write)
+            assert response.status_code == 403, (write, response.text)
         assert (await http.get(f"/threads/{thread}/runs")).json() == []
 
 
@@ -179,6 +185,26 @@ async def test_a_clarification_is_answered_on_the_other_instance(cluster: Cluste
         )
         done = await first.threads.get_state(thread)
     assert not done["interrupts"] and done["values"]["report"]["references"]
+
+
+async def test_the_run_cap_counts_each_run_once_across_instances(cluster: Cluster) -> None:
+    """Three runs (the cap) are admitted on either instance, and a fourth is refused."""
+    created: list[tuple[LangGraphClient, str, str]] = []
+    async with _client(cluster, 0, "erin") as first, _client(cluster, 1, "erin") as second:
+        for client in (first, second, first):
+            thread = (await client.threads.create())["thread_id"]
+            run = await client.runs.create(
+                thread, "deep_research", input=_ask(QUESTION), context=SLOW
+            )
+            created.append((client, thread, run["run_id"]))
+        thread = (await second.threads.create())["thread_id"]
+        async with _http(cluster, 1, "erin") as http:
+            body = {"assistant_id": "deep_research", "input": _ask(QUESTION), "context": SLOW}
+            response = await http.post(f"/threads/{thread}/runs", json=body)
+        assert response.status_code == 429, response.text
+        assert "at most 3" in response.text
+        for client, thread, run_id in created:
+            await client.runs.cancel(thread, run_id)
 
 
 async def _aegra_rows(aegra_url: str, query: str, thread: str) -> int:
@@ -219,10 +245,12 @@ async def test_purge_reaches_the_data_aegra_keeps(cluster: Cluster, postgres_url
         assert (await _chat(cluster, 0, "dave", thread)).status_code == 404
 
 
-async def _claimed_by(aegra_url: str) -> dict[str, str]:
+async def _claimed_by(aegra_url: str, runs: list[str]) -> dict[str, str]:
+    """The worker that holds each of ``runs`` (by its lease), for those claimed."""
     async with await psycopg.AsyncConnection.connect(aegra_url) as conn:
         rows = await conn.execute(
-            "SELECT run_id, claimed_by FROM runs WHERE claimed_by IS NOT NULL"
+            "SELECT run_id, claimed_by FROM runs WHERE claimed_by IS NOT NULL AND run_id = ANY(%s)",
+            (runs,),
         )
         return {str(run): str(worker) for run, worker in await rows.fetchall()}
 
@@ -261,7 +289,7 @@ async def _kill_with_runs_in_flight(
     victim = f"-{cluster.pids[0]}-"
     deadline = time.monotonic() + 60
     while True:  # until every run is claimed by a worker, some by the instance about to die
-        claimed = await _claimed_by(aegra_url)
+        claimed = await _claimed_by(aegra_url, [run_id for _, _, run_id, _ in runs])
         if len(claimed) == len(runs) and any(victim in worker for worker in claimed.values()):
             break
         assert time.monotonic() < deadline, f"runs not all claimed: {claimed}"

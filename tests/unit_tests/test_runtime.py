@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 from langgraph_sdk import Auth
@@ -17,7 +18,7 @@ from langgraph_sdk import Auth
 from deep_research.persistence.recorder import authenticated_user_id
 from deep_research.preferences import Preferences, put_user_preferences
 from deep_research.server import auth as server_auth
-from deep_research.server.aegra import AegraRuntime
+from deep_research.server.aegra import ADMISSION_KEY, AegraRuntime
 from deep_research.server.database import domain_session
 from deep_research.server.langgraph_server import LangGraphApiRuntime
 from deep_research.server.limits import RunLimiter
@@ -128,10 +129,12 @@ async def test_preferences_reach_the_run_the_way_each_runtime_takes_them(
             session, user_id="alice", preferences=Preferences(depth="light", mode="web_search")
         )
     _serve_on(monkeypatch, AegraRuntime())
-    aegra = _aegra_value(context={"depth": "medium"})
+    aegra = _aegra_value(context={"depth": "medium"}, config={"configurable": {"x": 1}})
     result = await server_auth.create_run(ctx=_ctx("alice"), value=aegra)
     # Aegra merges the returned context into the run's and ignores changes to its value.
     assert result["context"] == {"depth": "medium", "mode": "web_search"}
+    # The run carries the id the run cap admitted it by, beside what the client configured.
+    assert result["config"]["configurable"] == {"x": 1, ADMISSION_KEY: ANY}
     _serve_on(monkeypatch, LangGraphApiRuntime())
     api = _langgraph_api_value(context={"depth": "medium"})
     assert await server_auth.create_run(ctx=_ctx("alice"), value=api) == {"owner": "alice"}
@@ -148,3 +151,29 @@ def test_the_run_user_is_the_authenticated_one_never_the_one_a_client_sent() -> 
     stored = {**sent, "langgraph_auth_user": {"identity": "alice", "display_name": "A"}}
     assert authenticated_user_id(stored) == "alice"
     assert authenticated_user_id(sent) is None  # not a server: nobody was authenticated
+
+
+async def test_a_state_write_is_refused_whatever_keys_its_body_adds_on_aegra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Aegra's update value is the request body plus the path's ids: a body may add any key."""
+    _serve_on(monkeypatch, AegraRuntime())
+    ctx = Auth.types.AuthContext(
+        user=User("alice"), permissions=[], resource="threads", action="update"
+    )
+    writes = [
+        {"thread_id": "t1", "values": {"messages": []}},
+        {"thread_id": "t1", "values": {}, "action": "cancel"},  # langgraph-api's run marker
+        {"thread_id": "t1", "values": {}, "run_id": "r1"},
+        {"thread_id": "t1", "values": {}, "metadata": {}},
+        {"thread_id": "t1"},
+    ]
+    for value in writes:
+        with pytest.raises(Auth.exceptions.HTTPException) as refused:
+            await server_auth.own_threads(ctx=ctx, value=value)
+        assert refused.value.status_code == 403, value
+    cancel = {"thread_id": "t1", "run_id": "r1"}
+    assert await server_auth.own_threads(ctx=ctx, value=cancel) == {"owner": "alice"}
+    rename: dict[str, Any] = {"thread_id": "t1", "metadata": {"title": "x", "owner": "bob"}}
+    assert await server_auth.own_threads(ctx=ctx, value=rename) == {"owner": "alice"}
+    assert rename["metadata"]["owner"] == "alice"

@@ -15,16 +15,29 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, or_, select
 
-from deep_research.server.runtime import RunRequest, Stores
+from deep_research.server.runtime import RunRequest, Stores, ThreadUpdate
 
 logger = logging.getLogger(__name__)
 
 ACTIVE = ("pending", "running")
 """Run statuses that count against the run cap."""
 
+ADMISSION_KEY = "deep_research_admission"
+"""Key of ``config.configurable`` under which a run carries the id the run cap admitted it by.
+
+Aegra chooses a run's id only after the ``create_run`` handler, so the cap admits the run under
+an id of its own, which the handler hands Aegra in the run's config; Aegra stores the config
+with the run, and the run is then counted once, under that id, by every instance."""
+
 _FIELDS = ("input", "command", "config", "context", "webhook", "thread_id")
+
+_METADATA_KEYS = frozenset({"metadata"})
+"""What Aegra's ``threads.update`` value holds for ``PATCH /threads/{id}`` (besides the id)."""
+
+_RUN_KEYS = frozenset({"run_id", "run_ids", "status", "action", "wait"})
+"""What it may hold when a run is cancelled or interrupted."""
 
 
 class AegraRuntime:
@@ -35,7 +48,8 @@ class AegraRuntime:
     def run_request(self, value: Mapping[str, Any]) -> RunRequest:
         """The run creation: Aegra's value is the request itself (``RunCreate``), flat.
 
-        Aegra chooses the run's id after the handler, so ``run_id`` is unknown here.
+        Aegra chooses the run's id after the handler, so ``run_id`` is unknown here (see
+        :data:`ADMISSION_KEY`).
         """
         return RunRequest(
             input=value.get("input"),
@@ -52,30 +66,58 @@ class AegraRuntime:
     ) -> dict[str, Any]:
         """Return the context, which Aegra merges into the run's.
 
-        Aegra ignores changes made to ``value``, and checks a thread's owner itself.
+        Aegra ignores changes made to ``value``, and checks a thread's owner itself. The
+        returned ``config`` replaces the run's ``configurable`` (Aegra merges one level deep):
+        it is the client's, plus the id the run cap admitted the run by (:data:`ADMISSION_KEY`).
         """
         result: dict[str, Any] = {"owner": owner}
         if request.context is not None:
             result["context"] = request.context
+        if request.run_id is not None:
+            configurable = (request.config or {}).get("configurable") or {}
+            result["config"] = {"configurable": {**configurable, ADMISSION_KEY: request.run_id}}
         return result
+
+    def thread_update(self, value: Mapping[str, Any]) -> ThreadUpdate:
+        """Tell a metadata change or a run's cancellation by its exact keys; else the state.
+
+        Aegra's value is the request's body with the path's ids: ``PATCH /threads/{id}``
+        gives ``metadata``; cancelling (``/threads/{id}/runs/{run_id}/cancel``,
+        ``PATCH /threads/{id}/runs/{run_id}``, ``/runs/cancel``) gives a run id and a status.
+        A body can carry any key, so one with anything else (``values``, ``as_node``...) is a
+        write of the state, whatever else it holds.
+        """
+        keys = set(value) - {"thread_id"}
+        if keys and keys <= _METADATA_KEYS:
+            return "metadata"
+        if keys & {"run_id", "run_ids"} and keys <= _RUN_KEYS:
+            return "run"
+        return "state"
 
     async def active_runs(self, user_id: str) -> set[str]:
         """The ids of ``user_id``'s pending and running runs, on every instance."""
         from aegra_api.core.orm import Run, get_session_maker
 
+        admitted = func.coalesce(Run.config["configurable"][ADMISSION_KEY].astext, Run.run_id)
         async with get_session_maker()() as session:
             rows = await session.scalars(
-                select(Run.run_id).where(Run.user_id == user_id, Run.status.in_(ACTIVE))
+                select(admitted).where(Run.user_id == user_id, Run.status.in_(ACTIVE))
             )
             return {str(run_id) for run_id in rows}
 
     async def run_status(self, thread_id: str, run_id: str) -> str | None:
-        """The run's status, or ``None`` when Aegra has not stored it."""
+        """The run's status, or ``None`` when Aegra has not stored it.
+
+        ``run_id`` is Aegra's id of the run or the id the run cap admitted it by.
+        """
         from aegra_api.core.orm import Run, get_session_maker
 
+        admitted = Run.config["configurable"][ADMISSION_KEY].astext
         async with get_session_maker()() as session:
             status = await session.scalar(
-                select(Run.status).where(Run.run_id == run_id, Run.thread_id == thread_id)
+                select(Run.status).where(
+                    Run.thread_id == thread_id, or_(Run.run_id == run_id, admitted == run_id)
+                )
             )
         return None if status is None else str(status)
 

@@ -179,25 +179,27 @@ async def deny_everything_else(ctx: Auth.types.AuthContext, value: dict[str, Any
 async def own_threads(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> dict[str, str]:
     """Read, search, update or delete only the user's threads; with auth on, not their state.
 
-    An update is a change of metadata (which keeps its owner), a run's cancellation (which
-    carries an ``action``), or a direct write of the thread's state (``update_state``, which
-    carries neither). Such a write would store what the checks of :func:`create_run` refuse (a
-    question, a budget), so it is refused when auth is configured; on an open, local server
-    Studio's state editing keeps working.
+    An update is a change of metadata (which keeps its owner), an action on one of its runs
+    (cancelling it), or a direct write of the thread's state (``update_state``); the runtime's
+    adapter tells which (:meth:`~deep_research.server.runtime.Runtime.thread_update`). A state
+    write would store what the checks of :func:`create_run` refuse (a question, a budget), so
+    it is refused when auth is configured; on an open, local server Studio's state editing
+    keeps working.
 
     Raises:
         HTTPException: 403 for a direct state write on a server with auth.
     """
     owner = owner_id(ctx.user)
     _check_metadata(value)
-    if ctx.action == "update" and "action" not in value:
-        if "metadata" not in value and not current_verifier().open:
+    if ctx.action == "update":
+        kind = current_runtime().thread_update(value)
+        if kind == "state" and not current_verifier().open:
             raise _refuse(
                 403,
                 "writing a thread's state directly is not offered on this server:"
                 " answer the thread's question or ask a new one",
             )
-        if value.get("metadata") is not None:
+        if kind != "run" and value.get("metadata") is not None:
             _stamp(value, owner)
     return {"owner": owner}
 
@@ -248,7 +250,8 @@ async def create_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) 
             preferences = await get_user_preferences(session, user_id=owner)
         request.context = request.context or {}
         apply_preferences(preferences, request.context)
-    await check_run_cap(owner, request.run_id or str(uuid.uuid4()), thread)
+    request.run_id = request.run_id or str(uuid.uuid4())  # Aegra names its runs later
+    await check_run_cap(owner, request.run_id, thread)
     return runtime.admit_run(value, request, owner)
 
 

@@ -21,7 +21,7 @@ from langgraph_sdk.errors import LangGraphError
 from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.persistence.content import open_store
 from deep_research.server.database import StoreDisabledError, server_database_url
-from deep_research.server.runtime import RunRequest, Stores
+from deep_research.server.runtime import RunRequest, Stores, ThreadUpdate
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +56,12 @@ class LangGraphApiRuntime:
         if kwargs is not None and request.context is not None:
             kwargs["context"] = request.context
         return {"owner": owner}
+
+    def thread_update(self, value: Mapping[str, Any]) -> ThreadUpdate:
+        """A run's cancellation carries ``action``; a metadata change ``metadata``."""
+        if "action" in value:
+            return "run"
+        return "metadata" if "metadata" in value else "state"
 
     async def active_runs(self, user_id: str) -> set[str]:
         """The ids of ``user_id``'s pending and running runs."""

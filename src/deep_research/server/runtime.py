@@ -12,6 +12,10 @@ between the runtimes, and what each adapter does about it:
   flat, and Aegra takes a changed ``context`` or ``config`` only from the dict the handler
   returns. :meth:`Runtime.run_request` reads either shape into a :class:`RunRequest`, and
   :meth:`Runtime.admit_run` hands the changed context back the way the runtime takes it.
+- **Thread updates.** langgraph-api builds the ``threads.update`` value itself (a run's
+  cancellation carries ``action``); Aegra's is the request's JSON body plus the path's ids,
+  so a body can hold any key, and only its exact shapes are taken for a metadata change or a
+  run's cancellation (:meth:`Runtime.thread_update`).
 - **Runs, threads, checkpoints, store.** langgraph-api's runs and threads are read and deleted
   through its own API in process (``langgraph_sdk.get_client()`` with no URL); its
   checkpointer and store are the project's factories on ``DEEP_RESEARCH_DATABASE_URL``
@@ -36,10 +40,13 @@ import sys
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
+
+ThreadUpdate = Literal["metadata", "run", "state"]
+"""What a thread update changes: its metadata, one of its runs (a cancellation), its state."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +96,10 @@ class Runtime(Protocol):
         self, value: Mapping[str, Any], request: RunRequest, owner: str
     ) -> dict[str, Any]:
         """What the ``threads.create_run`` handler returns, with ``request``'s context applied."""
+        ...
+
+    def thread_update(self, value: Mapping[str, Any]) -> ThreadUpdate:
+        """What a ``threads.update`` handler value changes: metadata, a run, or the state."""
         ...
 
     async def active_runs(self, user_id: str) -> set[str]:
