@@ -16,7 +16,7 @@ PEER_VENV := bench/.venv-peer
 PEER_PACKAGE := open-deep-research==0.0.16
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint format typecheck check migrate dev clean bench bytecode cluster cluster-stop cluster-venv
+.PHONY: help install run test lint format typecheck check migrate dev clean bench bytecode cluster cluster-stop cluster-venv cluster-bench-venv
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*?## "} /^[a-zA-Z_-]+:.*?## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -80,6 +80,15 @@ $(CLUSTER_VENV)/.installed: pyproject.toml | $(STAMP)
 
 cluster-venv: $(CLUSTER_VENV)/.installed ## Create the cluster's Python 3.12 environment (Aegra and the package)
 
+# The bench's cluster section serves the simulated graph, which needs the bench extra there too.
+$(CLUSTER_VENV)/.bench: $(CLUSTER_VENV)/.installed
+	$(BIN)/uv pip install -q --python $(CLUSTER_VENV)/bin/python -e ".[bench]"
+	touch $@
+
+cluster-bench-venv:
+	@$(MAKE) -s $(CLUSTER_VENV)/.bench \
+	  || echo "no cluster environment (Python 3.12 missing?): the cluster section will be skipped"
+
 cluster: $(CLUSTER_VENV)/.installed ## Start two instances on Aegra (ports 2026, 2027) over PostgreSQL and Redis
 	deploy/cluster.sh start
 
@@ -92,7 +101,7 @@ $(PEER_VENV)/.installed: | $(STAMP)
 	  && touch $@ \
 	  || echo "could not install $(PEER_PACKAGE): the tokens section will measure our agent only"
 
-bench: bytecode $(PEER_VENV)/.installed ## Run the benchmarks (sections: BENCH=orchestration,tokens,...), write bench/results and BENCHMARKS.md
+bench: bytecode $(PEER_VENV)/.installed cluster-bench-venv ## Run the benchmarks (sections: BENCH=orchestration,tokens,...), write bench/results and BENCHMARKS.md
 	$(BIN)/python -m bench --sections "$(BENCH)" --repeats $(BENCH_REPEATS)
 
 clean: ## Remove caches, build output and the dev server's state (keeps .venv and .data)

@@ -10,6 +10,7 @@
 #   CLUSTER_PORTS               ports of the instances (default "2026 2027")
 #   CLUSTER_DIR                 PID files, logs and each instance's data dir (default .cluster)
 #   CLUSTER_PYTHON              the Python 3.12 environment's interpreter (default .cluster/venv)
+#   CLUSTER_CONFIG              the langgraph.json to serve (default: the repository's)
 #   DEEP_RESEARCH_DATABASE_URL  our domain store (default: database deep_research_cluster)
 #   AEGRA_DATABASE_URL          Aegra's own database: runs, threads, checkpoints, store
 #                               (default: database deep_research_aegra; never the domain store's,
@@ -59,10 +60,12 @@ start() {
     bin="$(dirname "$CLUSTER_PYTHON")"
     mkdir -p "$CLUSTER_DIR"
     dir="$(cd "$CLUSTER_DIR" && pwd)"  # absolute, whether CLUSTER_DIR was or not
-    create_database "$DEEP_RESEARCH_DATABASE_URL"
     create_database "$AEGRA_DATABASE_URL"
     # Migrations once, before any instance starts (each instance skips them).
-    "$bin/deep-research" db upgrade >&2
+    if [[ "$DEEP_RESEARCH_DATABASE_URL" != memory ]]; then  # memory: no domain store
+        create_database "$DEEP_RESEARCH_DATABASE_URL"
+        "$bin/deep-research" db upgrade >&2
+    fi
     DATABASE_URL="$AEGRA_DATABASE_URL" "$bin/aegra" db upgrade >"$CLUSTER_DIR/aegra-migrate.log" 2>&1 \
         || { cat "$CLUSTER_DIR/aegra-migrate.log" >&2; exit 1; }
 
@@ -76,7 +79,7 @@ start() {
         mkdir -p "$CLUSTER_DIR/$port"
         # uvicorn itself, not `aegra serve` (which would run it as a child): the PID file
         # names the process that serves, so stopping or killing it is exact.
-        AEGRA_CONFIG="$ROOT/langgraph.json" \
+        AEGRA_CONFIG="${CLUSTER_CONFIG:-$ROOT/langgraph.json}" \
         DATABASE_URL="$AEGRA_DATABASE_URL" \
         REDIS_BROKER_ENABLED=true \
         REDIS_URL="$REDIS_URL" \

@@ -264,6 +264,81 @@ def server(r: dict[str, Any]) -> tuple[str, list[str]]:
     return text, behind
 
 
+def cluster(r: dict[str, Any]) -> tuple[str, list[str]]:
+    if "skipped" in r:
+        return f"Not measured: {r['skipped']}", []
+    rows, behind = [], []
+    measured = [("`langgraph dev`, 1 process", b) for b in r.get("langgraph_dev_batches", [])]
+    measured += [(f"Aegra, {r['instances']} instances", b) for b in r["batches"]]
+    for runtime, b in measured:
+        rows.append(
+            [
+                runtime,
+                b["concurrent_runs"],
+                b["completed"],
+                b["errors"],
+                num(b["throughput_runs_per_minute"], 1),
+                num(b["latency_seconds"].get("median")),
+                num(b["p95_seconds"]),
+                num(b["warm_run_seconds"]),
+            ]
+        )
+        if b["errors"]:
+            behind.append(
+                f"**Cluster: {b['errors']} of {b['concurrent_runs']} runs failed**: "
+                f"{b['error_samples']}"
+            )
+    dev = {b["concurrent_runs"]: b for b in r.get("langgraph_dev_batches", [])}
+    for b in r["batches"][-1:]:  # the largest batch
+        alone = dev.get(b["concurrent_runs"])
+        if alone and b["throughput_runs_per_minute"] < alone["throughput_runs_per_minute"]:
+            behind.append(
+                f"**On one machine the cluster is slower than `langgraph dev`**: "
+                f"{b['concurrent_runs']} runs at {b['throughput_runs_per_minute']:.0f} runs / min "
+                f"against {alone['throughput_runs_per_minute']:.0f}. Likely cause (not separated "
+                "here): Aegra writes every step's checkpoint to PostgreSQL and hands runs over "
+                "through Redis, where `langgraph dev` keeps both in memory, and its two instances "
+                "share the same two cores. What the cluster buys is takeover and queues that "
+                "survive a restart; more machines add cores (not measured: one machine here)."
+            )
+    rec = r["recovery"]
+    if rec["succeeded"] < rec["runs"]:
+        behind.append(
+            f"**Cluster: {rec['runs'] - rec['succeeded']} of {rec['runs']} runs did not finish "
+            "after an instance was killed**"
+        )
+    text = (
+        f"Two Aegra instances (`deploy/cluster.sh`, {r['worker_jobs_per_instance']} worker jobs "
+        "each, runs queued in Redis, state in PostgreSQL) serving the same graph on the "
+        f"simulation as the server section ({r['plan_steps']}-step plan); a batch starts all "
+        "its runs at once, alternately on each instance. `langgraph dev` ran the same batches "
+        "right after, on the same machine (load average "
+        f"{r.get('load_average', '?')} on its 2 cores when the section started: other work "
+        "shared the machine, so compare these rows with each other rather than with the "
+        "server section's).\n\n"
+        + table(
+            [
+                "runtime",
+                "concurrent runs",
+                "completed",
+                "errors",
+                "runs / min",
+                "latency p50 s",
+                "latency p95 s",
+                "one run alone s",
+            ],
+            rows,
+        )
+        + f"\n\nRecovery: {rec['runs']} runs in flight, {rec['on_killed_instance']} of them "
+        "held by the instance killed with SIGKILL; the last one finished through the other "
+        f"instance {num(rec['last_run_done_after_kill_seconds'], 1)} s after the kill "
+        f"({rec['succeeded']} of {rec['runs']} succeeded), with Aegra's default lease "
+        f"({rec['lease_seconds']} s) and reaper interval ({rec['reaper_seconds']} s). A killed "
+        "`langgraph dev` takes over nothing: its runs wait until it is started again."
+    )
+    return text, behind
+
+
 def offline(r: dict[str, Any]) -> tuple[str, list[str]]:
     cold = r["cold"]
     rows = [

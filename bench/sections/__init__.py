@@ -26,6 +26,7 @@ ORDER = (
     "tokens",
     "corpus",
     "server",
+    "cluster",
     "offline",
     "startup",
     "docqa",
