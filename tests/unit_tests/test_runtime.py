@@ -7,22 +7,28 @@ read in langgraph-api's ``auth/custom.py`` and Aegra's ``core/auth_middleware.py
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 from unittest.mock import ANY
 
 import pytest
+from langgraph.graph import START, StateGraph
 from langgraph_sdk import Auth
 
-from deep_research.persistence.recorder import authenticated_user_id
+from deep_research.errors import ConfigurationError, NotFoundError
+from deep_research.persistence import queries
+from deep_research.persistence.recorder import Batch, RunScope, authenticated_user_id
 from deep_research.preferences import Preferences, put_user_preferences
 from deep_research.server import auth as server_auth
 from deep_research.server.aegra import ADMISSION_KEY, AegraRuntime
 from deep_research.server.database import domain_session
+from deep_research.server.graph import ServerRecorder
 from deep_research.server.langgraph_server import LangGraphApiRuntime
 from deep_research.server.limits import RunLimiter
-from deep_research.server.runtime import Runtime, authorization_header
+from deep_research.server.runtime import Runtime, authorization_header, current_runtime
 from deep_research.settings import get_settings
 
 ALICE = "alice-token-0123456789"
@@ -177,3 +183,35 @@ async def test_a_state_write_is_refused_whatever_keys_its_body_adds_on_aegra(
     rename: dict[str, Any] = {"thread_id": "t1", "metadata": {"title": "x", "owner": "bob"}}
     assert await server_auth.own_threads(ctx=ctx, value=rename) == {"owner": "alice"}
     assert rename["metadata"]["owner"] == "alice"
+
+
+def test_the_adapter_is_the_runtime_that_imported_us(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert isinstance(current_runtime(), LangGraphApiRuntime)  # also outside any server
+    monkeypatch.setitem(sys.modules, "aegra_api", ModuleType("aegra_api"))
+    assert isinstance(current_runtime(), AegraRuntime)
+
+
+async def test_the_served_graph_records_only_as_the_authenticated_user() -> None:
+    """With auth on, a run without the server's user records nothing; a sent user id is ignored."""
+
+    @dataclass
+    class Authenticated:
+        identity: str
+
+    async def record(state: dict[str, Any]) -> dict[str, Any]:
+        await ServerRecorder().write(RunScope("bob", "t-record", 1), Batch(title="A chat"))
+        return {}
+
+    builder = StateGraph(dict)
+    builder.add_node("record", record)
+    builder.add_edge(START, "record")
+    graph = builder.compile()
+    sent = {"user_id": "bob", "langgraph_auth_user_id": "bob"}
+    with pytest.raises(ConfigurationError, match="no authenticated user"):
+        await graph.ainvoke({}, {"configurable": sent})
+    alice = {**sent, "langgraph_auth_user": Authenticated("alice")}
+    await graph.ainvoke({}, {"configurable": alice})
+    async with domain_session() as session:
+        assert (await queries.get_chat(session, user_id="alice", thread_id="t-record")).title
+        with pytest.raises(NotFoundError):
+            await queries.get_chat(session, user_id="bob", thread_id="t-record")

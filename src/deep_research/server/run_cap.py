@@ -8,9 +8,10 @@ is admitted, and counts from then on.
 With a domain store (the default), the admitted runs are rows of the ``active_runs`` table
 (:class:`~deep_research.persistence.tables.ActiveRun`), which every server process sharing the
 database reads: replicas behind one load balancer hold one cap between them. A user's count is
-the user's rows whose lease has not run out, plus the pending and running runs this server
-lists for the user (through its own API, in process: ``langgraph_sdk.get_client()`` with no URL
-uses the server's loopback transport; this also counts runs admitted before the table existed).
+the user's rows whose lease has not run out, plus the pending and running runs the runtime
+lists for the user (through its adapter, :mod:`deep_research.server.runtime`: langgraph-api's
+own API in process, or Aegra's runs table; this also counts runs admitted before the table
+existed).
 Counting and writing happen in one transaction under a per-user lock (PostgreSQL's
 ``pg_advisory_xact_lock``; on SQLite, the write lock its first statement takes), so two
 requests, on one replica or two, cannot both take the last slot.
