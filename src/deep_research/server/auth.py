@@ -103,12 +103,14 @@ def _stamp(value: Any, owner: str) -> None:
 
     Ownership is written by the server, never taken from the caller: a ``created_by`` the
     caller sent (``system`` marks the server's own assistants, shared with everyone) is
-    dropped.
+    cleared to null, not just dropped, because Aegra lays the handler's metadata over the
+    request's, where it would survive.
     """
     metadata = value.get("metadata")
     if metadata is None:
         metadata = value["metadata"] = {}
-    metadata.pop("created_by", None)
+    if metadata.pop("created_by", None) is not None:
+        metadata["created_by"] = None
     metadata["owner"] = owner
 
 

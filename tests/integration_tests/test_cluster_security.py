@@ -1,0 +1,90 @@
+"""The security suite (test_security.py) against two Aegra instances instead of ``langgraph dev``.
+
+The suite's tests are collected here again with its ``auth_server`` fixture replaced by a
+cluster: the same users and tokens, requests to the first instance. Tests about what only
+langgraph-api has are left out, with the reason.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.integration_tests import test_security as suite
+from tests.integration_tests.cluster_process import aegra_cluster
+from tests.integration_tests.conftest import SECRET, TOKENS, AuthServer
+from tests.integration_tests.test_cluster import _database, _drop
+
+pytestmark = [pytest.mark.server, pytest.mark.postgres]
+
+alice, bob = suite.alice, suite.bob
+
+NOT_ON_AEGRA = {
+    "test_unusable_settings_stop_the_server_at_start": "starts langgraph dev servers of its own",
+}
+
+
+@pytest.fixture(scope="module")
+def auth_server(
+    postgres_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[AuthServer]:
+    """Two Aegra instances with the suite's tokens and secret; the suite talks to the first."""
+    admin = _database(postgres_url, "postgres", "postgresql")
+    base = urlsplit(postgres_url).path.lstrip("/")
+    domain, aegra = f"{base}_sec_domain", f"{base}_sec_aegra"
+    env = {
+        "DEEP_RESEARCH_AUTH_TOKENS": ",".join(f"{t}={u}" for u, t in TOKENS.items()),
+        "DEEP_RESEARCH_AUTH_SECRET": SECRET,
+    }
+    directory = tmp_path_factory.mktemp("cluster-security")
+    try:
+        with aegra_cluster(
+            directory,
+            _database(admin, domain, "postgresql+psycopg"),
+            _database(admin, aegra, "postgresql"),
+            env,
+        ) as cluster:
+            yield AuthServer(
+                url=cluster.urls[0], data_dir=directory / cluster.urls[0].rsplit(":", 1)[1] / "data"
+            )
+    finally:
+        for name in (domain, aegra):
+            _drop(admin, name)
+
+
+KNOWN_GAPS = {
+    "test_a_run_cannot_make_the_server_call_an_internal_address": (
+        "Aegra has no run webhooks: its run request drops the field before our handler sees"
+        " it, so nothing is called, but the run is accepted rather than refused with 422"
+    ),
+    "test_cors_answers_studio_not_any_page": (
+        "our CORS policy is the routes app's middleware, which langgraph-api puts outside its"
+        " own and Aegra does not: Aegra's CORS answers a page from elsewhere without access,"
+        " but refuses Studio's private-network preflight (400)"
+    ),
+    "test_undecodable_bodies_are_a_4xx_and_never_stored": (
+        "one of Aegra's own routes answers a body that is not UTF-8 JSON with 500 (nothing is"
+        " stored); it is Aegra's, before any code of ours runs"
+    ),
+}
+"""Guarantees of the suite that do not hold on Aegra 0.11, each with why (docs/deploy.md)."""
+
+
+def _known_gap(test: Callable[..., Awaitable[None]], reason: str) -> Callable[..., Any]:
+    """``test`` marked as failing on Aegra, without marking the suite's own function."""
+
+    @functools.wraps(test)
+    async def on_aegra(*args: Any, **kwargs: Any) -> None:
+        await test(*args, **kwargs)
+
+    return pytest.mark.xfail(strict=True, reason=reason)(on_aegra)
+
+
+for _name in dir(suite):
+    if _name.startswith("test_") and _name not in NOT_ON_AEGRA:
+        _test = getattr(suite, _name)
+        globals()[_name] = _known_gap(_test, KNOWN_GAPS[_name]) if _name in KNOWN_GAPS else _test
