@@ -43,7 +43,8 @@ from deep_research.server.inputs import (
     metadata_problem,
 )
 from deep_research.server.run_cap import run_limiter
-from deep_research.server.runtime import authorization_header, current_runtime
+from deep_research.server.runtime import authorization_header
+from deep_research.server.runtimes import current_runtime
 from deep_research.server.tokens import current_verifier
 from deep_research.services import model_refusal
 from deep_research.settings import get_settings

@@ -16,7 +16,8 @@ from typing import Any
 
 import httpx
 from langgraph_sdk import get_client
-from langgraph_sdk.errors import LangGraphError
+from langgraph_sdk.errors import LangGraphError, NotFoundError
+from langgraph_sdk.schema import RunStatus
 
 from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.persistence.content import open_store
@@ -27,6 +28,12 @@ logger = logging.getLogger(__name__)
 
 PAGE = 100
 """Threads read per search call."""
+
+THREAD_SCAN = 100
+"""Busy threads of one user inspected when counting their runs (the run cap is at most this)."""
+
+ACTIVE: tuple[RunStatus, ...] = ("pending", "running")
+"""Run statuses that count against the run cap."""
 
 
 class LangGraphApiRuntime:
@@ -64,16 +71,28 @@ class LangGraphApiRuntime:
         return "metadata" if "metadata" in value else "state"
 
     async def active_runs(self, user_id: str) -> set[str]:
-        """The ids of ``user_id``'s pending and running runs."""
-        from deep_research.server.run_cap import ServerRunBook
-
-        return await ServerRunBook().active(user_id)
+        """The ids of ``user_id``'s pending and running runs (on its busy threads)."""
+        run_ids: set[str] = set()
+        async with get_client() as client:
+            threads = await client.threads.search(
+                metadata={"owner": user_id}, status="busy", limit=THREAD_SCAN
+            )
+            for thread in threads:
+                for status in ACTIVE:
+                    runs = await client.runs.list(
+                        thread["thread_id"], status=status, limit=THREAD_SCAN
+                    )
+                    run_ids.update(str(run["run_id"]) for run in runs)
+        return run_ids
 
     async def run_status(self, thread_id: str, run_id: str) -> str | None:
         """The run's status, or ``None`` when the server has not stored it."""
-        from deep_research.server.run_cap import ServerRunBook
-
-        return await ServerRunBook().status(thread_id, run_id)
+        async with get_client() as client:
+            try:
+                run = await client.runs.get(thread_id, run_id)
+            except NotFoundError:
+                return None
+        return str(run["status"])
 
     async def forget_threads(
         self, user_id: str, threads: Sequence[str], *, all_owned: bool = False

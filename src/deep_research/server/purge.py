@@ -34,7 +34,7 @@ from deep_research.persistence import queries
 from deep_research.persistence.db import SQLITE_BUSY_TIMEOUT_MS
 from deep_research.persistence.erase import Erased, erase_chats, erase_user
 from deep_research.server.database import domain_database, domain_session
-from deep_research.server.runtime import current_runtime
+from deep_research.server.runtimes import current_runtime
 
 logger = logging.getLogger(__name__)
 

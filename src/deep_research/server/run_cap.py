@@ -43,8 +43,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import httpx
-from langgraph_sdk import get_client
-from langgraph_sdk.errors import LangGraphError, NotFoundError
+from langgraph_sdk.errors import LangGraphError
 from langgraph_sdk.schema import RunStatus
 from sqlalchemy import delete, select, text, update
 from sqlalchemy.exc import SQLAlchemyError
@@ -53,7 +52,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from deep_research.errors import DatabaseUnavailableError
 from deep_research.persistence.db import Database
 from deep_research.persistence.tables import ActiveRun
-from deep_research.server.runtime import RuntimeRunBook
+from deep_research.server.runtimes import RuntimeRunBook
 
 RESERVATION_SECONDS = 5.0
 """How long an admitted run counts at most before the server has stored it (it does so within
@@ -89,34 +88,6 @@ class RunBook(Protocol):
     async def status(self, thread_id: str, run_id: str) -> str | None:
         """The run's status, or ``None`` when the server has not stored it."""
         ...
-
-
-class ServerRunBook:
-    """The server's runs, read through its own API in process (only usable inside the server)."""
-
-    async def active(self, user_id: str) -> set[str]:
-        """The ids of ``user_id``'s pending and running runs."""
-        run_ids: set[str] = set()
-        async with get_client() as client:
-            threads = await client.threads.search(
-                metadata={"owner": user_id}, status="busy", limit=THREAD_SCAN
-            )
-            for thread in threads:
-                for status in ACTIVE:
-                    runs = await client.runs.list(
-                        thread["thread_id"], status=status, limit=THREAD_SCAN
-                    )
-                    run_ids.update(str(run["run_id"]) for run in runs)
-        return run_ids
-
-    async def status(self, thread_id: str, run_id: str) -> str | None:
-        """The run's status, or ``None`` when the server has not stored it."""
-        async with get_client() as client:
-            try:
-                run = await client.runs.get(thread_id, run_id)
-            except NotFoundError:
-                return None
-        return str(run["status"])
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ between the runtimes, and what each adapter does about it:
   adapter (:mod:`deep_research.server.aegra`) reads and deletes them there, through Aegra's
   own objects in process.
 
-Which runtime this is is decided by which server imported us (:func:`current_runtime`); a
+Which runtime this is is decided by which server imported us
+(:func:`deep_research.server.runtimes.current_runtime`); a
 process that is neither (tests, the Python API) gets langgraph-api's adapter, whose in-process
 calls then fail as they always did outside a server.
 
@@ -36,7 +37,6 @@ whatever a client sent), never from a ``user_id`` a client sent (see
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
@@ -128,26 +128,3 @@ def authorization_header(headers: Mapping[Any, Any] | None) -> str | None:
         if name.lower() == "authorization":
             return value.decode("latin-1") if isinstance(value, bytes) else str(value)
     return None
-
-
-def current_runtime() -> Runtime:
-    """The adapter of the runtime serving this process (Aegra when it imported us)."""
-    if "aegra_api" in sys.modules:
-        from deep_research.server.aegra import AegraRuntime
-
-        return AegraRuntime()
-    from deep_research.server.langgraph_server import LangGraphApiRuntime
-
-    return LangGraphApiRuntime()
-
-
-class RuntimeRunBook:
-    """The runs of whichever runtime serves this process (the run cap's run book)."""
-
-    async def active(self, user_id: str) -> set[str]:
-        """The ids of ``user_id``'s pending and running runs."""
-        return await current_runtime().active_runs(user_id)
-
-    async def status(self, thread_id: str, run_id: str) -> str | None:
-        """The run's status, or ``None`` when the runtime has not stored it."""
-        return await current_runtime().run_status(thread_id, run_id)
