@@ -15,7 +15,6 @@ from typing import Any
 from unittest.mock import ANY
 
 import pytest
-from deep_research.server.limits import RunLimiter
 from langgraph.graph import START, StateGraph
 from langgraph_sdk import Auth
 
@@ -28,6 +27,7 @@ from deep_research.server.aegra import ADMISSION_KEY, AegraRuntime
 from deep_research.server.database import domain_session
 from deep_research.server.graph import ServerRecorder
 from deep_research.server.langgraph_server import LangGraphApiRuntime
+from deep_research.server.run_cap import RunLimiter
 from deep_research.server.runtime import Runtime, authorization_header
 from deep_research.server.runtimes import current_runtime
 from deep_research.settings import get_settings
