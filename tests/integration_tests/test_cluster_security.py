@@ -28,6 +28,7 @@ NOT_ON_AEGRA = {
     "test_preferences_become_the_defaults_of_the_users_runs": (
         "reads the server's SQLite file; the cluster's domain store is PostgreSQL"
     ),
+    "test_a_refused_mcp_tool_call_is_answered_not_a_500": "Aegra has no /mcp endpoint",
     "test_users_cannot_see_each_others_threads": (
         "reads the server's SQLite file; test_cluster.py checks the same on both instances"
     ),

@@ -121,6 +121,39 @@ class AegraRuntime:
             )
         return None if status is None else str(status)
 
+    async def owned_threads(self, user_id: str) -> list[str]:
+        """The ids of Aegra's threads of ``user_id``."""
+        from aegra_api.core.orm import Thread, get_session_maker
+
+        async with get_session_maker()() as session:
+            rows = await session.scalars(select(Thread.thread_id).where(Thread.user_id == user_id))
+            return [str(thread) for thread in rows]
+
+    async def cancel_runs(self, thread_id: str) -> None:
+        """Cancel the thread's pending and running runs, on whichever instance holds them."""
+        from aegra_api.api.runs import _request_run_interruption
+        from aegra_api.core.orm import Run, get_session_maker
+
+        async with get_session_maker()() as session:
+            runs = await session.scalars(
+                select(Run).where(Run.thread_id == thread_id, Run.status.in_(ACTIVE))
+            )
+            for run in list(runs):
+                await _request_run_interruption(session, run, "cancel")
+            await session.commit()
+
+    async def busy(self, thread_id: str) -> bool:
+        """Whether a run of the thread is still pending or running."""
+        from aegra_api.core.orm import Run, get_session_maker
+
+        async with get_session_maker()() as session:
+            active = await session.scalar(
+                select(Run.run_id)
+                .where(Run.thread_id == thread_id, Run.status.in_(ACTIVE))
+                .limit(1)
+            )
+        return active is not None
+
     async def forget_threads(
         self, user_id: str, threads: Sequence[str], *, all_owned: bool = False
     ) -> None:
@@ -130,18 +163,12 @@ class AegraRuntime:
         thread's row (with its runs) deleted.
         """
         from aegra_api.api.threads import delete_thread
-        from aegra_api.core.orm import Thread, get_session_maker
+        from aegra_api.core.orm import get_session_maker
         from aegra_api.models.auth import User
         from fastapi import HTTPException
 
         maker = get_session_maker()
-        owned: list[str] = []
-        if all_owned:
-            async with maker() as session:
-                rows = await session.scalars(
-                    select(Thread.thread_id).where(Thread.user_id == user_id)
-                )
-                owned = [str(thread) for thread in rows]
+        owned = await self.owned_threads(user_id) if all_owned else []
         user = User(identity=user_id)
         for thread in dict.fromkeys([*threads, *owned]):
             async with maker() as session:

@@ -94,6 +94,47 @@ class LangGraphApiRuntime:
                 return None
         return str(run["status"])
 
+    async def owned_threads(self, user_id: str) -> list[str]:
+        """The ids of the server's threads ``user_id`` owns (in process, past the auth layer)."""
+        owned: list[str] = []
+        try:
+            async with get_client() as client:
+                while True:
+                    page = await client.threads.search(
+                        metadata={"owner": user_id},
+                        limit=PAGE,
+                        offset=len(owned),
+                        select=["thread_id"],
+                    )
+                    owned += [thread["thread_id"] for thread in page]
+                    if len(page) < PAGE:
+                        return owned
+        except httpx.HTTPError as exc:  # not running inside the LangGraph server
+            logger.warning("the server's threads were not listed: %s", exc)
+            return owned
+
+    async def cancel_runs(self, thread_id: str) -> None:
+        """Cancel the thread's pending and running runs."""
+        async with get_client() as client:
+            for status in ACTIVE:
+                try:
+                    runs = await client.runs.list(thread_id, status=status, limit=PAGE)
+                except LangGraphError:  # no such thread on this server
+                    return
+                for run in runs:
+                    try:
+                        await client.runs.cancel(thread_id, run["run_id"])
+                    except LangGraphError as exc:  # ended meanwhile
+                        logger.info("run %s not cancelled: %s", run["run_id"], exc)
+
+    async def busy(self, thread_id: str) -> bool:
+        """Whether the thread is busy (a cancelled run's task ends a moment after)."""
+        async with get_client() as client:
+            try:
+                return bool((await client.threads.get(thread_id))["status"] == "busy")
+            except LangGraphError:  # no such thread on this server
+                return False
+
     async def forget_threads(
         self, user_id: str, threads: Sequence[str], *, all_owned: bool = False
     ) -> None:

@@ -24,10 +24,6 @@ import time
 from collections.abc import Sequence
 
 import httpx
-from langgraph_sdk import get_client
-from langgraph_sdk.client import LangGraphClient
-from langgraph_sdk.errors import LangGraphError
-from langgraph_sdk.schema import RunStatus
 
 from deep_research.errors import StoreError
 from deep_research.persistence import queries
@@ -42,9 +38,6 @@ logger = logging.getLogger(__name__)
 class ChatNotDeletedError(StoreError):
     """A chat must be deleted (restorable) before it can be purged for good."""
 
-
-ACTIVE_STATUSES: tuple[RunStatus, ...] = ("pending", "running")
-"""Statuses of a run that may still write."""
 
 STOP_TIMEOUT = 2 * SQLITE_BUSY_TIMEOUT_MS / 1000
 """Seconds a deletion or a purge waits for the chat's cancelled runs to end (then 409). On
@@ -61,62 +54,26 @@ async def stop_runs(threads: Sequence[str], *, timeout: float = STOP_TIMEOUT) ->
 
     A cancelled run is marked ``interrupted`` at once, but its task ends a moment later (at
     its next ``await``): the thread stays ``busy`` until then, and that is what is waited for.
-    The calls go to the server's API in process, past the auth layer (the caller has checked
-    that the threads are the user's).
+    The runtime's adapter cancels and watches the runs (langgraph-api: its API in process, past
+    the auth layer; Aegra: its runs table); the caller has checked that the threads are the
+    user's.
 
     Raises:
         RunsStillActiveError: a thread was still busy after ``timeout`` seconds.
     """
+    runtime = current_runtime()
     try:
-        async with get_client() as client:
-            for thread in dict.fromkeys(threads):
-                await _cancel_runs(client, thread)
-                deadline = time.monotonic() + timeout
-                while await _busy(client, thread):
-                    if time.monotonic() > deadline:
-                        raise RunsStillActiveError(
-                            f"chat {thread} still has a run in progress; try again in a moment"
-                        )
-                    await asyncio.sleep(0.1)
+        for thread in dict.fromkeys(threads):
+            await runtime.cancel_runs(thread)
+            deadline = time.monotonic() + timeout
+            while await runtime.busy(thread):
+                if time.monotonic() > deadline:
+                    raise RunsStillActiveError(
+                        f"chat {thread} still has a run in progress; try again in a moment"
+                    )
+                await asyncio.sleep(0.1)
     except httpx.HTTPError as exc:  # not running inside the LangGraph server
         logger.warning("the chats' runs were not stopped: %s", exc)
-
-
-async def _cancel_runs(client: LangGraphClient, thread: str) -> None:
-    for status in ACTIVE_STATUSES:
-        try:
-            runs = await client.runs.list(thread, status=status, limit=100)
-        except LangGraphError:  # no such thread on this server
-            return
-        for run in runs:
-            try:
-                await client.runs.cancel(thread, run["run_id"])
-            except LangGraphError as exc:  # ended meanwhile
-                logger.info("run %s not cancelled: %s", run["run_id"], exc)
-
-
-async def _busy(client: LangGraphClient, thread: str) -> bool:
-    try:
-        return (await client.threads.get(thread))["status"] == "busy"
-    except LangGraphError:  # no such thread on this server
-        return False
-
-
-async def _owned_threads(owner: str) -> list[str]:
-    """The ids of the server's threads ``owner`` owns (in process, past the auth layer)."""
-    owned: list[str] = []
-    try:
-        async with get_client() as client:
-            while True:
-                page = await client.threads.search(
-                    metadata={"owner": owner}, limit=100, offset=len(owned), select=["thread_id"]
-                )
-                owned += [thread["thread_id"] for thread in page]
-                if len(page) < 100:
-                    return owned
-    except httpx.HTTPError as exc:  # not running inside the LangGraph server
-        logger.warning("the server's threads were not listed: %s", exc)
-        return owned
 
 
 async def purge_chat(*, user_id: str, thread_id: str) -> Erased:
@@ -155,7 +112,7 @@ async def purge_user(*, user_id: str) -> Erased:
             session, user_id=user_id, include_deleted=True, limit=1_000_000
         )
     threads = [chat.thread_id for chat in chats]
-    await stop_runs([*threads, *await _owned_threads(user_id)])
+    await stop_runs([*threads, *await current_runtime().owned_threads(user_id)])
     runtime = current_runtime()
     await runtime.forget_threads(user_id, threads, all_owned=True)
     async with runtime.stores() as stores:

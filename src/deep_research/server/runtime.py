@@ -110,6 +110,18 @@ class Runtime(Protocol):
         """The run's status, or ``None`` when the runtime has not stored it."""
         ...
 
+    async def owned_threads(self, user_id: str) -> list[str]:
+        """The ids of the runtime's threads ``user_id`` owns."""
+        ...
+
+    async def cancel_runs(self, thread_id: str) -> None:
+        """Cancel the thread's pending and running runs."""
+        ...
+
+    async def busy(self, thread_id: str) -> bool:
+        """Whether a run of the thread is still pending or running."""
+        ...
+
     async def forget_threads(
         self, user_id: str, threads: Sequence[str], *, all_owned: bool = False
     ) -> None:
