@@ -142,19 +142,9 @@ class LangGraphApiRuntime:
 
         That is their metadata and the server's copy of their last values.
         """
+        owned = await self.owned_threads(user_id) if all_owned else []
         try:
             async with get_client() as client:
-                owned: list[str] = []
-                while all_owned:
-                    page = await client.threads.search(
-                        metadata={"owner": user_id},
-                        limit=PAGE,
-                        offset=len(owned),
-                        select=["thread_id"],
-                    )
-                    owned += [thread["thread_id"] for thread in page]
-                    if len(page) < PAGE:
-                        break
                 for thread in dict.fromkeys([*threads, *owned]):
                     try:
                         await client.threads.delete(thread)
