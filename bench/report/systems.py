@@ -208,6 +208,19 @@ def corpus(r: dict[str, Any]) -> tuple[str, list[str]]:
     return text, behind
 
 
+def _batch_cells(b: dict[str, Any]) -> list[Any]:
+    """A batch of concurrent runs as table cells: size, outcome, throughput and latency."""
+    return [
+        b["concurrent_runs"],
+        b["completed"],
+        b["errors"],
+        num(b["throughput_runs_per_minute"], 1),
+        num(b["latency_seconds"].get("median")),
+        num(b["p95_seconds"]),
+        num(b["warm_run_seconds"]),
+    ]
+
+
 def server(r: dict[str, Any]) -> tuple[str, list[str]]:
     if "skipped" in r:
         return f"Not measured: {r['skipped']}", []
@@ -215,18 +228,7 @@ def server(r: dict[str, Any]) -> tuple[str, list[str]]:
     behind = []
     for server in r["servers"]:
         for b in server["batches"]:
-            rows.append(
-                [
-                    server["jobs_per_worker"],
-                    b["concurrent_runs"],
-                    b["completed"],
-                    b["errors"],
-                    num(b["throughput_runs_per_minute"], 1),
-                    num(b["latency_seconds"].get("median")),
-                    num(b["p95_seconds"]),
-                    num(b["warm_run_seconds"]),
-                ]
-            )
+            rows.append([server["jobs_per_worker"], *_batch_cells(b)])
             if b["errors"]:
                 behind.append(
                     f"**Server: {b['errors']} of {b['concurrent_runs']} runs failed** "
@@ -271,18 +273,7 @@ def cluster(r: dict[str, Any]) -> tuple[str, list[str]]:
     measured = [("`langgraph dev`, 1 process", b) for b in r.get("langgraph_dev_batches", [])]
     measured += [(f"Aegra, {r['instances']} instances", b) for b in r["batches"]]
     for runtime, b in measured:
-        rows.append(
-            [
-                runtime,
-                b["concurrent_runs"],
-                b["completed"],
-                b["errors"],
-                num(b["throughput_runs_per_minute"], 1),
-                num(b["latency_seconds"].get("median")),
-                num(b["p95_seconds"]),
-                num(b["warm_run_seconds"]),
-            ]
-        )
+        rows.append([runtime, *_batch_cells(b)])
         if b["errors"]:
             behind.append(
                 f"**Cluster: {b['errors']} of {b['concurrent_runs']} runs failed**: "

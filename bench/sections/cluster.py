@@ -30,9 +30,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from bench.common import BENCH_DIR, REPO_ROOT, log, percentile, summary
+from bench.common import BENCH_DIR, REPO_ROOT, log
 from bench.sections import Options
-from bench.sections.server import BATCHES, CONTEXT, GRAPH_ID, INPUT, _one, _serve_and_measure
+from bench.sections.server import (
+    BATCHES,
+    CONTEXT,
+    GRAPH_ID,
+    INPUT,
+    _batches,
+    _serve_and_measure,
+)
 from deep_research.server.devserver import free_port
 
 NAME = "cluster"
@@ -98,38 +105,6 @@ def _cluster(workdir: Path) -> Iterator[tuple[list[str], list[int], str]]:
         _drop(f"{name}_aegra")
 
 
-async def _batches(urls: list[str], sizes: tuple[int, ...]) -> list[dict[str, Any]]:
-    from langgraph_sdk import get_client
-
-    rows = []
-    async with get_client(url=urls[0], api_key=None) as a, get_client(url=urls[1]) as b:
-        clients = [a, b]
-        warm, error = await _one(a)
-        if error:
-            raise RuntimeError(f"the warm-up run failed: {error}")
-        for n in sizes:
-            log(f"cluster: {n} concurrent runs over {len(urls)} instances")
-            start = time.perf_counter()
-            outcomes = await asyncio.gather(*(_one(clients[i % 2]) for i in range(n)))
-            wall = time.perf_counter() - start
-            latencies = [seconds for seconds, error in outcomes if error is None]
-            errors = [error for _, error in outcomes if error is not None]
-            rows.append(
-                {
-                    "concurrent_runs": n,
-                    "completed": len(latencies),
-                    "errors": len(errors),
-                    "error_samples": sorted(set(errors))[:3],
-                    "wall_seconds": round(wall, 2),
-                    "throughput_runs_per_minute": round(len(latencies) / wall * 60, 1),
-                    "latency_seconds": summary(latencies, 2),
-                    "p95_seconds": round(percentile(latencies, 95), 2) if latencies else None,
-                    "warm_run_seconds": round(warm, 2),
-                }
-            )
-    return rows
-
-
 async def _claimed(aegra_url: str, runs: list[str]) -> dict[str, str]:
     import psycopg
 
@@ -190,7 +165,7 @@ def run(options: Options) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-cluster-") as tmp:
         with _cluster(Path(tmp)) as (urls, pids, aegra_url):
             log(f"cluster: two instances up at {urls}")
-            batches = asyncio.run(_batches(urls, sizes))
+            batches = asyncio.run(_batches(urls, sizes, "cluster"))
             recovery = asyncio.run(_recovery(urls, pids, aegra_url, recovery_runs))
     with tempfile.TemporaryDirectory(prefix="bench-cluster-dev-") as tmp:
         # langgraph dev measured right after, on the same machine under the same load

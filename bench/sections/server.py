@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import tempfile
 import time
+from collections.abc import Sequence
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -56,19 +58,25 @@ async def _one(client: Any) -> tuple[float, str | None]:
     return elapsed, None
 
 
-async def _batches(url: str, sizes: tuple[int, ...]) -> list[dict[str, Any]]:
+async def _batches(
+    urls: Sequence[str], sizes: tuple[int, ...], what: str = "server"
+) -> list[dict[str, Any]]:
+    """Batches of concurrent runs, sent to the servers at ``urls`` in turn, after a warm-up."""
     from langgraph_sdk import get_client
 
     rows = []
-    async with get_client(url=url, api_key=None) as client:
-        warm, error = await _one(client)
+    async with AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(get_client(url=url, api_key=None)) for url in urls
+        ]
+        warm, error = await _one(clients[0])
         if error:
             raise RuntimeError(f"the warm-up run failed: {error}")
-        log(f"server: warm-up run took {warm:.2f} s")
+        log(f"{what}: warm-up run took {warm:.2f} s")
         for n in sizes:
-            log(f"server: {n} concurrent runs")
+            log(f"{what}: {n} concurrent runs over {len(urls)} server(s)")
             start = time.perf_counter()
-            outcomes = await asyncio.gather(*(_one(client) for _ in range(n)))
+            outcomes = await asyncio.gather(*(_one(clients[i % len(clients)]) for i in range(n)))
             wall = time.perf_counter() - start
             latencies = [seconds for seconds, error in outcomes if error is None]
             errors = [error for _, error in outcomes if error is not None]
@@ -103,7 +111,7 @@ def _serve_and_measure(workdir: Path, jobs: int | None, sizes: tuple[int, ...]) 
         ) as server:
             started = server.startup_seconds
             log(f"server: langgraph dev up after {started:.1f} s at {server.url} (jobs: {jobs})")
-            rows = asyncio.run(_batches(server.url, sizes))
+            rows = asyncio.run(_batches([server.url], sizes))
     except DevServerError as exc:
         raise RuntimeError(str(exc)) from exc
     return {

@@ -37,10 +37,6 @@ _MONEY_WORDS = frozenset(
 )
 
 
-def _terms(text: str) -> set[str]:
-    return {t for t in content_tokens(text) if not t[0].isdigit()}
-
-
 def _names(text: str) -> set[str]:
     return {term for name in subject_names(text) for term in name}
 

@@ -25,7 +25,7 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context
 from deep_research.engines import Engine, Instructable, load_engine
 from deep_research.errors import ModelNotAllowedError
-from deep_research.events import take_events
+from deep_research.events import RecordedEvent, take_events
 from deep_research.persistence.content import put_document
 from deep_research.persistence.legacy import has_legacy_evidence, resolve_legacy_evidence
 from deep_research.persistence.projection import project
@@ -107,28 +107,32 @@ class Services:
             await recorder.load_run_ids(scope)
 
     async def record(
-        self, runtime: Runtime[Any], question_nr: int, batch: Batch | None = None
+        self,
+        runtime: Runtime[Any],
+        question_nr: int,
+        batch: Batch | None = None,
+        events: Sequence[RecordedEvent] | None = None,
     ) -> None:
-        """Record a batch, and the events the task emitted so far, in the domain store.
+        """Record a batch and the task's events in the domain store.
 
-        Without a batch, only the pending events are written (nothing at all when there are
-        none).
+        Nothing is written when there is neither (or no domain store).
 
         Args:
             runtime: the node's runtime (it identifies the thread and the task).
             question_nr: the number of the chat's question the run is answering.
             batch: the rows to write.
+            events: the events to write with them; by default, those the task emitted since
+                they were last taken.
         """
-        events = take_events(runtime)
+        events = take_events(runtime) if events is None else events
         if batch is None and not events:
             return
         recorder = self.recorder_for()
-        if isinstance(recorder, NullRecorder):
-            return
         scope = run_scope(runtime, question_nr)
-        if scope is not None:
-            batch = batch or Batch()
-            await recorder.write(scope, replace(batch, events=[*batch.events, *events]))
+        if isinstance(recorder, NullRecorder) or scope is None:
+            return
+        batch = batch or Batch()
+        await recorder.write(scope, replace(batch, events=[*batch.events, *events]))
 
     async def start_question(
         self, runtime: Runtime[Any], question_nr: int, question: str, mode: str
@@ -196,13 +200,7 @@ async def _record(
     """Record the node's rows (:func:`~deep_research.persistence.projection.project`)."""
     events = take_events(runtime)
     batch = project(node, state, update, events, has_store=runtime.store is not None)
-    if batch is None and not events:
-        return
-    recorder = services.recorder_for()
-    scope = run_scope(runtime, question_nr)
-    if isinstance(recorder, NullRecorder) or scope is None:
-        return
-    await recorder.write(scope, replace(batch or Batch(), events=events))
+    await services.record(runtime, question_nr, batch, events)
 
 
 def model_refusal(model: str) -> str:

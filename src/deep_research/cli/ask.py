@@ -182,9 +182,8 @@ def replace_file(folder: Path, name: str, text: str) -> Path:
             file.write(text)
         os.chmod(temporary, 0o644)  # mkstemp's 0600 would hide the report from other tools
         os.replace(temporary, folder / name)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    finally:
+        Path(temporary).unlink(missing_ok=True)  # left only when the write or the rename failed
     return folder / name
 
 

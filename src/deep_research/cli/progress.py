@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from deep_research.inert import strip_controls
 from deep_research.settings import get_settings
 
 if TYPE_CHECKING:  # the storage commands print with this module and need neither
@@ -15,20 +15,13 @@ if TYPE_CHECKING:  # the storage commands print with this module and need neithe
 _VERDICT_MARK = {"SUPPORTED": "✓", "PARTIAL": "~", "UNSUPPORTED": "✗", "CONTRADICTED": "!"}
 
 
-_TERMINAL_CONTROL = re.compile(
-    r"\x1b\[[0-9;?]*[ -/]*[@-~]"  # CSI sequences: colours, cursor moves, clears
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC sequences: titles, hyperlinks
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # any other control character but tab and newline
-)
-
-
 def printable(text: str) -> str:
     """``text`` with terminal escapes and control characters removed (tabs, newlines kept).
 
     Titles, questions, page titles and claims come from users, web pages and models; printed
     as they are, an escape sequence in one could rewrite the user's terminal.
     """
-    return _TERMINAL_CONTROL.sub("", text)
+    return strip_controls(text)
 
 
 def sources_line(context: Context) -> str:

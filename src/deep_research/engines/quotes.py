@@ -5,7 +5,7 @@ naming the passage (``P#``) it copies; :func:`locate_quotes` finds each with the
 engine's own check accepts (:func:`~deep_research.verbatim.find_quote`: case, spacing, quote
 marks and an ellipsis forgiven), so that every span's ``quote`` is ``document.text[start:end]``
 whatever the model did to them, and a paraphrase never becomes evidence. Every pick that does
-not become a span is counted with its reason (:data:`DROP_REASONS`).
+not become a span is counted with its reason (:data:`DropReason`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ MAX_PICK_CHARS = 1200
 """A located quote longer than this is dropped: evidence must stay short enough to check."""
 
 DropReason = Literal["not_found", "too_long", "instruction", "repeat"]
-DROP_REASONS: tuple[DropReason, ...] = ("not_found", "too_long", "instruction", "repeat")
 """Why a pick does not become evidence: its quote is in none of the passages shown; it is
 longer than :data:`MAX_PICK_CHARS`; it addresses the agent from a page not scanned clean; it
 repeats, or lies inside, a quote already located."""
@@ -54,7 +53,7 @@ def locate_quotes(
     """Find each quote in the passage it names and make it an evidence span.
 
     A quote is looked for first in the passage its key names, then in the other passages
-    shown (a model may name the wrong one). See :data:`DROP_REASONS` for what is dropped.
+    shown (a model may name the wrong one). See :data:`DropReason` for what is dropped.
     """
     keyed = {passage_key(i): p for i, p in enumerate(passages)}
     folded: dict[str, Folded] = {}  # each passage folded once, not once per quote

@@ -137,13 +137,15 @@ class BlobSqliteSaver(ShortVersions, AsyncSqliteSaver):
         something commits on this one. The rollback waits for the saver's lock, so it ends only
         what the stopped write left: no other write is between its statements and its commit.
         """
+        finished = False
         try:
             yield
-        except BaseException:
-            async with self.lock:
-                with suppress(sqlite3.OperationalError):  # nothing was left open
-                    await self.conn.rollback()
-            raise
+            finished = True
+        finally:
+            if not finished:  # an error or a cancellation: it propagates after the rollback
+                async with self.lock:
+                    with suppress(sqlite3.OperationalError):  # nothing was left open
+                        await self.conn.rollback()
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """The checkpoint ``config`` names (or the thread's latest), with its channel values."""
