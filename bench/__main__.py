@@ -14,9 +14,10 @@ import sys
 import time
 import traceback
 from pathlib import Path
+from typing import Any
 
 from bench import report
-from bench.common import RESULTS_DIR, log, read_result, write_result
+from bench.common import RESULTS_DIR, log, machine, read_result, write_result
 from bench.sections import ORDER, Options
 
 
@@ -34,6 +35,22 @@ def _parser() -> argparse.ArgumentParser:
         "--markdown", type=Path, default=report.MARKDOWN, help="the Markdown file to update"
     )
     return parser
+
+
+def other_cpus(previous: dict[str, Any] | None) -> dict[str, Any]:
+    """The section's last figures from each other CPU, kept beside the new ones.
+
+    A run on another machine does not erase what was measured on this one: the report
+    shows both, each named by its CPU.
+    """
+    if not previous or "error" in previous:
+        return {}
+    kept = dict(previous.get("other_cpus", {}))
+    cpu = previous.get("machine", {}).get("cpu")
+    if cpu and cpu != machine()["cpu"]:
+        kept[cpu] = {k: v for k, v in previous.items() if k != "other_cpus"}
+    kept.pop(machine()["cpu"], None)
+    return kept
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
         durations[name] = round(seconds, 1)
         data["duration_seconds"] = round(seconds, 1)
         data["options"] = {"repeats": options.repeats, "quick": options.quick}
+        if not options.quick:
+            data["other_cpus"] = other_cpus(read_result(name, args.results))
         path = write_result(name, data, args.results)
         log(f"{name}: {seconds:.0f} s, wrote {path}")
     total = time.perf_counter() - started

@@ -106,6 +106,22 @@ def orchestration(r: dict[str, Any]) -> tuple[str, list[str]]:
             rows,
         )
     )
+    elsewhere: list[str] = []  # behind on another CPU: the causes below are this one's
+    for cpu, earlier in r.get("other_cpus", {}).items():
+        ratios = " / ".join(f"{s['ratio']['median']:.2f}" for s in earlier["sizes"])
+        sizes = " / ".join(str(s["plan_steps"]) for s in earlier["sizes"])
+        compute = earlier["sizes"][-1]["compute_seconds"]["median"]
+        text += (
+            f"\n\nOn {cpu} (measured {earlier['measured_at'][:10]}): wall / bound {ratios} at "
+            f"{sizes} steps, compute only {compute:.2f} s at the largest; the table above is "
+            f"{r['machine']['cpu']}."
+        )
+        elsewhere += [
+            f"**Orchestration on {cpu}, {steps(s['plan_steps'])}: wall/bound "
+            f"{s['ratio']['median']:.2f}** (target {s.get('target', r['target']):.2f})."
+            for s in earlier["sizes"]
+            if not s["meets_target"]
+        ]
     if serial_text:
         text += (
             f"\n\nCalls one node execution made one at a time ({steps(largest['plan_steps'])}):"
@@ -142,7 +158,7 @@ def orchestration(r: dict[str, Any]) -> tuple[str, list[str]]:
                 "which stretches every computing step of the agent and of the simulation"
             )
         behind.append("**Causes of the orchestration gap**: " + "; ".join(causes) + ".")
-    return text, behind
+    return text, behind + elsewhere
 
 
 def _load_note(r: dict[str, Any]) -> str:

@@ -28,8 +28,16 @@ def _machine(results: Results, results_dir: Path) -> str:
     dates = sorted(r["measured_at"] for r in results.values() if "measured_at" in r)
     summary = read_result("summary", results_dir) or {}
     duration = summary.get("total_seconds")
+    cpus: dict[str, list[str]] = {}
+    for name, r in results.items():
+        cpus.setdefault(r["machine"]["cpu"], []).append(name)
+        for other in r.get("other_cpus", {}):
+            cpus.setdefault(other, []).append(f"{name}'s second figures")
     lines = [
-        f"- {m['cpu']}, {m['cores']} cores, {m['memory']}; {m['os']}; Python {m['python']}",
+        f"- {m['cpu']}, {m['cores']} cores, {m['memory']}; {m['os']}; Python {m['python']}"
+        if len(cpus) == 1
+        else f"- {m['cores']} cores, {m['memory']}; {m['os']}; Python {m['python']}; CPU by "
+        "section: " + "; ".join(f"{cpu}: {', '.join(names)}" for cpu, names in cpus.items()),
         f"- {packages}; {m.get('postgres', 'PostgreSQL unknown')}",
         f"- measured {dates[0]} to {dates[-1]}" if dates else "",
     ]

@@ -260,3 +260,64 @@ def test_the_simulated_model_replays_an_answer_it_worked_out_with_its_tokens() -
     other = Counting(scenario=Scenario(plan_steps=5))  # another scenario is worked out anew
     asyncio.run(other.ainvoke(question))
     assert len(worked) == 2
+
+
+def test_figures_from_another_cpu_are_kept_and_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import bench.__main__ as runner
+    from bench.report import agent, document
+
+    size = {
+        "plan_steps": 4,
+        "ratio": {"median": 1.2},
+        "compute_seconds": {"median": 0.3},
+        "meets_target": False,
+    }
+    earlier = {"machine": {"cpu": "Old CPU"}, "measured_at": "2026-01-02T00:00:00", "sizes": [size]}
+    monkeypatch.setattr(runner, "machine", lambda: {"cpu": "New CPU"})
+    kept = runner.other_cpus(earlier)
+    assert kept == {"Old CPU": earlier}
+    assert runner.other_cpus({**earlier, "machine": {"cpu": "New CPU"}, "other_cpus": kept}) == kept
+    # rendered beside the new figures, each named by its CPU, and judged against the target
+    mine = {"machine": {"cpu": "New CPU"}, "target": 1.1, "other_cpus": kept}
+    text, behind = agent.orchestration(
+        {
+            **mine,
+            "latency_seconds": {"model": 1, "search": 1, "read": 1},
+            "repeats": 1,
+            "sizes": [
+                {
+                    **size,
+                    "ratio": {"median": 1.05, "q1": 1.0, "q3": 1.1},
+                    "wall_seconds": {"median": 1, "min": 1, "max": 1},
+                    "bound_seconds": 1,
+                    "compute_seconds": {"median": 0.3, "min": 0.3, "max": 0.3},
+                    "excess_seconds": {},
+                    "meets_target": True,
+                }
+            ],
+        }
+    )
+    assert "On Old CPU (measured 2026-01-02): wall / bound 1.20 at 4 steps" in text
+    assert behind == ["**Orchestration on Old CPU, 4 steps: wall/bound 1.20** (target 1.10)."]
+    machine_line = document._machine(
+        {
+            "orchestration": {
+                **mine,
+                "machine": {
+                    "cpu": "New CPU",
+                    "cores": 2,
+                    "memory": "1 GiB",
+                    "os": "Linux",
+                    "python": "3.11",
+                },
+            },
+            "tokens": {"machine": {"cpu": "Old CPU"}},
+        },
+        tmp_path,
+    )
+    assert (
+        "CPU by section: New CPU: orchestration; Old CPU: orchestration's second figures, tokens"
+        in machine_line
+    )
