@@ -8,9 +8,8 @@ reference, ``… [2] *(partly supported)*[^v1].``, and the footnote, under the r
 Verification section, gives the reason: ``[^v1]: Partly supported: the evidence does not
 state the claim's A$90 million.`` The markers, the footnotes' lead sentence and the verdict
 names are in the report's language (:data:`deep_research.labels.LABELS`), and so are the
-reasons the verifier words from its templates
-(:func:`deep_research.verification.reasons.localize`); a model's own reasoning is shown as it
-gave it.
+reasons the verifier gave as codes (:func:`deep_research.verification.reasons.words`); a
+model's own reasoning is shown as it gave it.
 
 :func:`flag_claims` inserts the markers and moves the claims' offsets so that
 ``markdown[claim.position_start:claim.position_end] == claim.text`` still holds;
@@ -25,7 +24,7 @@ from dataclasses import dataclass
 
 from deep_research.labels import Label, label
 from deep_research.state import Claim, Verdict
-from deep_research.verification.reasons import REASONS, localize
+from deep_research.verification.reasons import REASONS, words
 
 __all__ = ["MARKS", "Flagged", "flag_claims", "footnotes", "mark"]
 
@@ -67,9 +66,9 @@ class Flagged:
 
 
 def _reason(claim: Claim, language: str) -> str:
-    """The claim's reason as the footnote shows it, in ``language`` (see :func:`localize`)."""
-    reason = " ".join(claim.reasoning.split()).rstrip(".") or REASONS["en"]["no_reason"]
-    return localize(reason, language)
+    """The claim's reason as the footnote shows it, in ``language`` (see :func:`words`)."""
+    templates = REASONS.get(language, REASONS["en"])
+    return " ".join(words(claim, language).split()).rstrip(".") or templates["no_reason"]
 
 
 def flag_claims(markdown: str, claims: Sequence[Claim], language: str = "en") -> Flagged:

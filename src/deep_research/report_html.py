@@ -10,7 +10,7 @@ source. References are links.
 The page speaks the report's language, the question's
 (:func:`~deep_research.language.language_of`): its headings, the verdicts' names, the tally,
 the chart and the panel's words are the labels of :data:`~deep_research.labels.LABELS`, and
-the verifier's reasons are shown translated (:func:`~deep_research.verification.reasons.localize`).
+the verifier's reasons are shown translated (:func:`~deep_research.verification.reasons.words`).
 
 Everything in a report comes from untrusted text (web pages, corpus files, model output), so
 every piece of it is escaped; the claims' data travels as JSON inside a
@@ -36,7 +36,7 @@ from deep_research.labels import LABELS, Label, label
 from deep_research.language import language_of
 from deep_research.state import Claim, Report, Verdict
 from deep_research.verification.blocks import cells, layout
-from deep_research.verification.reasons import localize
+from deep_research.verification.reasons import words
 
 VERDICT_COLOURS = {
     Verdict.SUPPORTED: "#1a7f37",
@@ -289,7 +289,7 @@ def _claims_data(report: Report, language: str) -> str:
 
     ``verdict`` is the verdict's value (``SUPPORTED``), ``name`` what the page calls it; the
     verifier's reasons are shown in the report's language (see
-    :func:`~deep_research.verification.reasons.localize`).
+    :func:`~deep_research.verification.reasons.words`).
     """
     titles = {r.number: (r.title, r.url) for r in report.references}
     evidence: dict[str, list[dict[str, object]]] = defaultdict(list)
@@ -314,7 +314,7 @@ def _claims_data(report: Report, language: str) -> str:
             "verdict": verdict,
             "name": label(language, _NAMES[verdict]),
             "confidence": claim.confidence,
-            "reasoning": localize(claim.reasoning, language),
+            "reasoning": words(claim, language),
             "evidence": evidence[claim.id],
         }
     text = json.dumps(data, ensure_ascii=False)

@@ -33,7 +33,7 @@ from deep_research.text import content_tokens
 from deep_research.verification.checks import Analyses, clean_claim, figure_problem, support_rank
 from deep_research.verification.citations import extract_claims, table_columns
 from deep_research.verification.claim_types import names
-from deep_research.verification.reasons import reason
+from deep_research.verification.reasons import figure_check, reason, render
 
 BATCH = 20
 """Claims judged per engine call."""
@@ -137,11 +137,13 @@ def _hold_to_figures(check: ClaimCheck, verdict: ClaimVerdict, analyses: Analyse
     if problem is None:
         return verdict
     quote = check.evidence[problem.index].quote[problem.start : problem.end]
+    why = figure_check(problem.reason)
     return verdict.model_copy(
         update={
             "verdict": problem.verdict,
             "confidence": problem.confidence,
-            "reasoning": reason("figure_check", reason=problem.reasoning),
+            "reasoning": render(why),
+            "reason": why,
             "evidence_key": f"E{problem.index + 1}",
             "quote": quote,
         }
@@ -163,7 +165,8 @@ async def judge(
             claim_id=c.claim.id,
             verdict=Verdict.UNSUPPORTED,
             confidence=0.9,
-            reasoning=reason("no_evidence"),
+            reasoning=render(reason("no_evidence")),
+            reason=reason("no_evidence"),
         )
         for i, c in enumerate(checks)
         if not c.evidence
@@ -326,6 +329,7 @@ def _apply(claim: Claim, verdict: ClaimVerdict, evidence: Sequence[EvidenceSpan]
             "verdict": verdict.verdict,
             "confidence": verdict.confidence,
             "reasoning": verdict.reasoning,
+            "reason": verdict.reason,
             "evidence_id": evidence[position].id if position is not None else None,
             "checked_by": verdict.checked_by,
         }
@@ -348,7 +352,8 @@ def check_synthesis(claim: Claim, evidence: Sequence[EvidenceSpan]) -> Claim:
     return claim.model_copy(
         update={
             "verdict": None,
-            "reasoning": reason("analysis"),
+            "reasoning": render(reason("analysis")),
+            "reason": reason("analysis"),
         }
     )
 
@@ -372,7 +377,8 @@ def as_background(claim: Claim, evidence: Sequence[EvidenceSpan]) -> Claim | Non
             "claim_type": "background",
             "verdict": None,
             "confidence": None,
-            "reasoning": reason("background"),
+            "reasoning": render(reason("background")),
+            "reason": reason("background"),
             "evidence_id": None,
             "checked_by": None,
         }
@@ -438,7 +444,15 @@ async def verify_draft(
         for c in previous
         if c.verdict is not None or c.claim_type == "background"
     }
-    fields = ("claim_type", "verdict", "confidence", "reasoning", "evidence_id", "checked_by")
+    fields = (
+        "claim_type",
+        "verdict",
+        "confidence",
+        "reasoning",
+        "reason",
+        "evidence_id",
+        "checked_by",
+    )
     claims, fresh = [], []
     for claim in extract_claims(draft):
         claim = check_synthesis(claim, evidence)

@@ -1,4 +1,4 @@
-"""The verifier's reasons are stored in English and shown to readers in the report's language."""
+"""The verifier's reasons are stored as codes with values and worded in the reader's language."""
 
 from __future__ import annotations
 
@@ -8,9 +8,12 @@ import typing
 import pytest
 
 from deep_research.labels import LABELS
-from deep_research.verification.reasons import REASONS, ReasonName, localize, reason
+from deep_research.state import Claim, Reason
+from deep_research.state.models import ReasonCode
+from deep_research.verification.checks import check_claim
+from deep_research.verification.reasons import REASONS, figure_check, reason, render, words
 
-NAMES: tuple[ReasonName, ...] = typing.get_args(ReasonName)
+CODES: tuple[ReasonCode, ...] = typing.get_args(ReasonCode)
 SAMPLE = {
     "stated": "2021年",
     "figure": "2019年",
@@ -28,34 +31,53 @@ def placeholders(template: str) -> set[str]:
 def test_every_report_language_words_every_reason_with_the_same_figures() -> None:
     assert set(REASONS) == set(LABELS)
     for language, templates in REASONS.items():
-        assert set(templates) == set(NAMES), language
-        for name in NAMES:
-            assert placeholders(templates[name]) == placeholders(REASONS["en"][name])
+        assert set(templates) == set(CODES), language
+        for code in CODES:
+            assert placeholders(templates[code]) == placeholders(REASONS["en"][code])
 
 
 @pytest.mark.parametrize("language", [lang for lang in REASONS if lang != "en"])
-@pytest.mark.parametrize("name", [n for n in NAMES if n != "figure_check"])
-def test_each_reason_is_shown_in_the_reports_language(language: str, name: ReasonName) -> None:
-    values = {k: v for k, v in SAMPLE.items() if k in placeholders(REASONS["en"][name])}
-    shown = localize(reason(name, **values), language)
-    expected = REASONS[language][name].format(**values)
+@pytest.mark.parametrize("code", [c for c in CODES if c != "figure_check"])
+def test_each_reason_is_worded_in_the_readers_language(language: str, code: ReasonCode) -> None:
+    values = {k: v for k, v in SAMPLE.items() if k in placeholders(REASONS["en"][code])}
+    shown = render(reason(code, **values), language)
+    expected = REASONS[language][code].format(**values)
     spaced = language in ("fr", "es", "de")  # 45 % with a space before the sign
     assert shown == (expected.replace("45%", "45 %") if spaced else expected)
-    assert shown != reason(name, **values)
+    assert shown != render(reason(code, **values))
 
 
-def test_the_figure_check_wraps_a_reason_that_is_shown_translated_too() -> None:
-    stored = reason("figure_check", reason=reason("missing", figures="2020"))
+def test_the_figure_check_wraps_its_cause_and_both_are_worded_in_the_language() -> None:
+    stored = figure_check(reason("missing", figures="2020"))
+    assert stored == Reason(code="figure_check", params={"figures": "2020", "cause": "missing"})
     assert (
-        stored
+        render(stored)
         == "the evidence does not state the claim's 2020 (figure check; the engine said SUPPORTED)"
     )
-    assert localize(stored, "zh") == "证据没有给出陈述中的2020（数字核查；引擎原判为完全支持）"
+    assert render(stored, "zh") == "证据没有给出陈述中的2020（数字核查；引擎原判为完全支持）"
 
 
-def test_english_and_reasons_no_template_wrote_are_shown_as_they_are() -> None:
+def test_a_language_without_templates_gets_english() -> None:
     stored = reason("conflict", stated="300 tokens/s", figure="3,000 tokens/s")
-    assert localize(stored, "en") == stored
-    assert localize(stored, "pt") == stored  # no templates in Portuguese: English
-    model = "Le document indique 150 MW, pas 150 MWh."
-    assert localize(model, "fr") == model
+    assert render(stored, "pt") == render(stored, "en")
+
+
+def test_a_claim_shows_its_code_worded_or_else_the_models_own_reasoning() -> None:
+    checked = check_claim("Hornsdale cost A$90 million.", ["Hornsdale cost A$66 million."])
+    assert checked.reason.code == "conflict"
+    assert checked.reason.params == {"stated": "A$66 million", "figure": "A$90 million"}
+    assert checked.reasoning == render(checked.reason)  # English for programs
+    claim = Claim(
+        id="c1",
+        text="Hornsdale cost A$90 million.",
+        position_start=0,
+        position_end=28,
+        reasoning=checked.reasoning,
+        reason=checked.reason,
+    )
+    assert (
+        words(claim, "fr")
+        == "les sources donnent A$66 million, et non A$90 million comme l'affirmation"
+    )
+    model = claim.model_copy(update={"reason": None, "reasoning": "Le document indique 150 MW."})
+    assert words(model, "fr") == "Le document indique 150 MW."

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from deep_research.report_flags import flag_claims, footnotes
-from deep_research.state import Claim, Verdict
+from deep_research.state import Claim, Reason, Verdict
+from deep_research.verification.reasons import reason, render
 
 MARKDOWN = "# Q\n\nAlpha is one [1]. Beta is two [1][2]. Gamma is three. Delta is four [2].\n"
 
 
-def claim(text: str, verdict: Verdict | None, reasoning: str = "") -> Claim:
+def claim(
+    text: str, verdict: Verdict | None, reasoning: str = "", why: Reason | None = None
+) -> Claim:
     start = MARKDOWN.index(text)
     return Claim(
         id=text[:5],
@@ -16,7 +19,8 @@ def claim(text: str, verdict: Verdict | None, reasoning: str = "") -> Claim:
         position_start=start,
         position_end=start + len(text),
         verdict=verdict,
-        reasoning=reasoning,
+        reasoning=render(why) if why else reasoning,
+        reason=why,
     )
 
 
@@ -84,7 +88,7 @@ def test_the_note_says_when_revision_ran_but_changed_nothing() -> None:
 
 def test_markers_and_notes_are_in_the_reports_language() -> None:
     claims = [
-        claim("Beta is two", Verdict.PARTIAL, "the evidence does not state the claim's two"),
+        claim("Beta is two", Verdict.PARTIAL, why=reason("missing", figures="two")),
         claim("Gamma is three", Verdict.CONTRADICTED, "the evidence gives 4, not 3"),
     ]
     chinese = flag_claims(MARKDOWN, claims, "zh")
@@ -127,8 +131,8 @@ def test_the_verifiers_reasons_are_in_the_reports_language() -> None:
     contradicted = check_one("储能容量为一百五十兆瓦时。", "储能容量为150兆瓦。")
     partial = check_one("La part est de 48,6 % en 2020.", "La part est de 48,6 %.")
     claims = [
-        claim("Beta is two", Verdict.CONTRADICTED, contradicted.reasoning),
-        claim("Gamma is three", Verdict.PARTIAL, partial.reasoning),
+        claim("Beta is two", Verdict.CONTRADICTED, why=contradicted.reason),
+        claim("Gamma is three", Verdict.PARTIAL, why=partial.reason),
     ]
     chinese = footnotes(flag_claims(MARKDOWN, claims[:1], "zh").flags, "zh")
     assert "与其证据相矛盾：证据给出的是150兆瓦，而不是陈述中的一百五十兆瓦时。" in chinese

@@ -216,18 +216,18 @@ def test_the_page_declares_the_reports_language() -> None:
 
 
 def test_the_panel_shows_the_verifiers_reason_in_the_reports_language() -> None:
-    from deep_research.verification.reasons import reason
+    from deep_research.verification.reasons import reason, render
 
     report = make_report()
-    stored = reason("conflict", stated="150兆瓦", figure="一百五十兆瓦时")
-    contradicted = report.claims[1].model_copy(update={"reasoning": stored})
+    why = reason("conflict", stated="150兆瓦", figure="一百五十兆瓦时")
+    contradicted = report.claims[1].model_copy(update={"reasoning": render(why), "reason": why})
     claims = [report.claims[0], contradicted]
     english = render_html(report.model_copy(update={"claims": claims}))
-    assert json.dumps(stored, ensure_ascii=False) in english
+    assert json.dumps(render(why), ensure_ascii=False) in english
     chinese = report.model_copy(update={"question": "中国的电池成本是多少？", "claims": claims})
     page = render_html(chinese)
-    assert "证据给出的是150兆瓦，而不是陈述中的一百五十兆瓦时" in page and stored not in page
-    assert chinese.claims[1].reasoning == stored  # report.json keeps the verifier's words
+    assert "证据给出的是150兆瓦，而不是陈述中的一百五十兆瓦时" in page and render(why) not in page
+    assert chinese.claims[1].reasoning == render(why)  # report.json keeps the English words
 
 
 ENGLISH_UI = (

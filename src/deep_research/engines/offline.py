@@ -409,6 +409,7 @@ class OfflineEngine:
                     verdict=result.verdict,
                     confidence=result.confidence,
                     reasoning=result.reasoning,
+                    reason=result.reason,
                     evidence_key=evidence_key(result.index) if relied else None,
                     quote=quotes[result.index][result.start : result.end] if relied else None,
                     checked_by="offline",

@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from deep_research.state.models import CheckedBy, Requirements, Verdict
+from deep_research.state.models import CheckedBy, Reason, Requirements, Verdict
 
 TITLE_CHARS = 80
 """Longest chat title."""
@@ -164,6 +164,9 @@ class ClaimVerdict(BaseModel):
             "(one sentence or less)."
         ),
     )
+    reason: SkipJsonSchema[Reason | None] = None
+    """The verifier's reason as a code with its values, when the offline checker or the
+    figure rule wrote :attr:`reasoning` (set by the engine, never by the model)."""
     checked_by: SkipJsonSchema[CheckedBy | None] = None
     """Set by the engine, never by the model (it is not in the schema the model sees):
     ``model``, ``offline``, or ``fallback`` for the offline checker standing in for a model

@@ -284,6 +284,8 @@ class Claim(Timestamps, Base):
     verdict: Mapped[str | None] = mapped_column(String(20))
     confidence: Mapped[float | None] = mapped_column(Float)
     reasoning: Mapped[str] = mapped_column(Text, default="")
+    reason: Mapped[dict[str, Any] | None]
+    """The verifier's reason as ``{"code": ..., "params": {...}}``; empty for a model's."""
     evidence_id: Mapped[str | None] = mapped_column(String(100))
     checked_by: Mapped[str | None] = mapped_column(String(20))
     """``model``, ``offline``, or ``fallback``: the offline checker stood in for the model."""

@@ -355,6 +355,36 @@ is checked for those only. ``background``: an uncited sentence of common backgro
 figure and no name the evidence lacks, that no evidence supports: kept, unsourced, unjudged."""
 
 
+ReasonCode = Literal[
+    "no_evidence",
+    "not_aligned",
+    "conflict",
+    "missing",
+    "negation",
+    "antonym",
+    "stated",
+    "partly_stated",
+    "not_stated",
+    "figure_check",
+    "analysis",
+    "background",
+    "no_reason",
+]
+"""The reasons the verifier words itself (see :mod:`deep_research.verification.reasons`)."""
+
+
+class Reason(DomainModel):
+    """A reason the verifier gave, as its template's code and the values filling it.
+
+    Stored as data, not words, so that each reader's language can word it:
+    :func:`deep_research.verification.reasons.render`. The ``figure_check`` reason wraps the
+    figure rule's own reason: its code is the parameter ``cause``, beside that reason's values.
+    """
+
+    code: ReasonCode
+    params: dict[str, str] = Field(default_factory=dict)
+
+
 class Claim(DomainModel):
     """An atomic factual claim of the report, located by offsets into its Markdown."""
 
@@ -369,6 +399,11 @@ class Claim(DomainModel):
     verdict: Verdict | None = None
     confidence: Confidence | None = None
     reasoning: str = ""
+    """Why, in words: the verifier's :attr:`reason` worded in English, or the model's own."""
+    reason: Reason | None = Field(default=None, exclude_if=lambda reason: reason is None)
+    """The verifier's reason as a code with its values, when the verifier wrote it (a model's
+    reasoning has none, nor has a claim judged before reasons had codes); report.md and
+    report.html word it in the report's language. Added to schema v1 compatibly."""
     evidence_id: str | None = None
     """The evidence span the verdict relied on."""
     checked_by: CheckedBy | None = None

@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from deep_research.state.models import Verdict
+from deep_research.state.models import Reason, ReasonCode, Verdict
 from deep_research.verification.alignment import (
     Alignment,
     Analyses,
@@ -35,7 +35,7 @@ from deep_research.verification.alignment import (
     words,
 )
 from deep_research.verification.learned import Classifier, claim_features, default_classifier
-from deep_research.verification.reasons import ReasonName, reason
+from deep_research.verification.reasons import reason, render
 
 __all__ = [
     "PARTIAL_COVERAGE",
@@ -58,7 +58,7 @@ PARTIAL_COVERAGE = 0.25
 """Share of the claim the support must state before a missing figure makes it PARTIAL (below
 it, the classifier decides, and never says SUPPORTED)."""
 
-_STATED: dict[Verdict, ReasonName] = {
+_STATED: dict[Verdict, ReasonCode] = {
     Verdict.SUPPORTED: "stated",
     Verdict.PARTIAL: "partly_stated",
     Verdict.UNSUPPORTED: "not_stated",
@@ -93,7 +93,7 @@ class Check:
 
     verdict: Verdict
     confidence: float
-    reasoning: str
+    reason: Reason
     index: int
     """Position of the passage relied on in the list checked; -1 when there is none."""
     start: int = -1
@@ -101,6 +101,11 @@ class Check:
     end: int = -1
     coverage: float = 0.0
     """Share of the claim's words and figures the support states."""
+
+    @property
+    def reasoning(self) -> str:
+        """The reason in English."""
+        return render(self.reason)
 
 
 def _negated(text: str) -> frozenset[str]:
@@ -111,7 +116,7 @@ def _negated(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _opposed(claim: str, claim_words: frozenset[str], unit: Unit) -> str | None:
+def _opposed(claim: str, claim_words: frozenset[str], unit: Unit) -> Reason | None:
     """Why the aligned sentence states the opposite of the claim, if it does.
 
     A negation counts only where it governs a word both sides share, so that ``never`` in
@@ -201,10 +206,10 @@ def check_claim(
     elif alignment.derived and not alignment.missing and cov >= SUPPORTED_COVERAGE:
         # the classifier reads a computed figure as digits the evidence lacks; it checks out
         verdict = Verdict.SUPPORTED
-    reasoning = reason(_STATED[verdict], share=f"{cov:.0%}")
+    why = reason(_STATED[verdict], share=f"{cov:.0%}")
     if not cov:  # nothing was relied on
-        return Check(verdict, round(confidence, 3), reasoning, -1, coverage=cov)
-    return Check(verdict, round(confidence, 3), reasoning, best.passage, best.start, best.end, cov)
+        return Check(verdict, round(confidence, 3), why, -1, coverage=cov)
+    return Check(verdict, round(confidence, 3), why, best.passage, best.start, best.end, cov)
 
 
 def check_one(claim: str, quote: str, index: int = 0, analyses: Analyses | None = None) -> Check:
@@ -214,7 +219,7 @@ def check_one(claim: str, quote: str, index: int = 0, analyses: Analyses | None 
     return Check(
         result.verdict,
         result.confidence,
-        result.reasoning,
+        result.reason,
         position,
         result.start,
         result.end,

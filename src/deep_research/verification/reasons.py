@@ -1,38 +1,22 @@
-"""The verifier's reasons: written in English, shown to readers in the report's language.
+"""The verifier's reasons: stored as codes with values, worded in the reader's language.
 
-The offline checks and the figure rule word each verdict's reason from one of the templates
-of :data:`REASONS` (:func:`reason`), and the reason is stored as written: report.json, the
-events and the database keep one language for the programs that read them. What a person
-reads, report.md's footnotes and report.html's claim panel, goes through :func:`localize`,
-which recognizes a template's English and writes it again in the report's language, the
-figures as the texts wrote them. A reason no template wrote (a model's) is shown as it is.
+The offline checks and the figure rule give each verdict a :class:`~deep_research.state.Reason`
+(:func:`reason`): the code of one of the templates of :data:`REASONS` and the values that fill
+it (figures as the texts wrote them). The claim keeps it beside its reasoning in English (what
+report.json, the events and the database give programs), and what a person reads, report.md's
+footnotes and report.html's claim panel, words it again in the report's language
+(:func:`words`). A model's own reasoning has no code and is shown as the model gave it; so is
+the reasoning of claims stored before reasons had codes.
 """
 
 from __future__ import annotations
 
-import re
-from functools import cache
-from typing import Literal
+from deep_research.state import Claim, Reason
+from deep_research.state.models import ReasonCode
 
-__all__ = ["REASONS", "ReasonName", "localize", "reason"]
+__all__ = ["REASONS", "figure_check", "reason", "render", "words"]
 
-ReasonName = Literal[
-    "no_evidence",
-    "not_aligned",
-    "conflict",
-    "missing",
-    "negation",
-    "antonym",
-    "stated",
-    "partly_stated",
-    "not_stated",
-    "figure_check",
-    "analysis",
-    "background",
-    "no_reason",
-]
-
-REASONS: dict[str, dict[ReasonName, str]] = {
+REASONS: dict[str, dict[ReasonCode, str]] = {
     "en": {
         "no_evidence": "there is no evidence for it",
         "not_aligned": "the evidence does not state it",
@@ -176,51 +160,40 @@ REASONS: dict[str, dict[ReasonName, str]] = {
         "no_reason": "이유가 제시되지 않았습니다",
     },
 }
-"""Each reason the verifier gives, by language; English is what it stores."""
+"""Each reason the verifier gives, by language."""
 
-_PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _SHARE = {"fr": " %", "es": " %", "de": " %"}
 """How a language writes the percent sign of a share: ``85 %`` in French, Spanish and German."""
 
 
-def reason(name: ReasonName, **values: str) -> str:
-    """The reason ``name`` in English, its placeholders filled with ``values``."""
-    return REASONS["en"][name].format(**values)
+def reason(code: ReasonCode, **params: str) -> Reason:
+    """The reason ``code`` with the values its template names."""
+    return Reason(code=code, params=params)
 
 
-@cache
-def _patterns() -> tuple[tuple[ReasonName, re.Pattern[str]], ...]:
-    """Each English template as a pattern that captures its values.
+def figure_check(cause: Reason) -> Reason:
+    """The figure rule overruling an engine's SUPPORTED, for the figure rule's ``cause``."""
+    return Reason(code="figure_check", params={**cause.params, "cause": cause.code})
 
-    The template that wraps another (the figure check) comes first.
+
+def render(why: Reason, language: str = "en") -> str:
+    """``why`` in words, in ``language`` (English when the language has no templates)."""
+    templates = REASONS.get(language, REASONS["en"])
+    values = dict(why.params)
+    if why.code == "figure_check":
+        cause = values.pop("cause", "no_reason")
+        inner = Reason.model_validate({"code": cause, "params": values})
+        return templates["figure_check"].format(reason=render(inner, language))
+    if "share" in values and language in _SHARE and language in REASONS:
+        values["share"] = values["share"].replace("%", _SHARE[language])
+    return templates[why.code].format(**values)
+
+
+def words(claim: Claim, language: str = "en") -> str:
+    """Why the claim got its verdict, as a reader of ``language`` is shown it.
+
+    The verifier's reason in that language; a model's reasoning as the model gave it.
     """
-    found = []
-    for name, template in REASONS["en"].items():
-        parts = _PLACEHOLDER.split(template)
-        pattern = "".join(
-            re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)" for i, part in enumerate(parts)
-        )
-        found.append((name, re.compile(pattern, re.S)))
-    return tuple(sorted(found, key=lambda item: item[0] != "figure_check"))
-
-
-def localize(reasoning: str, language: str) -> str:
-    """``reasoning`` in ``language`` when a template of :data:`REASONS` wrote it.
-
-    English, a language without templates and a reason no template wrote (a model's own
-    words) come back unchanged.
-    """
-    templates = REASONS.get(language)
-    if templates is None or language == "en":
-        return reasoning
-    for name, pattern in _patterns():
-        match = pattern.fullmatch(reasoning)
-        if match is None:
-            continue
-        values = match.groupdict()
-        if "reason" in values:
-            values["reason"] = localize(values["reason"], language)
-        if "share" in values and language in _SHARE:
-            values["share"] = values["share"].replace("%", _SHARE[language])
-        return templates[name].format(**values)
-    return reasoning
+    if claim.reason is not None:
+        return render(claim.reason, language)
+    return claim.reasoning
