@@ -1,9 +1,10 @@
 """Finding a quote in the text it was copied from, forgiving what copying changes.
 
 A model that copies a sentence may change its spacing, its case, its quote marks (straight
-or curly) or leave out a middle part with an ellipsis. :func:`find_quote` finds such a quote
-in its text and returns where it stands there, so that the evidence made of it is the text's
-own words (``text[start:end]``). The engine's check of a quote
+or curly) or leave out a middle part with an ellipsis; and it copies the data as its prompt
+showed it, with the fence markers broken up (:func:`break_fences`). :func:`find_quote` finds
+such a quote in its text and returns where it stands there, so that the evidence made of it
+is the text's own words (``text[start:end]``). The engine's check of a quote
 (:func:`deep_research.engines.validation.verbatim`) and the location of a picked quote in its
 page (:func:`deep_research.engines.quotes.locate_quotes`) both use it, so that a quote the
 check accepts is never lost when it is located.
@@ -22,6 +23,26 @@ EDGES = "\"' .,;:"
 
 ENDINGS = ".!?。！？\"'”’)」』）"
 """Characters that may close a sentence; a located quote takes those that follow it."""
+
+
+FENCE_BREAKS = (("<<<", "< < <"), (">>>", "> > >"))
+"""How data shown to a model is kept from forging the untrusted-data fence's markers: each
+run of three angle brackets is spaced out (a merge conflict's ``<<<<<<<`` is shown as
+``< < << < <<``)."""
+
+
+def break_fences(text: str) -> str:
+    """``text`` with its fence-like runs of angle brackets broken up (:data:`FENCE_BREAKS`)."""
+    for run, broken in FENCE_BREAKS:
+        text = text.replace(run, broken)
+    return text
+
+
+def _mended(quote: str) -> str:
+    """``quote`` with the runs :func:`break_fences` broke up joined again."""
+    for run, broken in FENCE_BREAKS:
+        quote = quote.replace(broken, run)
+    return quote
 
 
 def fold(text: str) -> str:
@@ -84,12 +105,22 @@ def find_quote(quote: str, text: str | Folded) -> tuple[int, int] | None:
     Case, spacing and quote marks are ignored, and an ellipsis in the quote stands for any
     text: each part must appear, in order, and the span runs from the first part's start to
     the last part's end. Sentence-closing characters that follow the match in ``text`` (a
-    final period the quote left out) are taken in.
+    final period the quote left out) are taken in. A quote copied from a prompt where the text
+    was shown with its fence-like runs broken up (:func:`break_fences`) is found as well.
     """
+    folded = text if isinstance(text, Folded) else Folded.of(text)
+    found = _find(quote, folded)
+    mended = _mended(quote)
+    if found is None and mended != quote:
+        found = _find(mended, folded)
+    return found
+
+
+def _find(quote: str, folded: Folded) -> tuple[int, int] | None:
+    """:func:`find_quote` of ``quote`` as it is."""
     parts = quote_parts(quote)
     if not parts:
         return None
-    folded = text if isinstance(text, Folded) else Folded.of(text)
     at = first = folded.text.find(parts[0])
     if at < 0:
         return None

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deep_research.engines import quotes
+from deep_research.engines import prompts, quotes
 from deep_research.engines.offline import OfflineEngine
 from deep_research.engines.quotes import MAX_PICK_CHARS, locate_quotes
 from deep_research.engines.schemas import PickedQuote
@@ -22,7 +22,7 @@ from deep_research.sources.passages import (
 from deep_research.state import Document, Passage, PlanStep
 from deep_research.state.models import stable_id
 from deep_research.text import content_tokens
-from deep_research.verbatim import Folded, fold
+from deep_research.verbatim import Folded, find_quote, fold
 
 STEP = PlanStep(id="s01", title="Hornsdale battery capacity", intent="size of the battery")
 
@@ -140,6 +140,24 @@ def test_a_quote_with_other_spacing_is_located_at_its_true_offsets() -> None:
     assert located.dropped == 0
     assert TEXT[span.start : span.end] == span.quote == "has a capacity of 150 MW.\nIt was"
     assert span.section == "Hornsdale" and span.relevance == 0.9 and span.has_numbers
+
+
+def test_a_quote_copied_from_a_prompt_with_fence_runs_broken_up_is_located() -> None:
+    text = "Conflicts are marked with <<<<<<< and >>>>>>> lines. Resolve them by hand."
+    doc = document("https://example.org/merge", text)
+    passage = Passage(
+        id="p1", document_id=doc.id, url=doc.url, start=0, end=len(text), text=text, clean=True
+    )
+    shown = prompts.render_passages([passage])  # what the model reads, and copies
+    copied = next(line[2:] for line in shown.splitlines() if line.startswith("> Conflicts"))
+    assert "<<<<<<<" not in copied  # the prompt broke the runs up
+    located = locate_quotes([PickedQuote(passage="P1", quote=copied)], [passage], STEP)
+    (span,) = located.spans
+    assert located.dropped == 0 and span.quote == text == text[span.start : span.end]
+    assert verbatim(copied, text)  # the check accepts what is located
+    # a text that itself holds the broken-up form is matched as it is
+    spaced = "Shift with < < < and go."
+    assert find_quote("with < < < and", spaced) == (6, 20)
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from deep_research.engines.base import Assessment, ClaimCheck, Turn, evidence_key, passage_key
 from deep_research.state.models import EvidenceSpan, Finding, Passage, PlanStep
+from deep_research.verbatim import break_fences
 from deep_research.verification.citations import MARKER
 
 FENCE_BEGIN = "<<<BEGIN UNTRUSTED DATA>>>"
@@ -184,8 +185,12 @@ claim. Give the key of the evidence the new sentence relies on.
 
 
 def _neutralize(text: str) -> str:
-    """Keep data from forging a fence line: break up the ``<<<`` and ``>>>`` markers."""
-    return text.replace("<<<", "< < <").replace(">>>", "> > >")
+    """Keep data from forging a fence line: break up the ``<<<`` and ``>>>`` markers.
+
+    A quote copied from data shown this way is still found in its page
+    (:func:`~deep_research.verbatim.find_quote` mends the runs).
+    """
+    return break_fences(text)
 
 
 def _one_line(text: str) -> str:
