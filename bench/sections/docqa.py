@@ -6,17 +6,21 @@ answer it and the key facts those pages state (verbatim phrases, checked to be i
 extracted text): ``dev``, the questions the engine may be tuned on, and ``test``, written from
 the pages before any tuning and never tuned on. The corpus is every HTML page the package
 installs (``dpkg -L``), copied with their paths into a temporary folder and indexed
-as a local corpus. Each question runs twice in-process: on the offline engine, and with the
+as a local corpus. Each question runs three times in-process: on the offline engine; with the
 evidence picked by the LLM engine on the simulated model (:mod:`bench.sim`; every other task
-stays offline, so that only the picking differs). For each corpus and split the section
-reports:
+stays offline, so that only the picking differs); and on the LLM path as a strong model would
+run it at a 128k window (:class:`~bench.sim.strong.StrongRun`: the offline plan and queries,
+the LLM engine's pick, notes and writer answered by a stand-in that quotes generously and
+never sees the key facts, a plumbing measure). For each corpus and split the section reports:
 
 * **page recall**: the share of questions for which a page that answers it was read, and
   **pages cited**: the share whose report cites one;
 * **key-fact recall** of (a) the text of the pages read, (b) the passages shown to the engine
   to pick evidence from, (c) the evidence handed to the writer (the findings' quotes), (d) the
   report: the share of key facts whose words appear, in order, in that text (lower-cased,
-  punctuation as spaces);
+  punctuation as spaces); on the LLM path also (e) the quotes the stand-in picked, the
+  evidence handed to the writer being the quotes its prompt held, and the **funnel**: of the
+  key facts the pages read hold, the share handed to the writer (counted over all questions);
 * the passage tokens shown per question, the quotes picked and those dropped (not found
   verbatim in their passage);
 * the **supported share** of the report's checked claims.
@@ -50,6 +54,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from bench.common import BENCH_DIR, log
 from bench.sections import Options
 from bench.sim.model import SimulatedChatModel
+from bench.sim.strong import StrongRun, writer_quotes
 from deep_research.context import Context
 from deep_research.engines import Engine, OfflineEngine, Reply
 from deep_research.engines.llm import LLMEngine
@@ -153,18 +158,31 @@ async def _ask(corpus: LocalCorpus, question: str, engine: Engine) -> dict[str, 
     return values
 
 
+PICKERS = ("offline", "sim", "strong")
+"""The runs of each question: the offline engine, the simulated model's picks, and the LLM
+path on the strong model's stand-in (:class:`~bench.sim.strong.StrongRun`)."""
+
+
 async def _measure(corpus: LocalCorpus, item: dict[str, Any], picker: str) -> dict[str, Any]:
-    simulated = LLMEngine(SimulatedChatModel(), name="simulated") if picker == "sim" else None
-    engine = ShownPassages(simulated)
+    engine: ShownPassages | StrongRun
+    if picker == "strong":
+        engine = StrongRun()
+    else:
+        simulated = LLMEngine(SimulatedChatModel(), name="simulated") if picker == "sim" else None
+        engine = ShownPassages(simulated)
     state = await _ask(corpus, item["question"], engine)
     report = state["report"]
     read = [s for s in state["sources"] if s.crawl_status == "ok"]
     answering = {f"/{page}" for page in item["pages"]}  # paths under the corpus's root
     pages_text = "\n".join([(await corpus.read(s.url)).text for s in read])
-    chosen = {i for f in state["findings"] for i in f.evidence_ids}
-    evidence = "\n".join(e.quote for e in state["evidence"] if e.id in chosen)
+    if isinstance(engine, StrongRun):  # what the writer's prompts held
+        evidence = "\n".join(q for p in engine.stand_in.written_from for q in writer_quotes(p))
+    else:
+        chosen = {i for f in state["findings"] for i in f.evidence_ids}
+        evidence = "\n".join(e.quote for e in state["evidence"] if e.id in chosen)
     summary = report.verification
     usage = state["usage"]
+    in_pages = [fact for fact in item["facts"] if recall([fact], pages_text)]
     return {
         "question": item["question"],
         "answer_page_read": any(s.url.endswith(page) for s in read for page in answering),
@@ -174,12 +192,21 @@ async def _measure(corpus: LocalCorpus, item: dict[str, Any], picker: str) -> di
         "facts": len(item["facts"]),
         "recall_pages": recall(item["facts"], pages_text),
         "recall_passages": recall(item["facts"], "\n".join(p.text for p in engine.shown)),
+        "recall_picked": (
+            recall(item["facts"], "\n".join(engine.picked))
+            if isinstance(engine, StrongRun)
+            else None
+        ),
         "recall_evidence": recall(item["facts"], evidence),
         "recall_report": recall(item["facts"], report.markdown),
+        "facts_in_pages": len(in_pages),
+        "facts_in_pages_to_writer": sum(1 for fact in in_pages if recall([fact], evidence)),
         "passage_tokens": sum(p.tokens for p in engine.shown),
         "quotes": engine.quotes,
         "dropped": engine.dropped,
         "pick_tokens": usage.prompt_tokens + usage.completion_tokens,
+        "picks_dropped": dict(usage.picks_dropped),
+        "evidence_left_out": usage.evidence_left_out,
         "claims": summary.total,
         "supported": summary.supported,
         "sections": [s.title for s in report.sections],
@@ -188,17 +215,23 @@ async def _measure(corpus: LocalCorpus, item: dict[str, Any], picker: str) -> di
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     claims = sum(r["claims"] for r in rows)
+    in_pages = sum(r["facts_in_pages"] for r in rows)
+    in_pages_to_writer = sum(r["facts_in_pages_to_writer"] for r in rows)
     return {
         "questions": len(rows),
         "page_recall": round(sum(r["answer_page_read"] for r in rows) / len(rows), 3),
         "pages_cited": round(sum(r["answer_page_cited"] for r in rows) / len(rows), 3),
         "fact_recall": {
             key: round(statistics.mean(r[f"recall_{key}"] for r in rows), 3)
-            for key in ("pages", "passages", "evidence", "report")
+            for key in ("pages", "passages", "picked", "evidence", "report")
+            if all(r[f"recall_{key}"] is not None for r in rows)
         },
+        "pages_to_writer": round(in_pages_to_writer / in_pages, 3) if in_pages else None,
         "passage_tokens_per_question": round(statistics.mean(r["passage_tokens"] for r in rows)),
+        "model_tokens_per_question": round(statistics.mean(r["pick_tokens"] for r in rows)),
         "quotes": sum(r["quotes"] for r in rows),
         "quotes_dropped": sum(r["dropped"] for r in rows),
+        "evidence_left_out": sum(r["evidence_left_out"] for r in rows),
         "supported_share": round(sum(r["supported"] for r in rows) / claims, 3) if claims else None,
         "rows": rows,
     }
@@ -250,7 +283,7 @@ def _run_corpus(
             corpus = LocalCorpus(copy, tmp / "index.sqlite")
             for split, items in splits.items():
                 results[split] = {}
-                for picker in ("offline", "sim"):
+                for picker in PICKERS:
                     rows = [asyncio.run(_measure(corpus, item, picker)) for item in items]
                     for row in rows:
                         log(
