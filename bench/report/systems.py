@@ -468,6 +468,12 @@ def docqa(r: dict[str, Any]) -> tuple[str, list[str]]:
             )
             rows.append(
                 [
+                    "picks dropped, by reason (repeat: inside a quote already located)",
+                    *(_reasons(run.get("picks_dropped", {})) for run in runs),
+                ]
+            )
+            rows.append(
+                [
                     "model tokens per question (estimated)",
                     *(num(run.get("model_tokens_per_question")) for run in runs),
                 ]
@@ -541,6 +547,12 @@ _DOCQA_GOALS = (
 
 PAGES_TO_WRITER_GOAL = 0.85
 """Share of the key facts in the pages read that must reach the writer (LLM path)."""
+
+
+def _reasons(drops: dict[str, int]) -> str:
+    """Picks dropped by reason, the most frequent first ("—" when none)."""
+    ranked = sorted(drops.items(), key=lambda item: (-item[1], item[0]))
+    return ", ".join(f"{reason} {num(count)}" for reason, count in ranked) or "—"
 
 
 def _measure(run: dict[str, Any], key: str) -> Any:

@@ -44,6 +44,7 @@ import statistics
 import subprocess
 import tempfile
 import uuid
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -232,6 +233,7 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "quotes": sum(r["quotes"] for r in rows),
         "quotes_dropped": sum(r["dropped"] for r in rows),
         "evidence_left_out": sum(r["evidence_left_out"] for r in rows),
+        "picks_dropped": dict(sum((Counter(r["picks_dropped"]) for r in rows), Counter())),
         "supported_share": round(sum(r["supported"] for r in rows) / claims, 3) if claims else None,
         "rows": rows,
     }

@@ -169,7 +169,8 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         "quotes_dropped": 0,
         "supported_share": 1.0,
     }
-    strong_run = run | {"pages_to_writer": 0.8, "evidence_left_out": 2}
+    drops = {"picks_dropped": {"not_found": 1, "repeat": 4}}
+    strong_run = run | {"pages_to_writer": 0.8, "evidence_left_out": 2} | drops
     split = {"offline": run, "sim": run, "strong": strong_run}
     write_result(
         "docqa",
@@ -201,6 +202,7 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert "b-doc: `apt-get install b-doc` failed: no" in rendered
     assert "a-doc test split**: key facts in the report 0.40, goal 0.6" in rendered
     assert "**LLM path at a 128k window, strong-model stand-in" in rendered
+    assert "| repeat 4, not_found 1 |" in rendered
     assert "a-doc test split, LLM path (stand-in)**: 0.80 of the key facts" in rendered
     assert "## Where we are behind" in rendered
     assert report.update(markdown, results).read_text() == rendered  # regenerated in place
