@@ -37,6 +37,10 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+SHOWN_PER_CPU = ("orchestration",)
+"""Sections whose report shows the figures of each CPU measured (its targets are per CPU)."""
+
+
 def other_cpus(previous: dict[str, Any] | None) -> dict[str, Any]:
     """The section's last figures from each other CPU, kept beside the new ones.
 
@@ -80,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         durations[name] = round(seconds, 1)
         data["duration_seconds"] = round(seconds, 1)
         data["options"] = {"repeats": options.repeats, "quick": options.quick}
-        if not options.quick:
+        if name in SHOWN_PER_CPU and not options.quick:
             data["other_cpus"] = other_cpus(read_result(name, args.results))
         path = write_result(name, data, args.results)
         log(f"{name}: {seconds:.0f} s, wrote {path}")
