@@ -185,6 +185,9 @@ async def test_report_as_json_and_markdown(
     assert article.text.startswith(markdown.text.split("\n", 1)[0])
     assert "## References" in article.text and "## Limitations" not in article.text
     assert "*Verification:" in markdown.text and "*Verification:" not in article.text
+    async with httpx.AsyncClient(base_url=str(alice.base_url), trust_env=False) as anonymous:
+        path = f"/sessions/{researched.session_id}/report.article.md"
+        assert (await anonymous.get(path)).status_code == 401
 
 
 async def test_report_as_a_self_contained_page_for_its_owner_only(
