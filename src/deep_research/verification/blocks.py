@@ -4,8 +4,9 @@ A report is more than sentences. Fenced code (mermaid diagrams included), displa
 HTML blocks, images, lines that hold only links, and thematic breaks state no sentence to
 check: they are **verbatim**, never split into claims, never given a final mark, and come back
 from verification byte for byte. Tables are read by their structure: a header line, a
-separator line (``| --- | :-: |``), then data rows; only the data rows are claims, each checked
-as one claim and rewritten cell by cell (:mod:`deep_research.verification.citations`).
+separator line (``| --- | :-: |``), then data rows; only the cells of data rows are claims,
+each cell that states something checked on its own and revised in its cell
+(:mod:`deep_research.verification.citations`).
 
 :func:`layout` reads the lines once; the rest of verification asks it what each line is.
 """
