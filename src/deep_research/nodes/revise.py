@@ -7,6 +7,10 @@ For each claim that needs it (:func:`deep_research.state.revision.needs_revision
   the best alternates (a correction, or the claim narrowed or hedged to what the evidence
   states), or removes it (empty text); a claim with no evidence at all is removed.
 
+A table cell is revised in its cell: rewritten, or emptied to a dash when removed, its row
+keeping its other cells, its keys and its column count; a row left with nothing it states goes
+whole.
+
 The budget is ``max_revisions`` such passes. When it is spent and claims still need revision,
 one last pass re-cites what an alternate supports and removes what is unsupported or
 contradicted without asking the engine, so the loop always ends. A claim still PARTIAL then
