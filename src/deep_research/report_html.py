@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from deep_research.labels import LABELS, Label, label
 from deep_research.language import language_of
 from deep_research.state import Claim, Report, Verdict
-from deep_research.verification.blocks import cells, layout
+from deep_research.verification.blocks import cell_spans, layout
 from deep_research.verification.reasons import words
 
 VERDICT_COLOURS = {
@@ -208,7 +208,7 @@ def _body(report: Report, language: str) -> str:
             if not open_table:
                 out.append("<table>")
                 open_table = True
-            out.append(_row(row, block, claims, language))
+            out.append(_row(markdown, block, claims, language))
             continue
         if block.tag == "pre":
             out.append(f"<pre>{html.escape(_shown(markdown[block.start : block.end]))}</pre>")
@@ -230,19 +230,37 @@ def _shown(verbatim: str) -> str:
     return html.unescape(verbatim)
 
 
-def _row(row: str, block: _Block, claims: Sequence[Claim], language: str) -> str:
-    """A table row; a row that is a claim is highlighted whole, by its verdict."""
-    html_cells = "".join(f"<td>{_inline(cell)}</td>" for cell in cells(row))
-    claim = next(
-        (c for c in claims if block.start <= c.position_start and c.position_end <= block.end),
+def _row(markdown: str, block: _Block, claims: Sequence[Claim], language: str) -> str:
+    """A table row, each of its cells that is a claim highlighted by its verdict.
+
+    A claim that spans several cells (a row judged whole, in a report written before cells
+    were judged one by one) highlights the row.
+    """
+    row = markdown[block.start : block.end]
+    html_cells = "".join(
+        "<td>"
+        + _with_claims(
+            markdown, _Block("td", block.start + start, block.start + end), claims, language
+        )
+        + "</td>"
+        for start, end in cell_spans(row)
+    )
+    whole = next(
+        (
+            c
+            for c in claims
+            if block.start <= c.position_start
+            and c.position_end <= block.end
+            and len(cell_spans(markdown[c.position_start : c.position_end])) > 1
+        ),
         None,
     )
-    if claim is None:
+    if whole is None:
         return f"<tr>{html_cells}</tr>"
-    verdict = _verdict(claim)
+    verdict = _verdict(whole)
     name = label(language, _NAMES[verdict])
     return (
-        f'<tr class="claim v-{verdict.lower()}" data-claim="{html.escape(claim.id)}" '
+        f'<tr class="claim v-{verdict.lower()}" data-claim="{html.escape(whole.id)}" '
         f'tabindex="0" role="button" title="{html.escape(name)}">{html_cells}</tr>'
     )
 

@@ -31,7 +31,7 @@ from deep_research.state.models import (
 )
 from deep_research.text import content_tokens
 from deep_research.verification.checks import Analyses, clean_claim, figure_problem, support_rank
-from deep_research.verification.citations import extract_claims, table_columns
+from deep_research.verification.citations import extract_claims, table_cells
 from deep_research.verification.claim_types import names
 from deep_research.verification.reasons import figure_check, reason, render
 
@@ -464,12 +464,12 @@ async def verify_draft(
         else:
             claim = claim.model_copy(update={f: getattr(earlier, f) for f in fields})
         claims.append(claim)
-    columns = table_columns(draft)  # a row is judged knowing what its cells are
+    cells = table_cells(draft)  # a cell is judged alone, knowing its column and row
     checks = [
         ClaimCheck(
             c,
             [by_id[k] for k in c.citation_keys if k in by_id],
-            columns.get(c.position_start, ()),
+            cells.get(c.position_start),
         )
         for c in fresh
     ]
@@ -494,7 +494,7 @@ async def verify_draft(
         ClaimCheck(
             c,
             ranked[c.id] if c.id in ranked else rank_alternates(c, evidence, memo=memo),
-            columns.get(c.position_start, ()),
+            cells.get(c.position_start),
         )
         for c in judged.values()
         if c.verdict not in GOOD

@@ -18,6 +18,8 @@ import httpx
 import pytest
 from langgraph_sdk import get_client
 
+from deep_research.report import article_markdown
+from deep_research.state import Report
 from tests.integration_tests.conftest import AuthServer
 
 pytestmark = pytest.mark.server
@@ -175,6 +177,17 @@ async def test_report_as_json_and_markdown(
     assert markdown.status_code == 200
     assert markdown.headers["content-type"].startswith("text/markdown")
     assert markdown.text == report["markdown"]
+    article = await alice.get(f"/sessions/{researched.session_id}/report.article.md")
+    assert article.status_code == 200
+    assert article.headers["content-type"].startswith("text/markdown")
+    assert article.text == article_markdown(Report.model_validate(report))
+    # the body and references stay; the verification line and Limitations go
+    assert article.text.startswith(markdown.text.split("\n", 1)[0])
+    assert "## References" in article.text and "## Limitations" not in article.text
+    assert "*Verification:" in markdown.text and "*Verification:" not in article.text
+    async with httpx.AsyncClient(base_url=str(alice.base_url), trust_env=False) as anonymous:
+        path = f"/sessions/{researched.session_id}/report.article.md"
+        assert (await anonymous.get(path)).status_code == 401
 
 
 async def test_report_as_a_self_contained_page_for_its_owner_only(
@@ -247,6 +260,7 @@ async def test_another_users_ids_are_not_found(
         f"{base}/iterations",
         f"{base}/report",
         f"{base}/report.md",
+        f"{base}/report.article.md",
         f"/reports/{researched.session_id}.html",
         "/sessions/999999",
     ):
@@ -264,6 +278,7 @@ async def test_the_routes_are_described_in_the_servers_openapi(
         "/sessions/{session_id}/claims",
         "/sessions/{session_id}/iterations",
         "/sessions/{session_id}/report.md",
+        "/sessions/{session_id}/report.article.md",
         "/reports/{session_id}.html",
         "/messages/{message_id}/feedback",
         "/preferences",

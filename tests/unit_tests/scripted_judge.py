@@ -4,9 +4,10 @@
 the claims ``reject`` picks (deterministically, by the claim's text: half of them PARTIAL,
 half UNSUPPORTED) and supports the rest,
 and rewrites what it rejected the way a model may: it removes some claims, hedges others, and
-gives a table row back cell by cell or, sometimes, collapsed into a sentence. A text it wrote
-itself is always supported, so revision converges. :func:`run_verification` drives a state
-through verify, revise and finalize as the graph routes them.
+gives a table cell back as a cell or, sometimes, as several cells (its row's label and its
+text, which is no cell). A text it wrote itself is always supported, so revision converges.
+:func:`run_verification` drives a state through verify, revise and finalize as the graph
+routes them.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from deep_research.nodes import finalize, revise, verify
 from deep_research.services import Services
 from deep_research.state import EvidenceSpan, State, Verdict
 from deep_research.state.reducers import replace_claims
-from deep_research.verification.blocks import cells
 from deep_research.verification.citations import normalize_draft
 
 
@@ -76,11 +76,10 @@ class ScriptedJudge(OfflineEngine):
         self.rewritten.append(text)
         if share(text, 34, "remove"):
             return Reply(Rewrite(text=""))
-        parts = cells(text) if " | " in text else []
-        if parts and share(text, 50, "collapse"):
-            return Reply(Rewrite(text=" ".join(parts) + ".", evidence_key="E1"))  # prose
-        if parts:
-            new = " | ".join([*parts[:-1], f"reportedly {parts[-1]}"])
+        if check.cell is not None and share(text, 50, "collapse"):
+            return Reply(Rewrite(text=f"{check.cell.label} | {text}", evidence_key="E1"))
+        if check.cell is not None:
+            new = f"reportedly {text}"
         else:
             new = f"Reportedly, {text.lstrip('.… ')}"
         self.written.add(new)

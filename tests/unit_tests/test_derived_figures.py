@@ -2,7 +2,9 @@
 
 A growth rate, a share, a ratio, a sum or a difference that the evidence implies but does not
 write is SUPPORTED when the arithmetic is right and CONTRADICTED when it is wrong, in the
-offline checks and when a model's SUPPORTED is held to the figure rule.
+offline checks and when a model's SUPPORTED is held to the figure rule. Detection rests on
+where the operands stand, not on words, and a figure that only happens to equal a
+computation is not supported.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from deep_research.state import Verdict
+from deep_research.verification.arithmetic import cue_words
 from deep_research.verification.checks import check_claim, figure_problem
 
 REVENUE = ["Revenue was $10 million in 2020 and $15 million in 2021."]
@@ -68,3 +71,75 @@ def test_a_figure_that_only_happens_to_equal_a_computation_is_still_unstated() -
     # no word says it was derived: the evidence's two figures do not state "$25 million"
     result = check_claim("The plant cost $25 million in 2021", REVENUE)
     assert result.verdict is not Verdict.SUPPORTED
+
+
+OUTPUT = ["Output was 10 units in 2017 and 18 units in 2021."]
+SERIES = ["Output was 10, 12, 15, 18 and 20 units in 2017, 2018, 2019, 2020 and 2021."]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # the claim shows both operands: any operation, in any language
+        ("Revenue: $10 million in 2020, $15 million in 2021 (+50%)", REVENUE),
+        (
+            "Los ingresos pasaron de $10 millones en 2020 a $15 millones en 2021, un 50% más",
+            REVENUE,
+        ),
+        ("Revenue was $10 million in 2020 and $15 million in 2021: $25 million", REVENUE),
+        # a percent change or ratio of two figures of one sentence on the same subject
+        ("2021 revenue: 1.5x 2020 revenue", REVENUE),
+        ("Output: +80% between 2017 and 2021", OUTPUT),
+    ],
+)
+def test_a_derived_figure_needs_no_word_saying_it_was_derived(
+    claim: str, evidence: list[str]
+) -> None:
+    assert cue_words(claim) == []
+    result = check_claim(claim, evidence)
+    assert result.verdict is Verdict.SUPPORTED, result.reasoning
+    assert figure_problem(claim, evidence) is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # a sum of figures the claim does not show would pass a wrong figure for one of them
+        ("Revenue was $25 million in 2021", REVENUE),
+        # the figure's subject is not the operands' (no word around it is in their sentence)
+        ("The plant's capacity factor was 50% in 2021", REVENUE),
+        (
+            "Revenue was $15 million in 2021, when wind and solar farms supplied 50% of the grid",
+            REVENUE,
+        ),
+        # counts of different things are no operands of one another
+        (
+            "The firm employs 120 engineers and 80 technicians across 40 sites",
+            ["The firm employs 120 engineers and 80 technicians."],
+        ),
+        # a small count equals a difference of others by chance too often
+        (
+            "The fleet had 12 ships in 2020 and 15 ships in 2021, 3 of them new",
+            ["The fleet had 12 ships in 2020 and 15 ships in 2021."],
+        ),
+        # a sentence of many figures: some pair gives most percentages (10 -> 18 is 80%)
+        ("Output: +80% between 2017 and 2021", SERIES),
+    ],
+)
+def test_a_figure_that_equals_a_computation_by_chance_is_not_supported(
+    claim: str, evidence: list[str]
+) -> None:
+    assert cue_words(claim) == []
+    result = check_claim(claim, evidence)
+    assert result.verdict is not Verdict.SUPPORTED, result.reasoning
+    assert figure_problem(claim, evidence) is not None  # a model's SUPPORTED does not stand
+
+
+def test_wrong_arithmetic_no_word_announces_is_unstated_not_contradicted() -> None:
+    # without a word saying it was computed, 40% may be a fact of its own: unstated
+    result = check_claim("Revenue: $10 million in 2020, $15 million in 2021 (+40%)", REVENUE)
+    assert result.verdict is Verdict.PARTIAL
+    said = check_claim(
+        "Revenue rose from $10 million in 2020 to $15 million in 2021, +40%", REVENUE
+    )
+    assert said.verdict is Verdict.CONTRADICTED

@@ -4,7 +4,7 @@ Each case runs the command line as a user does (``deep-research ask`` with a fix
 the offline engine, the sample corpus and a SQLite file) and compares, byte for byte after
 removing what varies between runs (timings, timestamps, row ids, task ids):
 
-* report.md and report.json as written;
+* report.md, report.article.md and report.json as written;
 * every row the domain store holds for the thread, table by table.
 
 A deliberate change of output regenerates the files with ``UPDATE_GOLDEN=1 make test
@@ -126,8 +126,11 @@ def _run_case(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dic
         argv += ["--corpus", str(_fixed_corpus()), "--out", str(out / str(number)), *flags]
         assert main(argv) == 0
         markdown = (out / str(number) / "report.md").read_text(encoding="utf-8")
+        article = (out / str(number) / "report.article.md").read_text(encoding="utf-8")
         data = json.loads((out / str(number) / "report.json").read_text(encoding="utf-8"))
-        outputs.append({"report.md": _stable(markdown), "report.json": _stable(data)})
+        outputs.append(
+            {"report.md": markdown, "report.article.md": article, "report.json": _stable(data)}
+        )
     database = Path(os.environ["DEEP_RESEARCH_DATA_DIR"]) / "deep_research.sqlite"
     return {"reports": outputs, "domain_store": _rows(database)}
 

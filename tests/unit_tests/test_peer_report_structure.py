@@ -12,8 +12,9 @@ the report's own sentences is added, since these reports hold none.
 * With a judge that rejects 30 % of claims (chosen by their text), revision removes and
   rewrites, and still: code blocks come back byte for byte; every sentence left stays on a line
   of the kind it was on (the same list marker, the same heading, a row with the same cells);
-  a rewrite keeps all its sentence's keys; rows are removed whole or rewritten cell by cell;
-  no punctuation is damaged.
+  a rewrite keeps all its sentence's keys; rows are removed whole or revised cell by cell (each
+  cell as it was, rewritten in its cell, or emptied to a dash), never collapsed; no
+  punctuation is damaged.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import pytest
 
 from deep_research.report import article_markdown
 from deep_research.state import EvidenceSpan, Report
+from deep_research.verification.blocks import cells
 from tests.unit_tests.scripted_judge import ScriptedJudge, make_state, rejecting, run_verification
 
 REPO = Path(__file__).resolve().parents[2]
@@ -180,6 +182,18 @@ def _kind(line: str) -> str:
     return f"item {item.group(0)!r}" if item else f"prose indented by {indent}"
 
 
+def _cell_problems(row: str, before: str) -> list[str]:
+    """What a revised row changed beyond revising its cells, each in its own place."""
+    now, then = cells(_MARKERS.sub("", row)), cells(_MARKERS.sub("", before))
+    if len(now) != len(then):
+        return [f"a row of {len(then)} cells has {len(now)}: {row[:80]!r}"]
+    return [
+        f"cell not revised in place: {old[:30]!r} -> {new[:30]!r}"
+        for new, old in zip(now, then, strict=True)
+        if _squeeze(new) not in (_squeeze(old), "—", "reportedly" + _squeeze(old))
+    ]
+
+
 def _headings(lines: list[str]) -> list[str]:
     _, inside = _fences(lines)
     return [line for n, line in enumerate(lines) if n not in inside and _HEADING.match(line)]
@@ -222,7 +236,9 @@ def structure_problems(draft: Draft, final: str, report: str, *, rewritten: bool
             lost = {k for key in found for k in draft.keys_of[key] if key[-1] != "x"} - found
             if lost:
                 problems.append(f"keys {sorted(lost)} lost from {sorted(found)}")
-        if rewritten:
+        if rewritten and line.strip().startswith("|"):
+            problems += _cell_problems(line, before)
+        elif rewritten:
             item = _LIST.match(line)
             chunks = _MARKERS.split(line[item.end() :] if item else line)
             bodies = [_squeeze(b).lstrip(".!?。！？").removeprefix("Reportedly,") for b in chunks]

@@ -1,8 +1,9 @@
 """Verification respects a report's structure (issue 28, item 5).
 
 Code, math, diagrams, HTML, images and link-only lines are never claims and come back byte for
-byte; a table row is checked as one claim and rewritten cell by cell, never collapsed, and a
-removed row goes whole; list items stay list items; a rewrite keeps every valid key.
+byte; each cell of a table row that states something is its own claim, judged alone and
+rewritten in its cell, never collapsed, and a row left with nothing to state goes whole; list
+items stay list items; a rewrite keeps every valid key. (More on cells: test_table_cells.py.)
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from langchain_core.messages import AIMessage, BaseMessage
 from deep_research.engines import ClaimCheck, OfflineEngine, Reply
 from deep_research.engines.llm import LLMEngine
 from deep_research.engines.schemas import Rewrite, VerdictBatch
-from deep_research.nodes.revise import revise_claim, rewritten_row
+from deep_research.nodes.revise import revise_claim, rewritten_cell
 from deep_research.report import sections
 from deep_research.report_html import render_html
 from deep_research.state import Claim, EvidenceSpan, Verdict
 from deep_research.verification.blocks import is_link_only, layout
 from deep_research.verification.citations import (
+    TableCell,
     drop_empty,
     extract_claims,
     locate_sentences,
@@ -92,8 +94,10 @@ def test_verbatim_blocks_come_back_byte_for_byte_and_hold_no_claims() -> None:
     texts = [c.text for c in extract_claims(draft)]
     assert texts == [
         "Hornsdale Power Reserve has a capacity of 150 MW",
-        "LFP | 160 Wh/kg | cheap",
-        "NMC | 250 Wh/kg | dense",
+        "160 Wh/kg",
+        "cheap",
+        "250 Wh/kg",
+        "dense",
         "Most new grid batteries use LFP cells",
         "NMC packs are denser",
         "The expansion of Hornsdale was completed in 2020",
@@ -123,14 +127,15 @@ def test_a_table_without_outer_pipes_is_a_table_too() -> None:
     draft = normalize_draft("Chemistry | Density\n--- | ---\nLFP | 160 Wh/kg [@a]\n")
     assert draft == "Chemistry | Density\n--- | ---\n| LFP | 160 Wh/kg [@a] |\n"
     (claim,) = extract_claims(draft)
-    assert claim.text == "LFP | 160 Wh/kg" and claim.citation_keys == ["a"]
+    assert claim.text == "160 Wh/kg" and claim.citation_keys == ["a"]
 
 
-def test_a_rewritten_row_keeps_its_cells_and_prose_is_no_row() -> None:
-    assert rewritten_row("LFP | 160 Wh/kg | cheap", "| LFP | 165 Wh/kg | cheap |") == (
-        "LFP | 165 Wh/kg | cheap"
-    )
-    assert rewritten_row("LFP | 160 Wh/kg | cheap", "LFP cells store 165 Wh/kg.") is None
+def test_a_rewritten_cell_is_one_cell_and_several_are_none() -> None:
+    assert rewritten_cell("165 Wh/kg") == "165 Wh/kg"
+    assert rewritten_cell("| 165 Wh/kg |") == "165 Wh/kg"
+    assert rewritten_cell("LFP cells store 165 Wh/kg.") == "LFP cells store 165 Wh/kg."
+    assert rewritten_cell("LFP | 165 Wh/kg") is None
+    assert rewritten_cell("165 Wh/kg \\| 170 Wh/kg") == "165 Wh/kg \\| 170 Wh/kg"
 
 
 class _Rewriter(OfflineEngine):
@@ -161,20 +166,21 @@ async def test_a_rewrite_keeps_every_valid_key_and_adds_the_one_it_relies_on() -
     assert sentence.ids == ("ev_cap", "ev_reg")  # the unknown key is not valid
 
 
-async def test_a_row_rewritten_as_prose_goes_whole_or_stays_when_partial() -> None:
-    text = "LFP | 160 Wh/kg | cheap"
-    prose = _Rewriter("LFP cells store 160 Wh/kg and are cheap.", "E1")
+async def test_a_cell_rewritten_as_several_goes_or_stays_when_partial() -> None:
+    text = "160 Wh/kg"
+    row = _Rewriter("LFP | 160 Wh/kg | cheap", "E1")
+    cell = TableCell(1, "Density", "LFP")
     for verdict, expected in ((Verdict.UNSUPPORTED, None), (Verdict.PARTIAL, text)):
         sentence, _, _ = await revise_claim(
-            prose, _claim(text, ["ev_lfp"], verdict), spans(), final=False, row=True
+            row, _claim(text, ["ev_lfp"], verdict), spans(), final=False, cell=cell
         )
         assert (sentence.body if sentence else None) == expected
 
 
 async def test_rows_are_removed_whole_or_rewritten_cell_by_cell_in_the_report() -> None:
-    rows = {"LFP | 160 Wh/kg | cheap", "NMC | 250 Wh/kg | dense"}
+    rejected = {"cheap", "250 Wh/kg", "dense"}
     state = make_state(DRAFT, spans())
-    state = await run_verification(state, ScriptedJudge(lambda text: text in rows))
+    state = await run_verification(state, ScriptedJudge(lambda text: text in rejected))
     assert state.report is not None
     markdown = state.report.markdown
     for block in VERBATIM:
@@ -190,9 +196,13 @@ async def test_rows_are_removed_whole_or_rewritten_cell_by_cell_in_the_report() 
     assert table[:2] == ["| Chemistry | Density | Note |", "|---|:---:|---|"]
     for row in table[2:]:
         assert row.count("|") == 4, row  # three cells, never one
-    # the judge rewrote one row cell by cell; it collapsed the other into a sentence, which
-    # is no row, so that row (unsupported) went whole
-    assert table[2:] == ["| LFP | 160 Wh/kg | reportedly cheap [3] |"]
+    # each rejected cell revised in its cell: "cheap" rewritten; "250 Wh/kg" (partial) and
+    # "dense" (unsupported) given back as two cells, which is no cell: the partial one stays
+    # and is marked, the unsupported one loses its content; the rows keep their keys
+    assert table[2:] == [
+        "| LFP | 160 Wh/kg | reportedly cheap [3] |",
+        "| NMC | 250 Wh/kg *(partly supported)*[^v1] | — [4] |",
+    ]
     assert "  - NMC packs are denser [" in markdown
     assert "## After" in markdown
     for located in locate_sentences(state.draft):
@@ -209,9 +219,11 @@ async def test_report_html_shows_verbatim_blocks_as_written_and_rows_as_claims()
     # raw HTML, made inert in the report, is shown as its characters, not run
     assert "&lt;details&gt;\n&lt;summary&gt;More&lt;/summary&gt;" in page
     assert "<details>" not in page and "&amp;lt;" not in page
-    row = next(c for c in state.report.claims if c.text == "LFP | 160 Wh/kg | cheap")
-    assert f'<tr class="claim v-supported" data-claim="{row.id}"' in page
-    assert "<td>LFP</td><td>160 Wh/kg</td><td>cheap " in page
+    cell = next(c for c in state.report.claims if c.text == "160 Wh/kg")
+    assert (
+        f'<tr><td>LFP</td><td><span class="claim v-supported" data-claim="{cell.id}"' in page
+    )  # each cell that is a claim is highlighted on its own, the label is not
+    assert page.count('<td><span class="claim v-supported"') == 4
 
 
 def test_a_heading_line_in_code_starts_no_section() -> None:
@@ -231,20 +243,17 @@ def test_a_paragraph_indented_under_a_list_item_keeps_its_indent() -> None:
     )
 
 
-async def test_a_model_is_asked_for_a_row_back_and_its_cells_are_put_in_place() -> None:
-    model = ScriptedChatModel(
-        responses=[structured(Rewrite, text="| NMC | 250 Wh/kg | denser |", evidence_key="E1")]
-    )
-    claim = _claim("NMC | 260 Wh/kg | denser", ["ev_nmc"], Verdict.CONTRADICTED)
-    columns = ("Chemistry", "Density", "Note")
+async def test_a_model_is_asked_for_a_cell_back_knowing_its_column_and_row() -> None:
+    model = ScriptedChatModel(responses=[structured(Rewrite, text="250 Wh/kg", evidence_key="E1")])
+    claim = _claim("260 Wh/kg", ["ev_nmc"], Verdict.CONTRADICTED)
     engine = LLMEngine(model, name="scripted")
-    sentence, outcome, _ = await revise_claim(
-        engine, claim, spans(), final=False, row=True, columns=columns
-    )
-    assert "is a row of a table" in str(model.calls[0][0].content)
-    assert "A table row; its columns: Chemistry | Density | Note" in str(model.calls[0][1].content)
+    cell = TableCell(1, "Density", "NMC")
+    sentence, outcome, _ = await revise_claim(engine, claim, spans(), final=False, cell=cell)
+    assert "is a cell of a table" in str(model.calls[0][0].content)
+    shown = str(model.calls[0][1].content)
+    assert "A table cell, judged alone; column 'Density', row 'NMC'" in shown
     assert outcome == "corrected" and sentence is not None
-    assert (sentence.body, sentence.ids) == ("NMC | 250 Wh/kg | denser", ("ev_nmc",))
+    assert (sentence.body, sentence.ids) == ("250 Wh/kg", ("ev_nmc",))
 
 
 def _all_supported(messages: list[BaseMessage], tools: Any) -> AIMessage:
@@ -262,14 +271,16 @@ def _all_supported(messages: list[BaseMessage], tools: Any) -> AIMessage:
     return structured(VerdictBatch, verdicts=verdicts)
 
 
-async def test_a_model_judges_a_row_knowing_its_columns() -> None:
+async def test_a_model_judges_each_cell_alone_knowing_its_column_and_row() -> None:
     model = ScriptedChatModel(responses=[_all_supported])
     draft = normalize_draft(DRAFT)
     await verify_draft(LLMEngine(model, name="scripted"), draft, spans())
     prompt = str(model.calls[0][1].content)
-    row = prompt.index("> LFP | 160 Wh/kg | cheap\n")
-    assert prompt[row:].split("\n")[1] == "A table row; its columns: Chemistry | Density | Note"
-    assert prompt.count("A table row; its columns:") == 2  # the two rows, no sentence
+    cell = prompt.index("> 160 Wh/kg\n")
+    where = prompt[cell:].split("\n")[1]
+    assert where == "A table cell, judged alone; column 'Density', row 'LFP'"
+    assert prompt.count("A table cell, judged alone;") == 4  # four cells, no sentence
+    assert "LFP | 160 Wh/kg" not in prompt
 
 
 def test_a_line_that_only_starts_with_an_inline_tag_is_prose_and_checked() -> None:

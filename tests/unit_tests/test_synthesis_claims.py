@@ -75,8 +75,8 @@ def test_removing_a_sentence_smooths_the_next_one() -> None:
     )
 
 
-def test_table_rows_are_claims_and_removed_rows_leave_no_trace() -> None:
-    from deep_research.verification.citations import drop_empty, locate_sentences, remove_sentence
+def test_table_cells_are_claims_and_removed_rows_leave_no_trace() -> None:
+    from deep_research.verification.citations import drop_empty, rewrite_row
 
     draft = normalize_draft(
         "| Chemistry | Density |\n|---|---|\n| LFP | 160 Wh/kg [@a] |\n|NMC|250 Wh/kg|\n"
@@ -84,11 +84,13 @@ def test_table_rows_are_claims_and_removed_rows_leave_no_trace() -> None:
     assert "| LFP | 160 Wh/kg [@a] |" in draft
     claims = extract_claims(draft)
     assert [(c.text, c.citation_keys) for c in claims] == [
-        ("LFP | 160 Wh/kg", ["a"]),
-        ("NMC | 250 Wh/kg", []),
+        ("160 Wh/kg", ["a"]),
+        ("250 Wh/kg", []),
     ]
     assert all(draft[c.position_start : c.position_end] == c.text for c in claims)
-    row = next(s for s in locate_sentences(draft) if s.sentence.body.startswith("NMC"))
-    kept = drop_empty(normalize_draft(remove_sentence(draft, row.start, row.full_end)))
+    lines = draft.split("\n")
+    row = next(i for i, line in enumerate(lines) if line.startswith("| NMC"))
+    lines[row] = rewrite_row(lines[row], {1: None}, [])  # its one stated cell removed
+    kept = drop_empty(normalize_draft("\n".join(lines)))
     assert "NMC" not in kept and "| LFP |" in kept and "| |" not in kept
     assert normalize_draft("The drivers are: [@a]") == "The drivers are: [@a]\n"

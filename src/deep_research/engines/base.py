@@ -32,6 +32,7 @@ from deep_research.state.models import (
     TokenUsage,
 )
 from deep_research.state.models import Turn as Turn
+from deep_research.verification.citations import TableCell
 
 T = TypeVar("T")
 
@@ -97,8 +98,8 @@ class ClaimCheck:
 
     claim: Claim
     evidence: Sequence[EvidenceSpan]
-    columns: tuple[str, ...] = ()
-    """The column names of the table whose row the claim is (none for a sentence)."""
+    cell: TableCell | None = None
+    """Where the claim stands when it is a table cell (its column and row), else ``None``."""
 
 
 @dataclass(frozen=True)

@@ -130,7 +130,8 @@ Citation rules (always apply):
   a growth rate) is welcome too: compute it exactly, give its inputs in the same sentence and
   cite them: "Capacity rose from 120 MW to 180 MW, a 50% increase [E3][E5]."
 - A table may present facts: each data row ends with the keys of the evidence that states it,
-  in its last cell, for example "| LFP | 160 Wh/kg [E2] |". Every row is checked like a sentence.
+  in its last cell, for example "| LFP | 160 Wh/kg [E2] |". Every cell after the row's first
+  (its label) is checked on its own against the row's keys.
 - Where the evidence does not cover part of the question, say so in a sentence without keys.
 Structure: follow the outline given with the research, section by section, titling each
 section in {language}. The formats the question asks for and the user's instructions, if any,
@@ -163,7 +164,8 @@ vs 2021, "not") makes the claim CONTRADICTED, never SUPPORTED; a figure the
 evidence does not give at all makes it at most PARTIAL. Equal values in other words are the same
 (1.2 billion = 1,200 million; 0.15 GW = 150 MW). A figure the claim computes from figures the
 evidence gives (a growth rate, share, ratio, sum or difference) is stated if the arithmetic is
-right and CONTRADICTED if it is wrong: compute it.
+right and CONTRADICTED if it is wrong: compute it. A claim that is a table cell states its
+content about the row and column named with it: judge that content only.
 Return one verdict per claim, with its claim_id exactly as given, a confidence from 0 to 1, one
 short sentence of reasoning, the key of the evidence the verdict relies on, and the shortest
 passage of that evidence it relies on, copied verbatim.
@@ -176,8 +178,8 @@ with the claim. Rewrite it as one sentence that the evidence does state:
 - PARTIAL: narrow it to the part the evidence states, dropping what it does not (a figure,
   a date, a second fact), or hedge that part ("reportedly", "according to ...");
 - UNSUPPORTED: narrow or hedge it to what the evidence says, if it says anything relevant.
-A claim whose parts are separated by " | " is a row of a table: give it back as a row, the
-same number of cells in the same order, separated by " | ", never as a sentence.
+A claim that is a cell of a table: give back only that cell's new content, short as a cell,
+never a sentence about the row and never several cells (no " | ").
 Keep it close to the original wording, without citation markers, and copy figures exactly as the
 evidence gives them. If the evidence says nothing relevant, return empty text to remove the
 claim. Give the key of the evidence the new sentence relies on.
@@ -392,11 +394,13 @@ def render_findings(findings: Sequence[Finding]) -> str:
     return fence("\n\n".join(items) if items else "(no findings)", "findings")
 
 
-def _columns(check: ClaimCheck) -> str:
-    """The line naming the columns of a claim that is a table's row (none for a sentence)."""
-    if not check.columns:
+def _cell(check: ClaimCheck) -> str:
+    """The line saying where a claim that is a table cell stands (none for a sentence)."""
+    if check.cell is None:
         return ""
-    return f"A table row; its columns: {_one_line(' | '.join(check.columns))}\n"
+    where = [f"column {_one_line(check.cell.header)!r}"] if check.cell.header else []
+    where += [f"row {_one_line(check.cell.label)!r}"] if check.cell.label else []
+    return f"A table cell, judged alone; {', '.join(where) or 'no header'}\n"
 
 
 def render_claim_checks(checks: Sequence[ClaimCheck]) -> str:
@@ -404,7 +408,7 @@ def render_claim_checks(checks: Sequence[ClaimCheck]) -> str:
     blocks = [
         f"=== claim_id: {_one_line(check.claim.id)}\n"
         f"Claim:\n{_quoted(check.claim.text)}\n"
-        f"{_columns(check)}"
+        f"{_cell(check)}"
         f"Evidence for this claim only:\n{_evidence_items(check.evidence)}"
         for check in checks
     ]
@@ -420,7 +424,7 @@ def render_rewrite_check(check: ClaimCheck) -> str:
     block = (
         f"=== claim_id: {_one_line(check.claim.id)}\n"
         f"Claim:\n{_quoted(check.claim.text)}\n"
-        f"{_columns(check)}"
+        f"{_cell(check)}"
         f"Verdict: {verdict}\n"
         f"Reason:\n{_quoted(check.claim.reasoning or 'none given')}\n"
         f"Evidence for this claim only:\n{_evidence_items(check.evidence)}"

@@ -7,6 +7,10 @@ For each claim that needs it (:func:`deep_research.state.revision.needs_revision
   the best alternates (a correction, or the claim narrowed or hedged to what the evidence
   states), or removes it (empty text); a claim with no evidence at all is removed.
 
+A table cell is revised in its cell: rewritten, or emptied to a dash when removed, its row
+keeping its other cells, its keys and its column count; a row left with nothing it states goes
+whole.
+
 The budget is ``max_revisions`` such passes. When it is spent and claims still need revision,
 one last pass re-cites what an alternate supports and removes what is unsupported or
 contradicted without asking the engine, so the loop always ends. A claim still PARTIAL then
@@ -33,11 +37,12 @@ from deep_research.verification.checks import clean_claim
 from deep_research.verification.citations import (
     CitedSentence,
     Located,
+    TableCell,
     drop_empty,
     locate_sentences,
     normalize_draft,
     remove_sentence,
-    table_columns,
+    rewrite_row,
 )
 from deep_research.verifier import (
     GOOD,
@@ -48,7 +53,7 @@ from deep_research.verifier import (
 
 Outcome = Literal["recited", "corrected", "removed", "unchanged"]
 
-__all__ = ["needs_revision", "revise", "revise_claim", "rewritten_row"]
+__all__ = ["needs_revision", "revise", "revise_claim", "rewritten_cell"]
 
 
 async def revise_claim(
@@ -58,8 +63,7 @@ async def revise_claim(
     *,
     final: bool,
     memo: Memo | None = None,
-    row: bool = False,
-    columns: tuple[str, ...] = (),
+    cell: TableCell | None = None,
 ) -> tuple[CitedSentence | None, Outcome, TokenUsage]:
     """The sentence that replaces ``claim`` (``None`` removes it), what was done, and its cost.
 
@@ -74,9 +78,8 @@ async def revise_claim(
         final: The budget is spent: re-cite or remove, never rewrite.
         memo: Shared by the claims of a pass and kept between passes, so that each span is
             analysed, and each claim ranked against it, once.
-        row: The claim is a table's data row: a rewrite must give it back cell by cell
-            (:func:`rewritten_row`).
-        columns: The names of the row's columns, shown to the engine.
+        cell: Where the claim stands when it is a table cell (shown to the engine): a
+            rewrite must be one cell's content (:func:`rewritten_cell`).
     """
     alternate = claim.evidence_id
     if claim.verdict in GOOD and alternate and alternate not in claim.citation_keys:
@@ -89,11 +92,11 @@ async def revise_claim(
     shown += rank_alternates(claim, evidence, memo=memo)
     if not shown:
         return None, "removed", TokenUsage()
-    reply = await engine.rewrite(ClaimCheck(claim, shown, columns))
+    reply = await engine.rewrite(ClaimCheck(claim, shown, cell))
     text = clean_claim(" ".join(reply.value.text.split()))
-    if row and text:
-        as_row = rewritten_row(claim.text, text)
-        if as_row is None:  # the engine wrote prose: a partial row stays, any other goes whole
+    if cell is not None and text:
+        as_cell = rewritten_cell(text)
+        if as_cell is None:  # the engine wrote several cells: a partial cell stays as it is
             if claim.verdict is not Verdict.PARTIAL:
                 return None, "removed", reply.usage
             return (
@@ -101,7 +104,7 @@ async def revise_claim(
                 "unchanged",
                 reply.usage,
             )
-        text = as_row
+        text = as_cell
     if not text:
         return None, "removed", reply.usage
     position = key_index(reply.value.evidence_key, len(shown))
@@ -116,16 +119,14 @@ async def revise_claim(
     return CitedSentence(text, ids, "."), "unchanged" if unchanged else "corrected", reply.usage
 
 
-def rewritten_row(row: str, rewrite: str) -> str | None:
-    """A table row's rewrite, cell by cell: its cells joined as the row's are, or ``None``.
+def rewritten_cell(rewrite: str) -> str | None:
+    """A table cell's rewrite as the cell's new content, or ``None`` if it is no one cell.
 
-    ``row`` is the claim's text (cells joined by ``" | "``); ``rewrite`` is the engine's. A
-    rewrite with another number of cells (a row turned into a sentence) is no row: ``None``.
+    A rewrite holding a cell separator (a row given back, ``LFP | 165 Wh/kg``) would add
+    columns to the row: it is not taken. A sentence is taken as the cell's text.
     """
     found = cells(rewrite)
-    if len(found) != len(cells(row)) or not any(found):
-        return None
-    return " | ".join(found)
+    return found[0] if len(found) == 1 and found[0] else None
 
 
 async def revise(state: State, runtime: Runtime[Context], *, services: Services) -> dict[str, Any]:
@@ -137,7 +138,6 @@ async def revise(state: State, runtime: Runtime[Context], *, services: Services)
     targets = {c.position_start: c for c in state.claims if wanted(c)}
     located = [s for s in locate_sentences(state.draft) if s.start in targets]
     evidence = state.evidence if located else []
-    columns = table_columns(state.draft) if any(s.row for s in located) else {}
     # every rewrite is an independent request: send them together, then edit last to first
     results = await asyncio.gather(
         *(
@@ -147,8 +147,7 @@ async def revise(state: State, runtime: Runtime[Context], *, services: Services)
                 evidence,
                 final=final,
                 memo=services.memo,
-                row=s.row,
-                columns=columns.get(s.start, ()),
+                cell=s.cell,
             )
             for s in located
         )
@@ -173,21 +172,31 @@ async def revise(state: State, runtime: Runtime[Context], *, services: Services)
     return update
 
 
+Revision = tuple[Located, tuple[CitedSentence | None, Outcome, TokenUsage]]
+
+
 def _edit(
-    draft: str,
-    revisions: list[tuple[Located, tuple[CitedSentence | None, Outcome, TokenUsage]]],
-    stated: set[str],
+    draft: str, revisions: list[Revision], stated: set[str]
 ) -> tuple[str, TokenUsage, Counter[Outcome]]:
     """Apply the revisions from the last to the first, so that offsets stay valid.
 
-    A rewrite that repeats a sentence the draft already states (a partial claim narrowed to
-    what another claim says) removes the claim instead of saying it twice.
+    A sentence is replaced or removed where it stands. A rewrite that repeats a sentence the
+    draft already states (a partial claim narrowed to what another claim says) removes the
+    claim instead of saying it twice. The cells of a table row are edited together, in
+    their row (:func:`_edit_row`).
     """
     usage, outcomes = TokenUsage(), Counter[Outcome]()
-    for located, (sentence, outcome, spent) in reversed(revisions):
-        if sentence is not None and outcome == "corrected" and sentence.body in stated:
-            sentence, outcome = None, "removed"
+    for _, (_, outcome, spent) in revisions:
         usage, outcomes[outcome] = usage + spent, outcomes[outcome] + 1
+    for group in reversed(_by_row(draft, revisions)):
+        located, (sentence, outcome, _) = group[0]
+        if located.cell is not None:
+            draft = _edit_row(draft, group)
+            continue
+        if sentence is not None and outcome == "corrected" and sentence.body in stated:
+            sentence = None
+            outcomes["corrected"] -= 1
+            outcomes["removed"] += 1
         if sentence is None:  # the next sentence loses a linking word that pointed back
             draft = remove_sentence(draft, located.start, located.full_end)
             continue
@@ -195,3 +204,44 @@ def _edit(
         rendered = CitedSentence(sentence.body, sentence.ids, located.sentence.punct).render()
         draft = draft[: located.start] + rendered + draft[located.full_end :]
     return draft, usage, outcomes
+
+
+def _by_row(draft: str, revisions: list[Revision]) -> list[list[Revision]]:
+    """The revisions in draft order, each on its own but the cells of one row together."""
+    groups: list[list[Revision]] = []
+    for revision in revisions:
+        located = revision[0]
+        previous = groups[-1][0][0] if groups else None
+        if (
+            located.cell is not None
+            and previous is not None
+            and previous.cell is not None
+            and _line_start(draft, previous.start) == _line_start(draft, located.start)
+        ):
+            groups[-1].append(revision)
+        else:
+            groups.append([revision])
+    return groups
+
+
+def _line_start(draft: str, position: int) -> int:
+    return draft.rfind("\n", 0, position) + 1
+
+
+def _edit_row(draft: str, group: list[Revision]) -> str:
+    """``draft`` with the revised cells of one table row put in place, cell by cell.
+
+    A removed cell's content becomes :data:`~deep_research.verification.citations.EMPTY_CELL`;
+    a rewritten cell holds its new text; the keys a revision cites join the row's. A row left
+    with nothing it states goes whole (:func:`~deep_research.verification.citations.rewrite_row`).
+    """
+    start = _line_start(draft, group[0][0].start)
+    end = draft.find("\n", start)
+    end = len(draft) if end < 0 else end
+    changes: dict[int, str | None] = {}
+    ids: list[str] = []
+    for located, (sentence, _, _) in group:
+        if located.cell is not None:
+            changes[located.cell.column] = sentence.body if sentence is not None else None
+            ids += sentence.ids if sentence is not None else ()
+    return draft[:start] + rewrite_row(draft[start:end], changes, ids) + draft[end:]

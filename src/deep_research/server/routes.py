@@ -38,6 +38,7 @@ from deep_research.preferences import (
     get_user_preferences,
     put_user_preferences,
 )
+from deep_research.report import article_markdown
 from deep_research.report_html import render_html
 from deep_research.server.auth import owner_id
 from deep_research.server.bodies import RequestBodies
@@ -363,6 +364,22 @@ async def get_report_markdown(session_id: RowId, user: User, store: Store) -> Pl
     """The session's report as Markdown, with its numbered references."""
     report = await _report(store, user, session_id)
     return PlainTextResponse(str(report.get("markdown", "")), media_type="text/markdown")
+
+
+@app.get(
+    "/sessions/{session_id}/report.article.md",
+    tags=["reports"],
+    response_class=PlainTextResponse,
+    responses={200: {"content": {"text/markdown": {}}}},
+)
+async def get_report_article(session_id: RowId, user: User, store: Store) -> PlainTextResponse:
+    """The session's report as an article (what ``report.article.md`` holds).
+
+    The title, body and numbered references with their URLs, without the verification marks,
+    their notes, the Limitations section or the verification line.
+    """
+    report = Report.model_validate(await _report(store, user, session_id))
+    return PlainTextResponse(article_markdown(report), media_type="text/markdown")
 
 
 REPORT_PAGE_HEADERS = {

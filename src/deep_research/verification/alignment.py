@@ -236,7 +236,12 @@ def _match_figures(alignment: Alignment, ranked: list[Unit], analyses: Analyses)
                 break
     direct = [q for q in alignment.matched if q.kind not in ("date", "decade")]
     for figure in alignment.missing:  # a growth rate, share, ratio, sum or difference
-        if derivation(figure, alignment.claim, [q for _, q in stated]) is not None:
+        about = _around(alignment.claim, figure)  # the sentences on the figure's subject
+        beside = [analyses.quantities(u.text) for u in alignment.support if about & u.words]
+        found = derivation(
+            figure, alignment.claim, [q for _, q in stated], shown=direct, beside=beside
+        )
+        if found is not None:
             alignment.matched.append(figure)
             alignment.derived.append(figure)
             # the words saying how it was computed ("rose", "combined") are stated by the sum

@@ -2,17 +2,36 @@
 
 A report may state what its sources imply but do not write: a growth rate from two revenues,
 a share, a ratio, a sum or a difference. Such a figure is not "unstated": :func:`derivation`
-computes it from two figures the evidence states (of one kind, in one currency) and, when the
-arithmetic gives the claim's figure within the precision it is written with (10 % when
-hedged), it counts as stated. When the claim itself states both operands and says how it
-derived the third (``rose from $10 million to $15 million, a 40% increase``, ``合计``, ``3倍``)
-but no operation gives its figure, :func:`miscomputed` says what the operands do give, and the
-claim is CONTRADICTED.
+computes it from two figures the evidence states (of one kind, in one currency, counts of one
+thing) and, when the arithmetic gives the claim's figure within the precision it is written
+with (10 % when hedged), it counts as stated. Which pairs it tries is bounded by where the
+operands stand, not by words, so that it works in any language:
+
+* **shown**: the claim states both operands itself (``from $10 million to $15 million, +50%``,
+  ``比2022年的36,883元增长6.3%``): any operation. The claim shows its working, so the pair is
+  the claim's own.
+* **beside**: the operands are two figures of one evidence sentence aligned with the claim, on
+  the same subject as the figure (a word around it is in that sentence), a sentence holding at
+  most :data:`MAX_OPERANDS` figures of their kind: a percent change, a share or a ratio only,
+  whose kind differs from its operands'. A sum or a difference of unshown operands is of their
+  own kind, and would pass a wrong figure for one of them (``Revenue was $25 million in 2021``
+  against $10 million in 2020 and $15 million in 2021).
+* **said**: any two figures of the evidence, any operation, when the claim says it derived a
+  figure (``grew``, ``combined``, ``合计``, ``倍``: :func:`cue_words`, English and Chinese).
+
+A plain count under :data:`MIN_COUNT` is never derived: small whole numbers equal a sum or a
+difference of other figures by chance too often.
+
+Wrong arithmetic needs the claim to say it computed: when it does and no operation on its
+operands gives its figure, :func:`miscomputed` says what the operands do give, and the claim
+is CONTRADICTED. Without such a word, a figure that no operation gives may be a fact of its
+own (``…, and a 30% market share``), and stays unstated (PARTIAL), never contradicted.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import permutations
@@ -20,7 +39,14 @@ from itertools import permutations
 from deep_research.verification.hedges import APPROX_TOLERANCE
 from deep_research.verification.quantities import Quantity
 
-__all__ = ["Derivation", "cue_words", "derivation", "miscomputed"]
+__all__ = ["MAX_OPERANDS", "MIN_COUNT", "Derivation", "cue_words", "derivation", "miscomputed"]
+
+MAX_OPERANDS = 3
+"""Figures of one kind an evidence sentence may hold for a figure the claim does not show
+the operands of to be computed from it: with more, some pair gives most percentages."""
+
+MIN_COUNT = 10
+"""The smallest plain count that may be derived (see the module docstring)."""
 
 _RATIO = re.compile(r"\s*(?:times\b|x\b|×|-?fold\b|倍)", re.I)
 """What follows a ratio's number: ``3 times``, ``2.5x``, ``three-fold``, ``3倍``."""
@@ -80,6 +106,8 @@ def _is_ratio(figure: Quantity, claim: str) -> bool:
 def _combinable(a: Quantity, b: Quantity) -> bool:
     if a.kind != b.kind or a.kind in _NOT_OPERANDS or a.spelled or b.spelled:
         return False
+    if a.kind == "count" and a.noun and b.noun and a.noun != b.noun:
+        return False  # 120 engineers and 80 technicians do not make 40 of anything
     return a.currency == b.currency or not a.currency or not b.currency
 
 
@@ -128,24 +156,65 @@ def _pairs(stated: Sequence[Quantity]) -> Iterator[tuple[Quantity, Quantity]]:
     return (pair for pair in permutations(unique, 2) if _combinable(*pair))
 
 
-def derivation(figure: Quantity, claim: str, stated: Sequence[Quantity]) -> Derivation | None:
-    """How ``figure`` (of ``claim``) follows from two figures of ``stated``, if one op gives it.
+def _found(
+    figure: Quantity, claim: str, operands: Sequence[Quantity], operations: frozenset[str]
+) -> Derivation | None:
+    """The first of ``operations`` on two of ``operands`` that gives ``figure``."""
+    return next(
+        (
+            d
+            for d in _candidates(figure, claim, _pairs(operands))
+            if d.operation in operations and _close(figure, d.value, claim)
+        ),
+        None,
+    )
 
-    Only a claim that says it derived a figure (a change, ratio, share or total: ``grew``,
-    ``times``, ``combined``, ``增长``, ``合计``...) is read this way, so that two unrelated
-    figures of the evidence cannot happen to "state" a figure.
+
+_ANY = frozenset({"sum", "difference", "change", "share", "ratio"})
+_OF_ANOTHER_KIND = frozenset({"change", "share", "ratio"})
+
+
+def derivation(
+    figure: Quantity,
+    claim: str,
+    stated: Sequence[Quantity],
+    *,
+    shown: Sequence[Quantity] = (),
+    beside: Sequence[Sequence[Quantity]] = (),
+) -> Derivation | None:
+    """How ``figure`` (of ``claim``) follows from two figures the evidence states, if it does.
+
+    The pairs tried are bounded by where the operands stand (see the module docstring):
+    ``shown`` operands, any operation; two of one sentence ``beside`` the figure, a percent
+    change, share or ratio; any two ``stated``, only when the claim says it derived a figure.
 
     Args:
         figure: A figure of the claim that the evidence does not state as such.
         claim: The claim's text (``figure``'s offsets point into it).
         stated: The figures the evidence states.
+        shown: The claim's own figures that the evidence states.
+        beside: The figures of each evidence sentence aligned with the claim that is about
+            what ``figure`` is about (the caller decides which).
     """
-    if figure.kind in _NOT_OPERANDS or figure.spelled or not _CUE.search(claim):
+    if figure.kind in _NOT_OPERANDS or figure.spelled:
         return None
-    return next(
-        (d for d in _candidates(figure, claim, _pairs(stated)) if _close(figure, d.value, claim)),
-        None,
-    )
+    tries: list[tuple[Sequence[Quantity], frozenset[str]]] = []
+    if not (figure.kind == "count" and figure.value < MIN_COUNT and not _is_ratio(figure, claim)):
+        tries.append((shown, _ANY))
+        tries += [(figures, _OF_ANOTHER_KIND) for figures in beside if _few(figures)]
+    if _CUE.search(claim):
+        tries.append((stated, _ANY))
+    for operands, operations in tries:
+        found = _found(figure, claim, operands, operations)
+        if found is not None:
+            return found
+    return None
+
+
+def _few(figures: Sequence[Quantity]) -> bool:
+    """Whether a sentence holds at most :data:`MAX_OPERANDS` figures of each kind."""
+    kinds = Counter(q.kind for q in figures if not q.spelled and q.kind not in _NOT_OPERANDS)
+    return all(count <= MAX_OPERANDS for count in kinds.values())
 
 
 def miscomputed(figure: Quantity, claim: str, operands: Sequence[Quantity]) -> Derivation | None:

@@ -4,8 +4,9 @@ A report is more than sentences. Fenced code (mermaid diagrams included), displa
 HTML blocks, images, lines that hold only links, and thematic breaks state no sentence to
 check: they are **verbatim**, never split into claims, never given a final mark, and come back
 from verification byte for byte. Tables are read by their structure: a header line, a
-separator line (``| --- | :-: |``), then data rows; only the data rows are claims, each checked
-as one claim and rewritten cell by cell (:mod:`deep_research.verification.citations`).
+separator line (``| --- | :-: |``), then data rows; only the cells of data rows are claims,
+each cell that states something checked on its own and revised in its cell
+(:mod:`deep_research.verification.citations`).
 
 :func:`layout` reads the lines once; the rest of verification asks it what each line is.
 """
@@ -16,7 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Layout", "cells", "is_link_only", "layout"]
+__all__ = ["Layout", "cell_spans", "cells", "is_link_only", "layout"]
 
 _FENCE = re.compile(r"\s*(`{3,}|~{3,})")
 """The opening of a fenced code block; the fence closes at a line of the same character, at
@@ -58,14 +59,30 @@ _PIPE = re.compile(r"(?<!\\)\|")
 """A cell separator: a pipe not escaped by a backslash."""
 
 
+def cell_spans(line: str) -> list[tuple[int, int]]:
+    """Where the text of each cell of a table line sits: ``(start, end)``, spaces excluded.
+
+    Outer pipes are optional; a pipe escaped by a backslash is text, not a separator.
+    """
+    cuts = [match.start() for match in _PIPE.finditer(line)]
+    left, right = len(line) - len(line.lstrip()), len(line.rstrip())
+    opening = cuts.pop(0) if cuts and cuts[0] == left else left - 1
+    closing = cuts.pop() if cuts and cuts[-1] == right - 1 else right
+    bounds = [opening, *cuts, closing]
+    spans = []
+    for before, after in zip(bounds, bounds[1:], strict=False):
+        start, end = before + 1, after
+        while start < end and line[start].isspace():
+            start += 1
+        while end > start and line[end - 1].isspace():
+            end -= 1
+        spans.append((start, end))
+    return spans
+
+
 def cells(line: str) -> list[str]:
     """The cells of a table line, stripped (outer pipes optional; an escaped pipe stays)."""
-    inner = line.strip()
-    if inner.startswith("|"):
-        inner = inner[1:]
-    if inner.endswith("|") and not inner.endswith("\\|"):
-        inner = inner[:-1]
-    return [cell.strip() for cell in _PIPE.split(inner)]
+    return [line[start:end] for start, end in cell_spans(line)]
 
 
 def _is_separator(line: str) -> bool:

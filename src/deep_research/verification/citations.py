@@ -22,7 +22,7 @@ from deep_research.text import (
     numbers,
     split_line,
 )
-from deep_research.verification.blocks import Layout, cells, layout
+from deep_research.verification.blocks import Layout, cell_spans, cells, layout
 from deep_research.verification.claim_types import (
     claim_type,
     is_claim,
@@ -183,9 +183,9 @@ def join_sentences(rendered: Iterable[str]) -> str:
 def table_row(line: str) -> CitedSentence:
     """A table's data row as one sentence: its cells, then its keys, with no final mark.
 
-    A row is checked like a sentence; its markers go to the end of its last cell, so that
-    the row reads ``| LFP | 160 Wh/kg [@a] |``. Its body is the cells joined by ``" | "``,
-    which is how revision splits a rewritten row back into cells.
+    The canonical form of a row gathers its markers at the end of its last cell, so that
+    the row reads ``| LFP | 160 Wh/kg [@a] |``: the keys a row carries cite the whole row
+    (see :func:`row_cells`). Its body is the cells joined by ``" | "``.
     """
     found = cells(line)
     ids = tuple(MARKER.findall(line))
@@ -195,6 +195,79 @@ def table_row(line: str) -> CitedSentence:
 
 def _render_row(line: str) -> str:
     return f"| {table_row(line).render()} |"
+
+
+EMPTY_CELL = "—"
+"""What a cell whose content revision removed holds: the usual mark of "no data"."""
+_TRAILING_MARKERS = re.compile(r"(?:\s*\[@[A-Za-z0-9_]+\])+$")
+
+
+@dataclass(frozen=True)
+class TableCell:
+    """Where a claim that is a table cell stands: its column, and what its row is about."""
+
+    column: int
+    """0-based."""
+    header: str
+    """The column's name (empty in a table without a header line)."""
+    label: str
+    """The row's label: its first cell, which names what the row is about."""
+
+
+def states(cell: str, column: int, width: int) -> bool:
+    """Whether a table cell states something of its own: it may then be a claim.
+
+    A cell with no letter or digit in any script (empty, ``-``, ``—``, ``✓``) states
+    nothing. The first cell of a row of several is the row's label: the item the row is
+    about (a comparison table's ``LFP``, a year), the subject of the other cells rather than
+    a fact, and shown to the judge with each of them. Everything else is judged on its own.
+    """
+    if column == 0 and width > 1:
+        return False
+    return any(char.isalnum() for char in MARKER.sub("", cell))
+
+
+def _text_spans(line: str) -> list[tuple[int, int]]:
+    """The cells of a canonical row, without the markers that end its last cell."""
+    spans = cell_spans(line)
+    if spans:
+        start, end = spans[-1]
+        trailing = _TRAILING_MARKERS.search(line, start, end)
+        spans[-1] = (start, trailing.start() if trailing else end)
+    return spans
+
+
+def row_cells(line: str, headers: Sequence[str] = ()) -> Iterator[tuple[int, int, TableCell]]:
+    """The cells of a canonical data row that state something (:func:`states`).
+
+    Each as ``(start, end, cell)``, offsets into ``line``. Every cell of a row is judged
+    against all the keys the row carries: a writer cites a row as a whole (the markers end
+    its last cell), and a key written in one cell is gathered there with the others when
+    the draft is normalized.
+    """
+    spans = _text_spans(line)
+    first = line[spans[0][0] : spans[0][1]] if spans else ""
+    for column, (start, end) in enumerate(spans):
+        if states(line[start:end], column, len(spans)):
+            header = headers[column] if column < len(headers) else ""
+            yield start, end, TableCell(column, header, first if len(spans) > 1 else "")
+
+
+def rewrite_row(line: str, changes: Mapping[int, str | None], ids: Sequence[str]) -> str:
+    """A canonical data row with the cells of ``changes`` replaced, and ``ids`` cited too.
+
+    A cell mapped to ``None`` loses its content (it holds :data:`EMPTY_CELL`); the row keeps
+    every other cell and every key it cited, so that its column count never changes. A row
+    left with no cell that states anything is emptied (``| |``), and goes whole.
+    """
+    spans = _text_spans(line)
+    texts = [line[start:end] for start, end in spans]
+    for column, text in changes.items():
+        texts[column] = EMPTY_CELL if text is None else text
+    if not any(states(text, column, len(texts)) for column, text in enumerate(texts)):
+        return "| |"
+    cited = _unique(tuple(MARKER.findall(line)) + tuple(ids))
+    return f"| {CitedSentence(' | '.join(texts), cited, '').render()} |"
 
 
 def _prose_line(line: str) -> str:
@@ -236,8 +309,8 @@ class Located:
     """End of the body (exclusive)."""
     full_end: int
     """End of the sentence including markers and punctuation."""
-    row: bool = False
-    """A table's data row: its body is its cells joined by ``" | "``."""
+    cell: TableCell | None = None
+    """Where it stands when it is a table cell (its ids are its row's)."""
 
 
 def locate_sentences(draft: str) -> Iterator[Located]:
@@ -245,14 +318,15 @@ def locate_sentences(draft: str) -> Iterator[Located]:
     offset = 0
     lines = draft.split("\n")
     found = layout(lines)
+    headers = _headers(lines, found)
     for index, line in enumerate(lines):
         line_start = offset
         offset += len(line) + 1
-        if index in found.rows:
-            row = table_row(line)
-            if row.body.strip(" |"):
-                at = line_start + line.index(row.body)
-                yield Located(row, at, at + len(row.body), at + len(row.render()), row=True)
+        if index in found.rows:  # one claim per cell that states something
+            ids = _unique(tuple(MARKER.findall(line)))
+            for start, end, cell in row_cells(line, headers.get(index, ())):
+                text = CitedSentence(line[start:end], ids, "")
+                yield Located(text, line_start + start, line_start + end, line_start + end, cell)
             continue
         if not found.is_prose(index, line):
             continue
@@ -266,30 +340,30 @@ def locate_sentences(draft: str) -> Iterator[Located]:
             yield Located(sentence, at, at + len(sentence.body), cursor)
 
 
-def table_columns(draft: str) -> dict[int, tuple[str, ...]]:
-    """The column names of each table row of a normalized draft, by the offset of its body.
+def _headers(lines: Sequence[str], found: Layout) -> dict[int, tuple[str, ...]]:
+    """The column names of each data row of a table with a header line, by line index."""
+    names: dict[int, tuple[str, ...]] = {}
+    for header, end in found.tables:
+        row = tuple(MARKER.sub("", cell).strip() for cell in cells(lines[header]))
+        names.update((index, row) for index in range(header + 2, end))
+    return names
 
-    A row's claim starts at that offset (``claim.position_start``), so a judge can be told
-    what each of its cells is.
+
+def table_cells(draft: str) -> dict[int, TableCell]:
+    """The table cells of a normalized draft that may be claims, by the offset of their text.
+
+    A cell's claim starts at that offset (``claim.position_start``), so a judge can be told
+    which column and row the cell stands in.
     """
-    lines = draft.split("\n")
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
-    found: dict[int, tuple[str, ...]] = {}
-    for header, end in layout(lines).tables:
-        names = tuple(MARKER.sub("", cell).strip() for cell in cells(lines[header]))
-        for index in range(header + 2, end):
-            body = table_row(lines[index]).body
-            if body.strip(" |"):
-                found[starts[index] + lines[index].index(body)] = names
-    return found
+    return {s.start: s.cell for s in locate_sentences(draft) if s.cell is not None}
 
 
 def extract_claims(draft: str) -> list[Claim]:
     """Claims of a normalized draft, one per factual sentence (see :func:`is_claim`).
 
-    A claim's text is the sentence body, ``draft[position_start:position_end]``; its type is
+    A table's data row gives one claim per cell that states something (:func:`row_cells`),
+    judged on its own against the row's keys. A claim's text is the sentence body (or the
+    cell's text), ``draft[position_start:position_end]``; its type is
     ``synthesis`` when it is uncited analysis (:func:`is_analysis`), ``estimate`` when hedged
     or forecast, else ``fact``; ``numeric`` when it states a figure. An uncited factual claim
     is kept so that verify judges it UNSUPPORTED and revise cites, corrects or removes it; a
