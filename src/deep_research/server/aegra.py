@@ -4,20 +4,39 @@ Aegra keeps runs, threads, checkpoints and the store in its own PostgreSQL datab
 ``DATABASE_URL``), shared by all its instances; it ignores langgraph.json's
 ``checkpointer.path`` and ``store.path``. This adapter, imported only inside an Aegra process,
 reaches them through Aegra's own objects in process: its ORM models and session factory for
-runs and threads, its thread deletion (which cancels the thread's active runs and deletes its
-checkpoints) and its live checkpointer and store. See :mod:`deep_research.server.runtime`.
+runs and threads, its run cancellation and thread deletion (the functions behind
+``POST /runs/cancel`` and ``DELETE /threads/{id}``) and its live checkpointer and store. See
+:mod:`deep_research.server.runtime`.
+
+Aegra serves our routes' app as the server itself, adding its own middleware and routes to it.
+:meth:`AegraRuntime.adapt_app` then makes Aegra answer as langgraph-api does where it can:
+
+* our CORS policy and request bodies' checks go outermost, so they answer every preflight
+  (Studio's private-network one included) and see every body, as under langgraph-api;
+* :class:`AegraRequests` refuses a run that asks for a webhook (Aegra has none, and would drop
+  it silently) and answers ``/ok``, langgraph-api's health check, with Aegra's ``/health``;
+* the thread state routes write the state's records by field name (``step_id``), not by their
+  camelCase aliases: FastAPI dumps a route's response by alias unless told otherwise.
+
+Every name of Aegra's that this module uses is listed in :data:`AEGRA_NAMES`; the cluster tests
+check them against the installed Aegra (pinned ``aegra-api==0.11.*``).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
+from fastapi import FastAPI
 from sqlalchemy import func, or_, select
+from starlette.middleware import Middleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from deep_research.server.runtime import RunRequest, Stores, ThreadUpdate
+from deep_research.sources.bounded_json import loads_bounded
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +57,33 @@ _METADATA_KEYS = frozenset({"metadata"})
 
 _RUN_KEYS = frozenset({"run_id", "run_ids", "status", "action", "wait"})
 """What it may hold when a run is cancelled or interrupted."""
+
+WEBHOOKS_REFUSED = (
+    "run webhooks are not supported on this runtime (Aegra): the run was not created;"
+    " poll the run or join it instead"
+)
+"""The 422 answer to a run that asks for a webhook."""
+
+HEALTH_PATH = "/health"
+"""Aegra's health check, which answers langgraph-api's ``/ok`` too."""
+
+STATE_ROUTES = (
+    "/threads/{thread_id}/state",
+    "/threads/{thread_id}/state/{checkpoint_id}",
+    "/threads/{thread_id}/state/checkpoint",
+    "/threads/{thread_id}/history",
+)
+"""Aegra's routes that answer with a thread's state values (``ThreadState``)."""
+
+AEGRA_NAMES = {
+    "aegra_api.api.runs": ("cancel_runs", "router"),
+    "aegra_api.api.threads": ("delete_thread", "router"),
+    "aegra_api.core.orm": ("Run", "Thread", "get_session_maker"),
+    "aegra_api.core.database": ("db_manager",),
+    "aegra_api.models.auth": ("User",),
+    "aegra_api.models.runs": ("RunsCancel",),
+}
+"""Aegra's modules and names this adapter uses (checked by the cluster tests)."""
 
 
 class AegraRuntime:
@@ -130,16 +176,33 @@ class AegraRuntime:
             return [str(thread) for thread in rows]
 
     async def cancel_runs(self, thread_id: str) -> None:
-        """Cancel the thread's pending and running runs, on whichever instance holds them."""
-        from aegra_api.api.runs import _request_run_interruption
+        """Cancel the thread's pending and running runs, on whichever instance holds them.
+
+        As ``POST /runs/cancel`` with ``action=cancel`` does, for the runs' own user (it
+        cancels only a user's own runs): Aegra stops a run its worker holds, and marks one no
+        live worker holds as interrupted.
+        """
+        from aegra_api.api.runs import cancel_runs
         from aegra_api.core.orm import Run, get_session_maker
+        from aegra_api.models.auth import User
+        from aegra_api.models.runs import RunsCancel
 
         async with get_session_maker()() as session:
-            runs = await session.scalars(
-                select(Run).where(Run.thread_id == thread_id, Run.status.in_(ACTIVE))
+            rows = await session.execute(
+                select(Run.user_id, Run.run_id).where(
+                    Run.thread_id == thread_id, Run.status.in_(ACTIVE)
+                )
             )
-            for run in list(runs):
-                await _request_run_interruption(session, run, "cancel")
+            by_user: dict[str, list[str]] = {}
+            for user_id, run_id in rows:
+                by_user.setdefault(str(user_id), []).append(str(run_id))
+            for user_id, run_ids in by_user.items():
+                await cancel_runs(
+                    RunsCancel(thread_id=thread_id, run_ids=run_ids),
+                    action="cancel",
+                    user=User(identity=user_id),
+                    session=session,
+                )
             await session.commit()
 
     async def busy(self, thread_id: str) -> bool:
@@ -181,6 +244,19 @@ class AegraRuntime:
         """Aegra's own checkpointer and store (where the served graph's data is)."""
         return _aegra_stores()
 
+    def adapt_app(self, app: FastAPI) -> None:
+        """Make Aegra answer as langgraph-api does (see the module docstring).
+
+        Called once Aegra has built the app (its middleware added), before it serves anything.
+        """
+        installed: list[object] = [entry.cls for entry in app.user_middleware]
+        if AegraRequests in installed:
+            return
+        ours = [m for m in app.user_middleware if m.cls.__module__.startswith("deep_research.")]
+        theirs = [m for m in app.user_middleware if m not in ours]
+        app.user_middleware = [*ours, Middleware(AegraRequests), *theirs]
+        _state_by_field_name()
+
 
 @asynccontextmanager
 async def _aegra_stores() -> AsyncIterator[Stores]:
@@ -188,3 +264,85 @@ async def _aegra_stores() -> AsyncIterator[Stores]:
     from aegra_api.core.database import db_manager
 
     yield Stores(db_manager.get_checkpointer(), db_manager.get_store())
+
+
+def _state_by_field_name() -> None:
+    """Have Aegra's state routes write the state's records by field name, as langgraph-api.
+
+    FastAPI builds an included route's handler when it first serves it, from the route's
+    ``response_model_by_alias``; this runs before that (and tells the router it changed).
+    """
+    from aegra_api.api.threads import router
+    from fastapi.routing import APIRoute
+
+    for route in router.routes:
+        if isinstance(route, APIRoute) and route.path in STATE_ROUTES:
+            route.response_model_by_alias = False
+    getattr(router, "_mark_routes_changed", lambda: None)()
+
+
+def asks_for_webhook(payload: Any) -> bool:
+    """Whether a run creation's JSON body (one run, or a batch of runs) names a webhook."""
+    runs = payload if isinstance(payload, list) else [payload]
+    return any(isinstance(run, dict) and run.get("webhook") is not None for run in runs)
+
+
+class AegraRequests:
+    """ASGI middleware: a run asking for a webhook is refused (422); ``/ok`` is ``/health``.
+
+    It sits inside :class:`~deep_research.server.bodies.RequestBodies`, so a body it reads is
+    within the cap and read once from the client.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        """Wrap ``app`` (the rest of Aegra's middleware and its routes)."""
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer or hand on the request."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope["path"].rstrip("/")
+        if path == "/ok" and scope["method"] in ("GET", "HEAD"):
+            scope = {**scope, "path": HEALTH_PATH, "raw_path": HEALTH_PATH.encode()}
+        elif scope["method"] == "POST" and "/runs" in path:
+            body, receive = await _read_body(receive)
+            try:
+                payload = loads_bounded(body) if body else None
+            except ValueError:
+                payload = None  # not JSON: Aegra answers that itself
+            if asks_for_webhook(payload):
+                await _refuse(send, 422, WEBHOOKS_REFUSED)
+                return
+        await self.app(scope, receive, send)
+
+
+async def _read_body(receive: Receive) -> tuple[bytes, Receive]:
+    """The request's body, and a ``receive`` that gives it again."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    body = b"".join(chunks)
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return body, replay
+
+
+async def _refuse(send: Send, status: int, detail: str) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -15,6 +15,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import httpx
+from fastapi import FastAPI
 from langgraph_sdk import get_client
 from langgraph_sdk.errors import LangGraphError, NotFoundError
 from langgraph_sdk.schema import RunStatus
@@ -156,6 +157,9 @@ class LangGraphApiRuntime:
     def stores(self) -> AbstractAsyncContextManager[Stores]:
         """The project's checkpointer and content store on the server's database."""
         return _project_stores()
+
+    def adapt_app(self, app: FastAPI) -> None:
+        """Nothing to adapt: langgraph-api puts our middleware outside its own."""
 
 
 @asynccontextmanager

@@ -11,6 +11,7 @@ that do not exist. Their OpenAPI description is merged into the server's ``/open
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,8 +19,11 @@ from datetime import timedelta
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from sqlalchemy.ext.asyncio import AsyncSession
+from starlette.types import ASGIApp
 
 from deep_research.errors import DatabaseUnavailableError, NotFoundError, StoreError
 from deep_research.ids import THREAD_ID
@@ -55,6 +59,7 @@ from deep_research.server.purge import (
     purge_user,
     stop_runs,
 )
+from deep_research.server.runtimes import current_runtime
 from deep_research.server.schemas import (
     ChatDetail,
     ChatRename,
@@ -112,7 +117,27 @@ async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await close_domain_stores()
 
 
-app = FastAPI(
+class RoutesApp(FastAPI):
+    """FastAPI, adapted to the runtime that serves it (:meth:`Runtime.adapt_app`).
+
+    The runtime builds the app first (Aegra adds its own middleware and routes to it); the
+    middleware stack is built on the app's first call (its lifespan), before any request.
+    """
+
+    def build_middleware_stack(self) -> ASGIApp:
+        """Adapt the app to its runtime, then build the stack as FastAPI does."""
+        current_runtime().adapt_app(self)
+        return super().build_middleware_stack()
+
+
+class _AsciiJSON(JSONResponse):
+    """JSON escaped to ASCII: a lone surrogate a request sent is echoed, not a 500."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+app = RoutesApp(
     title="Deep Research",
     summary="Chats, research sessions, reports, feedback and preferences of the signed-in user.",
     version="1",
@@ -149,6 +174,16 @@ async def store_session() -> AsyncIterator[AsyncSession]:
 
 User = Annotated[str, Depends(current_user)]
 Store = Annotated[AsyncSession, Depends(store_session, scope="function")]
+
+
+@app.exception_handler(RequestValidationError)
+async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    """422 with the errors, as FastAPI answers them.
+
+    Text a client sent that is not valid Unicode (an escaped lone surrogate in JSON) is echoed
+    escaped, rather than failing the answer with 500.
+    """
+    return _AsciiJSON({"detail": jsonable_encoder(exc.errors())}, status_code=422)
 
 
 @app.exception_handler(NotFoundError)

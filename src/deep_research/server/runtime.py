@@ -16,6 +16,10 @@ between the runtimes, and what each adapter does about it:
   cancellation carries ``action``); Aegra's is the request's JSON body plus the path's ids,
   so a body can hold any key, and only its exact shapes are taken for a metadata change or a
   run's cancellation (:meth:`Runtime.thread_update`).
+- **The routes' app.** langgraph-api mounts our app beside its own and puts our middleware
+  outside its own; Aegra serves our app as the server itself, its own middleware added
+  outside ours. :meth:`Runtime.adapt_app` puts things right before the app serves anything
+  (langgraph-api: nothing to do; Aegra: see :mod:`deep_research.server.aegra`).
 - **Runs, threads, checkpoints, store.** langgraph-api's runs and threads are read and deleted
   through its own API in process (``langgraph_sdk.get_client()`` with no URL); its
   checkpointer and store are the project's factories on ``DEEP_RESEARCH_DATABASE_URL``
@@ -42,6 +46,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from fastapi import FastAPI
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
 
@@ -130,6 +135,10 @@ class Runtime(Protocol):
 
     def stores(self) -> AbstractAsyncContextManager[Stores]:
         """The checkpointer and content store the served graph uses."""
+        ...
+
+    def adapt_app(self, app: FastAPI) -> None:
+        """Adapt our routes' app to the runtime once it has built it, before it serves."""
         ...
 
 
