@@ -216,3 +216,64 @@ async def test_the_served_graph_records_only_as_the_authenticated_user() -> None
         assert (await queries.get_chat(session, user_id="alice", thread_id="t-record")).title
         with pytest.raises(NotFoundError):
             await queries.get_chat(session, user_id="bob", thread_id="t-record")
+
+
+class _TheirCORS:
+    """Stands for the middleware Aegra adds outside a custom app's own."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)
+
+
+def test_on_aegra_our_middleware_goes_outermost_and_refuses_webhooks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from deep_research.server import aegra
+    from deep_research.server.bodies import RequestBodies
+    from deep_research.server.cors import CORSPolicy
+
+    monkeypatch.setattr(aegra, "_state_by_field_name", lambda: None)  # Aegra's routes: none here
+    app = FastAPI()
+    app.add_middleware(RequestBodies)
+    app.add_middleware(CORSPolicy)
+    app.add_middleware(_TheirCORS)  # what Aegra adds after loading our app, outside ours
+    seen: list[str] = []
+
+    @app.post("/threads/{thread_id}/runs")
+    async def create(thread_id: str) -> dict[str, str]:
+        seen.append(thread_id)
+        return {"run_id": "r1"}
+
+    @app.get("/health")
+    async def health() -> dict[str, str]:
+        return {"status": "healthy"}
+
+    AegraRuntime().adapt_app(app)
+    AegraRuntime().adapt_app(app)  # once only
+    assert [m.cls for m in app.user_middleware] == [
+        CORSPolicy,
+        RequestBodies,
+        aegra.AegraRequests,
+        _TheirCORS,
+    ]
+    client = TestClient(app)
+    run = {"assistant_id": "deep_research", "input": {"messages": []}}
+    refused = client.post("/threads/t1/runs", json=run | {"webhook": "https://example.com/h"})
+    assert refused.status_code == 422 and "webhooks are not supported" in refused.json()["detail"]
+    assert client.post("/threads/t1/runs", json=run).status_code == 200
+    assert seen == ["t1"]  # the refused run never reached the route
+    assert client.get("/ok").json() == {"status": "healthy"}  # langgraph-api's health path
+
+
+def test_a_batch_of_runs_with_any_webhook_is_refused_on_aegra() -> None:
+    from deep_research.server.aegra import asks_for_webhook
+
+    assert asks_for_webhook([{"input": {}}, {"input": {}, "webhook": "https://x.example/h"}])
+    assert not asks_for_webhook([{"input": {}}, {"webhook": None}])
+    assert not asks_for_webhook("not a run")

@@ -115,6 +115,12 @@ def _add_store(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=float,
         help="deleted more than this many days ago (default: DEEP_RESEARCH_CHAT_RECOVERY_DAYS)",
     )
+    purge.add_argument(
+        "--aegra-database-url",
+        metavar="URL",
+        help="Aegra's database, when the agent is served on Aegra: erase the chats' checkpoints,"
+        " page text, threads and runs there too (default: AEGRA_DATABASE_URL)",
+    )
 
 
 def _add_verify(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -167,32 +167,47 @@ async def _prefs(args: argparse.Namespace, url: str, user: str, out: TextIO) -> 
 
 
 async def _purge(args: argparse.Namespace, url: str, user: str, out: TextIO) -> int:
-    """Erase from every store the user's chats deleted longer ago than the recovery window."""
+    """Erase from every store the user's chats deleted longer ago than the recovery window.
+
+    With Aegra's database named (``--aegra-database-url`` or ``AEGRA_DATABASE_URL``), the
+    chats are erased there first (:func:`~deep_research.server.aegra_purge.erase_from_aegra`):
+    a graph served by Aegra checkpoints and stores its page text there, not in our stores.
+    """
     from deep_research.persistence.checkpointer import open_checkpointer
     from deep_research.persistence.content import open_store
     from deep_research.persistence.erase import erase_chats, expire_checkpoints
+    from deep_research.server.aegra_purge import aegra_database_url, erase_from_aegra
 
     days = get_settings().chat_recovery_days
     if args.older_than_days is not None:
         days = args.older_than_days
     deleted_before = None if args.user else utcnow() - timedelta(days=days)
-    async with (
-        open_database(url) as database,
-        open_checkpointer(url) as checkpointer,
-        open_store(url) as store,
-        _hold_run_locks(database, user, deleted_before),
-    ):
-        erased = await erase_chats(
-            database,
-            checkpointer,
-            store,
-            user_id=user,
-            deleted_before=deleted_before,
-        )
-        ttl = get_settings().checkpoint_ttl_minutes
-        expired = (
-            () if ttl is None else await expire_checkpoints(database, checkpointer, ttl_minutes=ttl)
-        )
+    aegra_url = aegra_database_url(getattr(args, "aegra_database_url", None))
+    async with open_database(url) as database:
+        doomed = await _doomed(database, user, deleted_before)
+        async with (
+            open_checkpointer(url) as checkpointer,
+            open_store(url) as store,
+            _hold_run_locks(doomed),
+        ):
+            if aegra_url is not None:
+                in_aegra = await erase_from_aegra(
+                    aegra_url, database, user_id=user, threads=doomed, all_owned=args.user
+                )
+                out.write(f"erased {len(in_aegra.threads)} thread(s) from Aegra's database\n")
+            erased = await erase_chats(
+                database,
+                checkpointer,
+                store,
+                user_id=user,
+                deleted_before=deleted_before,
+            )
+            ttl = get_settings().checkpoint_ttl_minutes
+            expired = (
+                ()
+                if ttl is None
+                else await expire_checkpoints(database, checkpointer, ttl_minutes=ttl)
+            )
     threads = erased.threads
     out.write(f"purged {len(threads)} chat(s){': ' if threads else ''}{', '.join(threads)}\n")
     if expired:
@@ -200,10 +215,22 @@ async def _purge(args: argparse.Namespace, url: str, user: str, out: TextIO) -> 
     return 0
 
 
+async def _doomed(database: Database, user: str, deleted_before: datetime | None) -> list[str]:
+    """The thread ids of the user's chats a purge erases (all of them without a date)."""
+    async with database.session_scope() as session:
+        chats = await queries.list_chats(
+            session, user_id=user, include_deleted=True, limit=1_000_000
+        )
+    return [
+        chat.thread_id
+        for chat in chats
+        if deleted_before is None
+        or (chat.deleted_at is not None and _aware(chat.deleted_at) < deleted_before)
+    ]
+
+
 @asynccontextmanager
-async def _hold_run_locks(
-    database: Database, user: str, deleted_before: datetime | None
-) -> AsyncIterator[None]:
+async def _hold_run_locks(doomed: list[str]) -> AsyncIterator[None]:
     """Hold the run locks of the chats a purge erases (see :func:`chat_run_lock`).
 
     Raises:
@@ -211,16 +238,6 @@ async def _hold_run_locks(
     """
     from deep_research.persistence.locks import chat_run_lock
 
-    async with database.session_scope() as session:
-        chats = await queries.list_chats(
-            session, user_id=user, include_deleted=True, limit=1_000_000
-        )
-    doomed = [
-        chat.thread_id
-        for chat in chats
-        if deleted_before is None
-        or (chat.deleted_at is not None and _aware(chat.deleted_at) < deleted_before)
-    ]
     with ExitStack() as held:
         for thread in doomed:
             held.enter_context(chat_run_lock(get_settings().data_dir, thread))

@@ -31,7 +31,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
-from sqlalchemy import func, or_, select
+from sqlalchemy import delete, func, or_, select
 from starlette.middleware import Middleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -78,7 +78,7 @@ STATE_ROUTES = (
 AEGRA_NAMES = {
     "aegra_api.api.runs": ("cancel_runs", "router"),
     "aegra_api.api.threads": ("delete_thread", "router"),
-    "aegra_api.core.orm": ("Run", "Thread", "get_session_maker"),
+    "aegra_api.core.orm": ("Cron", "Run", "Thread", "get_session_maker"),
     "aegra_api.core.database": ("db_manager",),
     "aegra_api.models.auth": ("User",),
     "aegra_api.models.runs": ("RunsCancel",),
@@ -223,10 +223,11 @@ class AegraRuntime:
         """Delete ``user_id``'s threads ``threads`` (with ``all_owned``, all of them) from Aegra.
 
         As its ``DELETE /threads/{id}`` does: active runs cancelled, checkpoints and the
-        thread's row (with its runs) deleted.
+        thread's row deleted, and with it (by cascade) its runs, crons and TTL. With
+        ``all_owned``, the user's crons on no thread go too.
         """
         from aegra_api.api.threads import delete_thread
-        from aegra_api.core.orm import get_session_maker
+        from aegra_api.core.orm import Cron, get_session_maker
         from aegra_api.models.auth import User
         from fastapi import HTTPException
 
@@ -239,6 +240,10 @@ class AegraRuntime:
                     await delete_thread(thread, user=user, session=session)
                 except HTTPException as exc:  # already gone, or not the user's
                     logger.info("thread %s not deleted by Aegra: %s", thread, exc.detail)
+        if all_owned:
+            async with maker() as session:
+                await session.execute(delete(Cron).where(Cron.user_id == user_id))
+                await session.commit()
 
     def stores(self) -> AbstractAsyncContextManager[Stores]:
         """Aegra's own checkpointer and store (where the served graph's data is)."""
