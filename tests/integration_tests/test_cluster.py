@@ -9,6 +9,10 @@ no keys are needed. The last test kills an instance: keep it last.
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
@@ -24,13 +28,19 @@ from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import NotFoundError
 from psycopg import sql
 
-from tests.integration_tests.cluster_process import Cluster, aegra_cluster
+from tests.integration_tests.cluster_process import (
+    CLUSTER_PYTHON,
+    Cluster,
+    aegra_cluster,
+    ensure_cluster_python,
+)
 from tests.integration_tests.fake_openai import scripted_openai
 
 pytestmark = [pytest.mark.server, pytest.mark.postgres]
 
 TOKENS = {
-    user: f"{user}-cluster-token-0123456789" for user in ("alice", "bob", "carol", "dave", "erin")
+    user: f"{user}-cluster-token-0123456789"
+    for user in ("alice", "bob", "carol", "dave", "erin", "frank")
 }
 OFFLINE = {"model": "offline", "depth": "light", "allow_clarification": False}
 """A quick run on the offline engine."""
@@ -218,31 +228,150 @@ def _aegra_url(postgres_url: str) -> str:
     return _database(postgres_url, f"{urlsplit(postgres_url).path.lstrip('/')}_aegra", "postgresql")
 
 
+def _domain_url(postgres_url: str) -> str:
+    name = f"{urlsplit(postgres_url).path.lstrip('/')}_domain"
+    return _database(postgres_url, name, "postgresql+psycopg")
+
+
+AEGRA_KEEPS = {
+    "thread": "SELECT count(*) FROM thread WHERE thread_id = %s",
+    "runs": "SELECT count(*) FROM runs WHERE thread_id = %s",
+    "thread_ttl": "SELECT count(*) FROM thread_ttl WHERE thread_id = %s",
+    "crons": "SELECT count(*) FROM crons WHERE thread_id = %s",
+    "checkpoints": "SELECT count(*) FROM checkpoints WHERE thread_id = %s",
+    "checkpoint_blobs": "SELECT count(*) FROM checkpoint_blobs WHERE thread_id = %s",
+    "checkpoint_writes": "SELECT count(*) FROM checkpoint_writes WHERE thread_id = %s",
+    "stages": "SELECT count(*) FROM store WHERE prefix LIKE 'researchers.' || %s || '%%'",
+}
+"""Where Aegra keeps a thread's data in its database, each with a count of one thread's rows."""
+
+
+async def _left_in_aegra(aegra_url: str, thread: str) -> dict[str, int]:
+    """The thread's rows in each of Aegra's tables, where there are any."""
+    counts = {
+        name: await _aegra_rows(aegra_url, query, thread) for name, query in AEGRA_KEEPS.items()
+    }
+    return {name: count for name, count in counts.items() if count}
+
+
+async def _documents(domain_url: str, *, of: str | None = None, but: str | None = None) -> set[str]:
+    """The documents cited by the sources of the chats ``of`` a user (or ``but`` of one)."""
+    query = (
+        "SELECT DISTINCT s.document_id FROM sources s"
+        " JOIN research_sessions r ON s.session_id = r.id JOIN chats c ON r.chat_id = c.id"
+        " WHERE s.document_id IS NOT NULL AND "
+    )
+    query += "c.user_id = %s" if of is not None else "c.user_id <> %s"
+    url = domain_url.replace("+psycopg", "")
+    async with await psycopg.AsyncConnection.connect(url) as conn:
+        rows = await conn.execute(query, (of if of is not None else but,))
+        return {str(document) for (document,) in await rows.fetchall()}
+
+
+async def _stored_documents(aegra_url: str, documents: set[str]) -> set[str]:
+    async with await psycopg.AsyncConnection.connect(aegra_url) as conn:
+        rows = await conn.execute(
+            "SELECT key FROM store WHERE prefix = 'documents' AND key = ANY(%s)", (list(documents),)
+        )
+        return {str(key) for (key,) in await rows.fetchall()}
+
+
+async def _run_to_the_end(client: LangGraphClient, question: str) -> str:
+    thread = (await client.threads.create())["thread_id"]
+    await client.runs.wait(thread, "deep_research", input=_ask(question), context=OFFLINE)
+    return thread
+
+
 async def test_purge_reaches_the_data_aegra_keeps(cluster: Cluster, postgres_url: str) -> None:
-    """Aegra keeps checkpoints and threads in its own database; purge erases them there."""
+    """Aegra keeps checkpoints, threads and runs in its own database; purge erases them there."""
     aegra_url = _aegra_url(postgres_url)
-    checkpoints = "SELECT count(*) FROM checkpoints WHERE thread_id = %s"
-    threads = []
     async with _client(cluster, 0, "dave") as dave:
-        for _ in range(2):
-            thread = (await dave.threads.create())["thread_id"]
-            await dave.runs.wait(thread, "deep_research", input=_ask(QUESTION), context=OFFLINE)
-            assert await _aegra_rows(aegra_url, checkpoints, thread) > 0
-            threads.append(thread)
+        threads = [await _run_to_the_end(dave, QUESTION) for _ in range(2)]
+    for thread in threads:
+        kept = await _left_in_aegra(aegra_url, thread)
+        assert {"thread", "runs", "checkpoints", "checkpoint_writes"} <= set(kept), kept
     one, other = threads
     async with _http(cluster, 1, "dave") as http:
         assert (await http.delete(f"/chats/{one}")).status_code in (200, 204)
         assert (await http.post(f"/chats/{one}/purge")).status_code == 200
-        assert await _aegra_rows(aegra_url, checkpoints, one) == 0
-        assert await _aegra_rows(aegra_url, checkpoints, other) > 0  # only the purged chat
+        assert await _left_in_aegra(aegra_url, one) == {}
+        assert "checkpoints" in await _left_in_aegra(aegra_url, other)  # only the purged chat
         assert (await http.post("/me/purge")).status_code == 200
     for thread in threads:
-        assert await _aegra_rows(aegra_url, checkpoints, thread) == 0
-        assert (
-            await _aegra_rows(aegra_url, "SELECT count(*) FROM thread WHERE thread_id = %s", thread)
-            == 0
-        )
+        assert await _left_in_aegra(aegra_url, thread) == {}
         assert (await _chat(cluster, 0, "dave", thread)).status_code == 404
+
+
+async def test_the_command_lines_purge_reaches_the_data_aegra_keeps(
+    cluster: Cluster, postgres_url: str
+) -> None:
+    """``deep-research purge --user`` with Aegra's database erases the chats there, and ours."""
+    aegra_url, domain_url = _aegra_url(postgres_url), _domain_url(postgres_url)
+    async with _client(cluster, 0, "frank") as frank:
+        threads = [
+            await _run_to_the_end(frank, question)
+            for question in (QUESTION, "What did Hornsdale Power Reserve cost?")
+        ]
+    for thread in threads:
+        assert "checkpoints" in await _left_in_aegra(aegra_url, thread)
+    franks = await _documents(domain_url, of="frank")
+    assert franks and await _stored_documents(aegra_url, franks)
+
+    environment = {
+        **{name: os.environ[name] for name in ("PATH", "HOME") if name in os.environ},
+        "DEEP_RESEARCH_DATABASE_URL": domain_url,
+        "DEEP_RESEARCH_USER_ID": "frank",
+        "AEGRA_DATABASE_URL": aegra_url,
+    }
+    purged = subprocess.run(
+        [str(Path(sys.executable).parent / "deep-research"), "purge", "--user"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert purged.returncode == 0, purged.stderr
+    assert "erased 2 thread(s) from Aegra's database" in purged.stdout, purged.stdout
+
+    for thread in threads:
+        assert await _left_in_aegra(aegra_url, thread) == {}
+        assert (await _chat(cluster, 1, "frank", thread)).status_code == 404
+    assert not await _documents(domain_url, of="frank")
+    # page text only frank's chats read is gone; what other chats still cite stays
+    still_cited = await _documents(domain_url, but="frank")
+    assert await _stored_documents(aegra_url, franks) <= still_cited
+
+
+def test_the_names_the_aegra_adapter_uses_exist_in_the_installed_aegra() -> None:
+    """Fails on an Aegra upgrade that renames or reshapes what the adapter calls."""
+    ensure_cluster_python()
+    check = """
+import importlib, inspect, json, sys
+from deep_research.server.aegra import AEGRA_NAMES, STATE_ROUTES
+missing = [f"{m}.{n}" for m, names in AEGRA_NAMES.items() for n in names
+           if not hasattr(importlib.import_module(m), n)]
+from aegra_api.api import runs, threads
+from aegra_api.models.runs import RunsCancel
+params = {
+    "cancel_runs": list(inspect.signature(runs.cancel_runs).parameters),
+    "delete_thread": list(inspect.signature(threads.delete_thread).parameters),
+}
+paths = {r.path for r in threads.router.routes if hasattr(r, "response_model_by_alias")}
+RunsCancel(thread_id="t", run_ids=["r"])
+print(json.dumps({"missing": missing, "params": params,
+                  "routes": sorted(set(STATE_ROUTES) - paths)}))
+"""
+    done = subprocess.run(
+        [str(CLUSTER_PYTHON), "-c", check], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["missing"] == [], found
+    assert found["params"] == {
+        "cancel_runs": ["request", "action", "user", "session"],
+        "delete_thread": ["thread_id", "user", "session"],
+    }, found
+    assert found["routes"] == [], found
 
 
 async def _claimed_by(aegra_url: str, runs: list[str]) -> dict[str, str]:

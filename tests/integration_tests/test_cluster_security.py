@@ -2,14 +2,15 @@
 
 The tests of test_security.py and test_server_auth.py are collected here again with their
 ``auth_server`` fixture replaced by a cluster: the same users and tokens, requests to the first
-instance. Tests about what only langgraph-api has are left out, with the reason.
+instance. Tests about what only langgraph-api has are left out, with the reason. Every other
+test holds on Aegra as it is: where Aegra answers differently by itself (CORS, webhooks, the
+health path, the state's keys), our adapter makes it answer as langgraph-api does
+(:mod:`deep_research.server.aegra`).
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Awaitable, Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
@@ -67,45 +68,7 @@ def auth_server(
             _drop(admin, name)
 
 
-KNOWN_GAPS = {
-    "test_a_missing_or_bad_token_is_refused": (
-        "every 401 of the test holds; Aegra's health check is /health, not /ok"
-    ),
-    "test_clarify_answer_edit_the_plan_and_complete": (
-        "the run completes (clarification, plan edit, report), but Aegra's state API writes"
-        " the state's pydantic records by their camelCase aliases (findings[].stepId, not"
-        " step_id), where langgraph-api writes field names"
-    ),
-    "test_a_run_cannot_make_the_server_call_an_internal_address": (
-        "Aegra has no run webhooks: its run request drops the field before our handler sees"
-        " it, so nothing is called, but the run is accepted rather than refused with 422"
-    ),
-    "test_cors_answers_studio_not_any_page": (
-        "our CORS policy is the routes app's middleware, which langgraph-api puts outside its"
-        " own and Aegra does not: Aegra's CORS answers a page from elsewhere without access,"
-        " but refuses Studio's private-network preflight (400)"
-    ),
-    "test_undecodable_bodies_are_a_4xx_and_never_stored": (
-        "one of Aegra's own routes answers a body that is not UTF-8 JSON with 500 (nothing is"
-        " stored); it is Aegra's, before any code of ours runs"
-    ),
-}
-"""Guarantees of the suite that do not hold on Aegra 0.11, each with why (docs/deploy.md)."""
-
-
-def _known_gap(test: Callable[..., Awaitable[None]], reason: str) -> Callable[..., Any]:
-    """``test`` marked as failing on Aegra, without marking the suite's own function."""
-
-    @functools.wraps(test)
-    async def on_aegra(*args: Any, **kwargs: Any) -> None:
-        await test(*args, **kwargs)
-
-    return pytest.mark.xfail(strict=True, reason=reason)(on_aegra)
-
-
 for _suite in (test_security, test_server_auth):
     for _name in dir(_suite):
         if _name.startswith("test_") and _name not in NOT_ON_AEGRA:
-            _test = getattr(_suite, _name)
-            _gap = KNOWN_GAPS.get(_name)
-            globals()[_name] = _known_gap(_test, _gap) if _gap else _test
+            globals()[_name] = getattr(_suite, _name)
