@@ -40,7 +40,7 @@ pytestmark = [pytest.mark.server, pytest.mark.postgres]
 
 TOKENS = {
     user: f"{user}-cluster-token-0123456789"
-    for user in ("alice", "bob", "carol", "dave", "erin", "frank")
+    for user in ("alice", "bob", "carol", "dave", "erin", "frank", "grace")
 }
 OFFLINE = {"model": "offline", "depth": "light", "allow_clarification": False}
 """A quick run on the offline engine."""
@@ -340,6 +340,30 @@ async def test_the_command_lines_purge_reaches_the_data_aegra_keeps(
     # page text only frank's chats read is gone; what other chats still cite stays
     still_cited = await _documents(domain_url, but="frank")
     assert await _stored_documents(aegra_url, franks) <= still_cited
+
+
+async def test_a_purge_stops_a_run_in_flight_and_nothing_is_written_back(
+    cluster: Cluster, postgres_url: str
+) -> None:
+    """The purge cancels the run through Aegra, waits for it, erases; the run writes nothing."""
+    aegra_url = _aegra_url(postgres_url)
+    async with _client(cluster, 0, "grace") as grace:
+        thread = (await grace.threads.create())["thread_id"]
+        run = await grace.runs.create(thread, "deep_research", input=_ask(QUESTION), context=SLOW)
+        deadline = time.monotonic() + 30
+        while (await grace.runs.get(thread, run["run_id"]))["status"] != "running":
+            assert time.monotonic() < deadline, "the run did not start"
+            await asyncio.sleep(0.2)
+    async with _http(cluster, 1, "grace") as http:  # the other instance than the run's entry
+        started = time.monotonic()
+        purged = await http.post("/me/purge", timeout=90)
+    assert purged.status_code == 200, purged.text
+    # about 0.2 s: the run was cancelled; left to finish, it takes about 5 s more
+    assert time.monotonic() - started < 2
+    assert await _left_in_aegra(aegra_url, thread) == {}
+    await asyncio.sleep(3)  # a run still going would checkpoint again within this
+    assert await _left_in_aegra(aegra_url, thread) == {}
+    assert (await _chat(cluster, 0, "grace", thread)).status_code == 404
 
 
 def test_the_names_the_aegra_adapter_uses_exist_in_the_installed_aegra() -> None:
