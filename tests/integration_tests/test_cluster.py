@@ -323,15 +323,24 @@ async def test_the_command_lines_purge_reaches_the_data_aegra_keeps(
         "DEEP_RESEARCH_USER_ID": "frank",
         "AEGRA_DATABASE_URL": aegra_url,
     }
-    purged = subprocess.run(
-        [str(Path(sys.executable).parent / "deep-research"), "purge", "--user"],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+
+    def purge() -> subprocess.CompletedProcess[str]:
+        command = [str(Path(sys.executable).parent / "deep-research"), "purge", "--user"]
+        return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120)
+
+    async with _client(cluster, 1, "frank") as frank:  # a run in flight: refused, nothing erased
+        thread = (await frank.threads.create())["thread_id"]
+        run = await frank.runs.create(thread, "deep_research", input=_ask(QUESTION), context=SLOW)
+        refused = purge()
+        assert refused.returncode != 0 and "still pending or running" in refused.stderr
+        for kept in threads:
+            assert "checkpoints" in await _left_in_aegra(aegra_url, kept)
+        await frank.runs.join(thread, run["run_id"])
+        threads.append(thread)
+
+    purged = purge()
     assert purged.returncode == 0, purged.stderr
-    assert "erased 2 thread(s) from Aegra's database" in purged.stdout, purged.stdout
+    assert "erased 3 thread(s) from Aegra's database" in purged.stdout, purged.stdout
 
     for thread in threads:
         assert await _left_in_aegra(aegra_url, thread) == {}
