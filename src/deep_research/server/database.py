@@ -56,33 +56,60 @@ class _LoopStores:
     guard: AsyncGenerator[None]
 
 
-_loops: dict[asyncio.AbstractEventLoop, _LoopStores] = {}
-"""The loops that use the store now; a loop's entry is removed when its engines are disposed."""
+class DomainStores:
+    """The pooled engines of each event loop that uses the domain store, by URL.
 
-
-async def _dispose_at_shutdown(databases: dict[str, Database]) -> AsyncGenerator[None]:
-    """Wait, suspended, for the loop to close this generator; then dispose its engines.
-
-    The loop closes every async generator still suspended when it shuts down
-    (``loop.shutdown_asyncgens()``); :func:`close_domain_stores` closes this one earlier.
+    The server process holds one (:data:`domain_stores`): its routes, auth handlers and graph
+    are module-level functions that the runtime calls, so they share the process's.
     """
-    try:
-        yield
-    finally:
-        _loops.pop(asyncio.get_running_loop(), None)
-        for database in list(databases.values()):
-            await database.dispose()
 
+    def __init__(self) -> None:
+        self._loops: dict[asyncio.AbstractEventLoop, _LoopStores] = {}
+        """The loops that use the store now; an entry goes when its engines are disposed."""
 
-async def _loop_stores() -> _LoopStores:
-    """The running loop's entry, created (with its guard started) on first use."""
-    loop = asyncio.get_running_loop()
-    stores = _loops.get(loop)
-    if stores is None:
-        databases: dict[str, Database] = {}
-        stores = _loops[loop] = _LoopStores(databases, _dispose_at_shutdown(databases))
-        await anext(stores.guard)  # registers it with the loop; runs to its yield at once
-    return stores
+    async def database(self, url: str) -> Database:
+        """The running loop's database on ``url``."""
+        database = (await self._loop_stores()).databases.get(url)
+        if database is None:
+            opened = await asyncio.to_thread(_open, url)
+            # Another request of this loop may have opened it meanwhile, or the loop's stores
+            # may have been closed: look again, and keep the first one.
+            database = (await self._loop_stores()).databases.setdefault(url, opened)
+            if database is not opened:
+                await opened.dispose()
+        return database
+
+    async def close(self) -> None:
+        """Dispose the running loop's engines, closing their pooled connections.
+
+        The next request on the same loop opens a new engine.
+        """
+        stores = self._loops.get(asyncio.get_running_loop())
+        if stores is not None:
+            await stores.guard.aclose()
+
+    async def _loop_stores(self) -> _LoopStores:
+        """The running loop's entry, created (with its guard started) on first use."""
+        loop = asyncio.get_running_loop()
+        stores = self._loops.get(loop)
+        if stores is None:
+            databases: dict[str, Database] = {}
+            stores = self._loops[loop] = _LoopStores(databases, self._dispose_at_exit(databases))
+            await anext(stores.guard)  # registers it with the loop; runs to its yield at once
+        return stores
+
+    async def _dispose_at_exit(self, databases: dict[str, Database]) -> AsyncGenerator[None]:
+        """Wait, suspended, for the loop to close this generator; then dispose its engines.
+
+        The loop closes every async generator still suspended when it shuts down
+        (``loop.shutdown_asyncgens()``); :meth:`close` closes this one earlier.
+        """
+        try:
+            yield
+        finally:
+            self._loops.pop(asyncio.get_running_loop(), None)
+            for database in list(databases.values()):
+                await database.dispose()
 
 
 def _open(url: str) -> Database:
@@ -91,28 +118,13 @@ def _open(url: str) -> Database:
     return Database(create_engine(url, pooled=True, pool_sqlite=True))
 
 
-async def _database(url: str) -> Database:
-    """The running loop's database on ``url``."""
-    database = (await _loop_stores()).databases.get(url)
-    if database is None:
-        opened = await asyncio.to_thread(_open, url)
-        # Another request of this loop may have opened it meanwhile, or the loop's stores
-        # may have been closed: look again, and keep the first one.
-        database = (await _loop_stores()).databases.setdefault(url, opened)
-        if database is not opened:
-            await opened.dispose()
-    return database
+domain_stores = DomainStores()
+"""The server process's engines."""
 
 
 async def close_domain_stores() -> None:
-    """Dispose the running loop's engines, closing their pooled connections.
-
-    The routes' lifespan calls it when the server shuts down. The next request on the same
-    loop would open a new engine.
-    """
-    stores = _loops.get(asyncio.get_running_loop())
-    if stores is not None:
-        await stores.guard.aclose()
+    """Dispose the running loop's engines; the routes' lifespan calls it at server shutdown."""
+    await domain_stores.close()
 
 
 async def domain_database() -> Database:
@@ -126,7 +138,7 @@ async def domain_database() -> Database:
         raise StoreDisabledError(
             "this server keeps no domain store (DEEP_RESEARCH_DATABASE_URL=memory)"
         )
-    return await _database(url)
+    return await domain_stores.database(url)
 
 
 @asynccontextmanager
