@@ -34,7 +34,12 @@ from deep_research.preferences import (
     put_user_preferences,
 )
 from deep_research.server import routes
-from deep_research.server.database import close_domain_stores, domain_session
+from deep_research.server.database import (
+    DomainStores,
+    close_domain_stores,
+    domain_session,
+    server_database_url,
+)
 from deep_research.settings import get_settings
 
 SESSIONS = 20
@@ -173,3 +178,16 @@ async def test_routes_read_and_write_while_the_graph_records_from_another_loop()
         preferences = await get_user_preferences(session, user_id="alice")
     assert len(chats) == batches
     assert preferences.system_instructions.endswith(f"-{batches - 1}")
+
+
+async def test_a_stores_object_of_its_own_shares_no_engine_with_the_servers() -> None:
+    url = server_database_url()
+    assert url is not None
+    mine = DomainStores()
+    database = await mine.database(url)
+    assert await mine.database(url) is database  # pooled: the same engine on this loop
+    async with domain_session() as session:
+        assert session.bind is not database.engine
+    await mine.close()
+    assert await mine.database(url) is not database  # closed: the next use opens another
+    await mine.close()
