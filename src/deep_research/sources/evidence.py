@@ -252,7 +252,7 @@ def _windows(
         left.remove(seed)
         if seed in used or scores[seed] < floor:
             continue
-        members = _window(passages, candidates, scores, seed)
+        members = _window(passages, candidates, scores, seed, used)
         bag = {t for i in members for t in bags[i]}
         if any(jaccard(bag, other) > _REDUNDANT for _, other in chosen):
             continue
@@ -263,7 +263,11 @@ def _windows(
 
 
 def _window(
-    passages: Sequence[Passage], candidates: Sequence[Candidate], scores: Sequence[float], seed: int
+    passages: Sequence[Passage],
+    candidates: Sequence[Candidate],
+    scores: Sequence[float],
+    seed: int,
+    used: Collection[int] = (),
 ) -> list[int]:
     """The candidates of the seed's window: itself, then neighbours while they belong.
 
@@ -275,6 +279,8 @@ def _window(
 
     def neighbour(i: int, step: int) -> int | None:
         j = i + step
+        if j in used:
+            return None
         return j if _adjacent(passages, candidates, min(i, j), max(i, j)) else None
 
     while len(members) < WINDOW_SENTENCES:
