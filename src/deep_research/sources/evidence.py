@@ -3,11 +3,11 @@
 The step's pages are cut into passages and ranked across pages within the depth's token budget
 (:mod:`deep_research.sources.passages`). Offline, the quotable sentences of those passages are
 then ranked together (BM25, boosted by the question's distinctive terms and by the score of the
-passage they stand in), and each chosen sentence grows into a window of contiguous sentences of its
-paragraph when its neighbours are on the step's subject too, so that a fact stated over two
-sentences survives. A page's share follows relevance: each window a page already gave discounts
-its next by :data:`~deep_research.sources.passages.PAGE_DECAY`, and windows far below the best
-are not taken, so how many quotes a page gives depends on what it holds.
+passage they stand in) and chosen by maximal marginal relevance: each next one is the most
+relevant once its likeness to what is already chosen is subtracted, so a sentence that repeats
+a chosen one gives way to one that says something else. Each chosen sentence grows into a window
+of contiguous sentences of its paragraph when its neighbours are on the step's subject too, so
+that a fact stated over two sentences survives; sentences far below the best are not taken.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from deep_research.language import without_question_words
 from deep_research.sources.injection import is_instruction
-from deep_research.sources.passages import PAGE_DECAY, PASSAGE_BUDGET, rank_passages
+from deep_research.sources.passages import PASSAGE_BUDGET, rank_passages
 from deep_research.state.models import (
     Document,
     EvidenceSpan,
@@ -47,8 +47,9 @@ MIN_QUOTE_WORDS = 5
 counts them: two CJK characters make one). Lines without end punctuation (titles, captions) are
 not quoted either."""
 
-_REDUNDANT = 0.6
-"""Token overlap above which a candidate repeats an already selected quote."""
+DIVERSITY = 0.5
+"""Weight of a candidate's similarity to the windows already taken against its relevance
+(maximal marginal relevance; see docs/decisions.md for the measurements)."""
 
 TOPIC_BOOST = 0.5
 """Score multiplier added per distinctive question term a sentence contains."""
@@ -231,33 +232,30 @@ def _windows(
     *,
     limit: int,
 ) -> list[Window]:
-    """The best windows, ``limit`` at most, no repeats, each page's share following relevance.
+    """The best windows, ``limit`` at most, chosen by maximal marginal relevance.
 
-    Seeds are taken by score, discounted by :data:`PAGE_DECAY` per window their page already
-    gave; a seed inside a window already taken, repeating one (token overlap), or below
-    :data:`WINDOW_FLOOR` of the best score is passed over.
+    Each next seed is the candidate whose score (as a share of the best) minus
+    :data:`DIVERSITY` times its similarity to the closest window already taken (token
+    Jaccard) is highest, so that a sentence repeating what is taken gives way to one that says
+    something else. Candidates below :data:`WINDOW_FLOOR` of the best score are never seeds,
+    and a seed's window takes no sentence another window holds.
     """
-    left = [
-        i for i in sorted(range(len(candidates)), key=lambda i: (-scores[i], i)) if scores[i] > 0
-    ]
-    floor = WINDOW_FLOOR * scores[left[0]] if left else 0.0
+    best = max(scores, default=0.0)
+    left = [i for i, score in enumerate(scores) if score > 0 and score >= WINDOW_FLOOR * best]
     used: set[int] = set()
-    taken: dict[str, int] = {}
     chosen: list[tuple[Window, set[str]]] = []
+
+    def gain(i: int) -> float:
+        bag = set(bags[i])
+        similar = max((jaccard(bag, taken) for _, taken in chosen), default=0.0)
+        return scores[i] / best - DIVERSITY * similar
+
     while left and len(chosen) < limit:
-        seed = max(
-            left,
-            key=lambda i: (scores[i] * PAGE_DECAY ** taken.get(candidates[i].document_id, 0), -i),
-        )
-        left.remove(seed)
-        if seed in used or scores[seed] < floor:
-            continue
+        seed = max(left, key=lambda i: (gain(i), -i))
         members = _window(passages, candidates, scores, seed, used)
-        bag = {t for i in members for t in bags[i]}
-        if any(jaccard(bag, other) > _REDUNDANT for _, other in chosen):
-            continue
         used.update(members)
-        taken[candidates[seed].document_id] = taken.get(candidates[seed].document_id, 0) + 1
+        left = [i for i in left if i not in used]
+        bag = {t for i in members for t in bags[i]}
         chosen.append((_joined(passages, candidates, members, scores[seed]), bag))
     return [window for window, _ in chosen]
 
