@@ -70,6 +70,10 @@ ANSWER_TERMS = frozenset(
 """Question terms that name what is asked, not what it is asked about: never subject terms."""
 
 PASSAGE_WEIGHT = 1.0
+HEAD_WEIGHT = 1.0
+"""Weight of the BM25 score of a sentence's headings (its page's title and its section) added
+to the sentence's own: a sentence under a heading that names the step's subject ("Write-Ahead
+Logging") is on it even when it calls the subject by another name ("WAL") or by "it"."""
 """Score multiplier added in proportion to the sentence's passage score (the best passage's
 sentences score up to twice as high)."""
 
@@ -205,11 +209,17 @@ def _scores(
 ) -> list[float]:
     """Each candidate's score for the step.
 
-    BM25 over the pooled candidates, boosted by the question's distinctive terms the sentence
-    or its page's title holds, and by the score of the passage the sentence stands in (which
-    saw the page's title, the section heading and the page's lead).
+    BM25 over the pooled candidates plus :data:`HEAD_WEIGHT` times BM25 over their headings,
+    boosted by the question's distinctive terms the sentence or its page's title holds, and by
+    the score of the passage the sentence stands in (which saw the page's lead).
     """
     bm25 = BM25(bags)
+    headings = BM25(
+        [
+            content_tokens(f"{passages[c.passage].title} {c.sentence.section or ''}")
+            for c in candidates
+        ]
+    )
     distinctive = _distinctive(subject_terms(topic), bags)
     best = max((p.score for p in passages), default=0.0)
     passage_share = [p.score / best if best > 0 else 0.0 for p in passages]
@@ -219,7 +229,8 @@ def _scores(
         # the boost counts the page's title, not its section headings: a term of a heading
         # lifts every sentence under it, which the passage score already did
         titled = set(bags[i]) | titles.get(candidate.passage, set())
-        score = bm25.score(query, i) * (1 + TOPIC_BOOST * len(distinctive & titled))
+        own = bm25.score(query, i) + HEAD_WEIGHT * headings.score(query, i)
+        score = own * (1 + TOPIC_BOOST * len(distinctive & titled))
         scores.append(score * (1 + PASSAGE_WEIGHT * passage_share[candidate.passage]))
     return scores
 
