@@ -28,7 +28,6 @@ from deep_research.engines.outline import (
     arrange,
     asks_cost,
     facets_for,
-    fit,
     spending_terms,
 )
 from deep_research.engines.schemas import (
@@ -92,8 +91,6 @@ _NEAR_DUPLICATE = 0.7
 """Word overlap (Jaccard) above which a sentence repeats one already quoted."""
 _SENTENCES_PER_REPORT = 16
 """A report of few sections gives each more sentences, up to this many in all."""
-_MORE = 0.34
-"""Share of its heading's words a quote must state to go beyond a section's first paragraph."""
 _SUMMARY_SENTENCES = 2
 _CITED_SENTENCE = re.compile(r".+?(?:\[E\d+\])+[.!?。！？]")
 
@@ -277,7 +274,7 @@ class OfflineEngine:
         passages: Sequence[Passage],
     ) -> Reply[list[PickedQuote]]:
         """Sentence windows of the passages, by relevance (:func:`select_windows`)."""
-        windows = select_windows(passages, step, queries, topic=content_tokens(question))
+        windows = select_windows(passages, step, queries)
         return Reply(
             [
                 PickedQuote(passage=passage_key(w.passage), quote=w.text, relevance=w.relevance)
@@ -370,7 +367,7 @@ class OfflineEngine:
                     if any(jaccard(bag, other) > _NEAR_DUPLICATE for other in bags):
                         continue  # another source's near copy is already quoted
                     first = len(chosen) < _SENTENCES_PER_SECTION
-                    if _belongs(step, said, evidence[i].quote, first=first):
+                    if _belongs(step, said, first=first):
                         quoted.add(" ".join(said.split()))
                         bags.append(bag)
                         chosen.append(_sentence(said, [evidence_key(i)]))
@@ -499,21 +496,18 @@ def _new_sentences(quote: str, quoted: set[str]) -> list[str]:
     return [s for s in found if " ".join(s.split()) not in quoted]
 
 
-def _belongs(step: PlanStep, sentence: str, window: str, *, first: bool) -> bool:
-    """Whether ``sentence`` (of the quote ``window``) goes under ``step``'s heading.
+def _belongs(step: PlanStep, sentence: str, *, first: bool) -> bool:
+    """Whether ``sentence`` goes under ``step``'s heading.
 
     Never one of the wrong kind of answer (a fine under a cost). In the first paragraph any
-    other sentence of the quotes the heading took; past it, under a cost only money spent,
-    under another heading the sentences of a quote that states :data:`_MORE` of its words.
+    other sentence of the quotes the heading took; past it, under a cost only money spent.
     """
     kind = answers_kind(step.title, sentence)
     if kind < 0:
         return False
-    if first:
+    if first or not asks_cost(step.title):
         return True
-    if asks_cost(step.title):
-        return kind > 0
-    return fit(step, window) >= _MORE
+    return kind > 0
 
 
 def _lead(report: str) -> str:

@@ -51,12 +51,6 @@ DIVERSITY = 0.5
 """Weight of a candidate's similarity to the windows already taken against its relevance
 (maximal marginal relevance; see docs/decisions.md for the measurements)."""
 
-TOPIC_BOOST = 0.5
-"""Score multiplier added per distinctive question term a sentence contains."""
-
-TOPIC_RARITY = 0.25
-"""A question term counts as distinctive when fewer than this share of candidates hold it."""
-
 ANSWER_TERMS = frozenset(
     content_tokens(
         "cost costs price prices paid pay spend spent funding budget invested large big "
@@ -106,7 +100,6 @@ def select_evidence(
     *,
     budget: int = PASSAGE_BUDGET["medium"],
     limit: int = MAX_WINDOWS,
-    topic: Sequence[str] = (),
     clean: Collection[str] = (),
 ) -> list[EvidenceSpan]:
     """Rank the passages of ``documents`` within ``budget`` tokens and select windows as spans.
@@ -115,7 +108,7 @@ def select_evidence(
     then :func:`select_windows`); every span's ``quote`` equals ``document.text[start:end]``.
     """
     passages = rank_passages(documents, step_terms(step, queries), budget=budget, clean=clean)
-    windows = select_windows(passages, step, queries, limit=limit, topic=topic)
+    windows = select_windows(passages, step, queries, limit=limit)
     return [_span(w, step) for w in windows]
 
 
@@ -145,24 +138,22 @@ def select_windows(
     queries: Sequence[str],
     *,
     limit: int = MAX_WINDOWS,
-    topic: Sequence[str] = (),
 ) -> list[Window]:
     """Return the most relevant, mutually diverse sentence windows of ``passages``.
 
-    Sentences of all passages are ranked together (BM25 over the pooled sentences, so a term
-    rare across the pages weighs more). A sentence that also names the research question's
-    distinctive terms (``topic``: those in fewer than a quarter of the candidates) ranks
-    higher, so that a step about, say, a timeline prefers the timeline of the subject asked
-    about. Each chosen sentence becomes a window with its on-topic neighbours of the same line
-    (:func:`_window`). Sentences that address the agent (prompt injection) are never chosen
-    unless their passage comes from a page scanned clean (``Passage.clean``).
+    Sentences of all passages are ranked together on the step's terms (:func:`_scores`: BM25
+    over the pooled sentences, so a term rare across the pages weighs more, and over their
+    headings) and chosen by maximal marginal relevance (:func:`_windows`). Each chosen
+    sentence becomes a window with its on-topic neighbours of the same line (:func:`_window`).
+    Sentences that address the agent (prompt injection) are never chosen unless their passage
+    comes from a page scanned clean (``Passage.clean``).
     """
     query = step_terms(step, queries)
     candidates = _candidates(passages)
     if not candidates:
         return []
     bags = [content_tokens(c.sentence.text) for c in candidates]
-    scores = _scores(passages, candidates, bags, query, topic=topic)
+    scores = _scores(passages, candidates, bags, query)
     return _windows(passages, candidates, bags, scores, limit=limit)
 
 
@@ -204,14 +195,11 @@ def _scores(
     candidates: Sequence[Candidate],
     bags: Sequence[list[str]],
     query: Sequence[str],
-    *,
-    topic: Sequence[str],
 ) -> list[float]:
     """Each candidate's score for the step.
 
     BM25 over the pooled candidates plus :data:`HEAD_WEIGHT` times BM25 over their headings,
-    boosted by the question's distinctive terms the sentence or its page's title holds, and by
-    the score of the passage the sentence stands in (which saw the page's lead).
+    boosted by the score of the passage the sentence stands in (which saw the page's lead).
     """
     bm25 = BM25(bags)
     headings = BM25(
@@ -220,18 +208,12 @@ def _scores(
             for c in candidates
         ]
     )
-    distinctive = _distinctive(subject_terms(topic), bags)
     best = max((p.score for p in passages), default=0.0)
     passage_share = [p.score / best if best > 0 else 0.0 for p in passages]
-    titles = {i: set(content_tokens(p.title)) for i, p in enumerate(passages) if p.title}
     scores: list[float] = []
     for i, candidate in enumerate(candidates):
-        # the boost counts the page's title, not its section headings: a term of a heading
-        # lifts every sentence under it, which the passage score already did
-        titled = set(bags[i]) | titles.get(candidate.passage, set())
         own = bm25.score(query, i) + HEAD_WEIGHT * headings.score(query, i)
-        score = own * (1 + TOPIC_BOOST * len(distinctive & titled))
-        scores.append(score * (1 + PASSAGE_WEIGHT * passage_share[candidate.passage]))
+        scores.append(own * (1 + PASSAGE_WEIGHT * passage_share[candidate.passage]))
     return scores
 
 
@@ -348,11 +330,6 @@ def _joined(
     )
 
 
-def subject_terms(topic: Sequence[str]) -> list[str]:
-    """The question's terms that name its subject: all but those naming the answer sought."""
-    return [t for t in dict.fromkeys(topic) if t not in ANSWER_TERMS]
-
-
 def subject_names(question: str) -> list[list[str]]:
     """The names the question asks about: runs of capitalised words, as stemmed terms.
 
@@ -373,16 +350,6 @@ def subject_names(question: str) -> list[list[str]]:
             names.append(run)
             run = []
     return names
-
-
-def _distinctive(topic: Sequence[str], bags: Sequence[Sequence[str]]) -> set[str]:
-    """The topic terms found in some but at most a quarter of the candidate sentences."""
-    sets = [set(bag) for bag in bags]
-    return {
-        term
-        for term in set(topic)
-        if 0 < sum(term in bag for bag in sets) <= max(1.0, TOPIC_RARITY * len(sets))
-    }
 
 
 def _span(window: Window, step: PlanStep) -> EvidenceSpan:
