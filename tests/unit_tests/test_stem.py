@@ -7,7 +7,7 @@ import pytest
 from deep_research.sources.evidence import select_evidence
 from deep_research.state import Document, PlanStep
 from deep_research.state.models import stable_id
-from deep_research.text import content_tokens, stem
+from deep_research.text import stem
 from deep_research.verification.alignment import words
 
 
@@ -121,6 +121,6 @@ def test_a_step_about_a_rebase_finds_what_is_rebased() -> None:
     )
     document = Document(id=stable_id("doc", text), url="file:///c/rebase.md", title="", text=text)
     step = PlanStep(id="s01", title="What happens to commits in a rebase")
-    spans = select_evidence([document], step, [step.title], topic=content_tokens(step.title))
+    spans = select_evidence([document], step, [step.title])
     assert spans
     assert "are rebased one at a time" in spans[0].quote

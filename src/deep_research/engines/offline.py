@@ -28,7 +28,6 @@ from deep_research.engines.outline import (
     arrange,
     asks_cost,
     facets_for,
-    spending_terms,
 )
 from deep_research.engines.schemas import (
     ClaimVerdict,
@@ -44,7 +43,7 @@ from deep_research.engines.schemas import (
 )
 from deep_research.labels import label
 from deep_research.language import function_words, language_of, without_question_words
-from deep_research.sources.evidence import ANSWER_TERMS, select_windows
+from deep_research.sources.evidence import select_windows
 from deep_research.state.models import EvidenceSpan, Finding, Passage, PlanStep
 from deep_research.text import (
     FULL_STOPS,
@@ -255,9 +254,6 @@ class OfflineEngine:
             " ".join(dict.fromkeys(question_terms)),
             " ".join(title_terms[-3:]),
         ]
-        spending = spending_terms(step.title)
-        if spending:
-            candidates.insert(1, " ".join(dict.fromkeys(title_terms + spending)))
         seen = {q.lower() for q in previous}
         fresh: list[str] = []
         for query in candidates:
@@ -324,11 +320,8 @@ class OfflineEngine:
                 )
             )
         covered = set(content_tokens(" ".join(f.notes for f in findings)))
-        # words that name what is asked (cost, size, year) are answered by figures, not named
         missing = [
-            w
-            for w in dict.fromkeys(_words(question))
-            if not set(content_tokens(w)) <= covered and stem(w) not in ANSWER_TERMS
+            w for w in dict.fromkeys(_words(question)) if not set(content_tokens(w)) <= covered
         ]
         title = " ".join(missing)
         if missing and max_new_steps and title not in {t.casefold() for t in titles.values()}:
