@@ -58,9 +58,13 @@ def report(corpus: LocalCorpus) -> Report:
     return result
 
 
-def test_report_cites_at_least_five_distinct_corpus_documents(report: Report) -> None:
+def test_report_cites_the_page_of_each_part_of_the_question(report: Report) -> None:
+    # evidence ranks the sentences of a page whose title names the step's subject first, so
+    # each part cites its own page rather than many pages' passing mentions
     urls = {r.url for r in report.references}
-    assert len(urls) >= 5
+    assert len(urls) >= 3
+    assert any(u.endswith("/lfp-vs-nmc-chemistry.md") for u in urls)
+    assert any(u.endswith("/hornsdale-power-reserve.md") for u in urls)
     for reference in report.references:
         assert Path(reference.location).parent == SAMPLE_CORPUS
     assert report.extractive
@@ -114,7 +118,7 @@ def test_references_are_numbered_one_to_n_in_order_of_first_appearance(report: R
 
 
 def test_report_metrics_and_config_are_filled(report: Report) -> None:
-    assert report.metrics.sources_consulted >= report.metrics.sources_cited >= 5
+    assert report.metrics.sources_consulted > report.metrics.sources_cited >= 3
     assert report.metrics.searches > 0
     assert report.config.engine == "offline"
     assert report.schema_version == "v1"

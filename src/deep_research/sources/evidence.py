@@ -201,13 +201,12 @@ def _scores(
     BM25 over the pooled candidates plus :data:`HEAD_WEIGHT` times BM25 over their headings,
     boosted by the score of the passage the sentence stands in (which saw the page's lead).
     """
+    heads = [
+        content_tokens(f"{passages[c.passage].title} {c.sentence.section or ''}")
+        for c in candidates
+    ]
     bm25 = BM25(bags)
-    headings = BM25(
-        [
-            content_tokens(f"{passages[c.passage].title} {c.sentence.section or ''}")
-            for c in candidates
-        ]
-    )
+    headings = BM25(heads)
     best = max((p.score for p in passages), default=0.0)
     passage_share = [p.score / best if best > 0 else 0.0 for p in passages]
     scores: list[float] = []

@@ -1,0 +1,86 @@
+"""Offline evidence selection: BM25 sentence ranking with headings, chosen for diversity."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from deep_research.sources import evidence
+from deep_research.sources.evidence import select_evidence
+from deep_research.state import Document, PlanStep
+from deep_research.state.models import stable_id
+
+
+def _document(url: str, text: str) -> Document:
+    return Document(id=stable_id("doc", text), url=url, title=text.split("\n")[0][2:], text=text)
+
+
+# each sentence on its own line, so that each is a window of its own
+SNAPSHOTS = _document(
+    "file:///c/snapshots.md",
+    "# Snapshots\n\n"
+    "A snapshot records the state of the volume at one moment in time.\n\n"
+    "At one moment in time, a snapshot records the state of the volume.\n\n"
+    "Restoring a snapshot returns the volume to its recorded state.",
+)
+STEP = PlanStep(id="s01", title="What does a snapshot record of the volume state")
+
+
+def test_a_sentence_repeating_one_taken_gives_way_to_one_that_says_something_else() -> None:
+    quotes = [s.quote for s in select_evidence([SNAPSHOTS], STEP, [STEP.title], limit=2)]
+    assert len(quotes) == 2
+    assert "records the state" in quotes[0]
+    assert quotes[1].startswith("Restoring a snapshot")  # not the near copy of the first
+
+
+def test_without_diversity_the_near_copy_would_be_second(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test above holds because of the diversity weight, not by accident of the scores."""
+    monkeypatch.setattr(evidence, "DIVERSITY", 0.0)
+    quotes = [s.quote for s in select_evidence([SNAPSHOTS], STEP, [STEP.title], limit=2)]
+    assert all("records the state" in q for q in quotes)
+
+
+WAL = _document(
+    "file:///c/wal.md",
+    "# Write-Ahead Logging\n\n"
+    "WAL is significantly faster in most scenarios.\n\n"
+    "Readers do not block writers and a writer does not block readers.",
+)
+JOURNAL = _document(
+    "file:///c/journal.md",
+    "# Rollback journal\n\n"
+    "The rollback journal keeps the original content of changed pages.\n\n"
+    "Logging of every change to a separate file is optional in some modes.",
+)
+
+
+def test_a_sentence_under_a_heading_naming_the_subject_is_on_it_without_naming_it() -> None:
+    step = PlanStep(id="s01", title="What are the advantages of write-ahead logging")
+    quotes = [s.quote for s in select_evidence([JOURNAL, WAL], step, [step.title], limit=3)]
+    assert "WAL is significantly faster in most scenarios." in quotes
+    assert quotes.index("WAL is significantly faster in most scenarios.") < len(quotes) - 1
+
+
+def test_without_headings_that_sentence_is_not_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(evidence, "HEAD_WEIGHT", 0.0)
+    step = PlanStep(id="s01", title="What are the advantages of write-ahead logging")
+    quotes = [s.quote for s in select_evidence([JOURNAL, WAL], step, [step.title], limit=3)]
+    assert "WAL is significantly faster in most scenarios." not in quotes
+
+
+def test_a_window_does_not_take_a_sentence_another_window_holds() -> None:
+    """The definition before the best sentence is its own window, not lost as a repeat."""
+    text = (
+        "# Thermal runaway\n\n"
+        "Thermal runaway is a chain reaction in which a cell heats itself faster than it cools. "
+        "Thermal runaway in a cell is triggered by overcharging, a short circuit or heating of "
+        "the cell. Once it begins, it cannot be stopped by cutting the power."
+    )
+    step = PlanStep(id="s01", title="What triggers thermal runaway in a cell")
+    spans = select_evidence([_document("file:///c/runaway.md", text)], step, [step.title])
+    quoted = " ".join(s.quote for s in spans)
+    assert quoted.count("triggered by overcharging") == 1
+    assert "is a chain reaction" in quoted
+    starts = sorted((s.start, s.end) for s in spans)
+    assert all(a[1] <= b[0] for a, b in itertools.pairwise(starts))
