@@ -2,10 +2,11 @@
 
 The step's pages are cut into passages and ranked across pages within the depth's token budget
 (:mod:`deep_research.sources.passages`). Offline, the quotable sentences of those passages are
-then ranked together (BM25, boosted by the question's distinctive terms and by the score of the
-passage they stand in) and chosen by maximal marginal relevance: each next one is the most
-relevant once its likeness to what is already chosen is subtracted, so a sentence that repeats
-a chosen one gives way to one that says something else. Each chosen sentence grows into a window
+then ranked together (BM25 on the step's terms over the sentences and over their headings, the
+page's title and section, boosted by the score of the passage they stand in) and chosen by
+maximal marginal relevance: each next one is the most relevant once its likeness to what is
+already chosen is subtracted, so a sentence that repeats a chosen one gives way to one that
+says something else. Each chosen sentence grows into a window
 of contiguous sentences of its paragraph when its neighbours are on the step's subject too, so
 that a fact stated over two sentences survives; sentences far below the best are not taken.
 """
@@ -61,15 +62,17 @@ ANSWER_TERMS = frozenset(
         "成本 造价 花费 价格 规模 容量"
     )
 )
-"""Question terms that name what is asked, not what it is asked about: never subject terms."""
+"""Question terms that name what is asked, not what it is asked about: never part of a name
+(:func:`subject_names`, which conflict detection keeps to)."""
 
 PASSAGE_WEIGHT = 1.0
+"""Score multiplier added in proportion to the sentence's passage score (the best passage's
+sentences score up to twice as high)."""
+
 HEAD_WEIGHT = 1.0
 """Weight of the BM25 score of a sentence's headings (its page's title and its section) added
 to the sentence's own: a sentence under a heading that names the step's subject ("Write-Ahead
 Logging") is on it even when it calls the subject by another name ("WAL") or by "it"."""
-"""Score multiplier added in proportion to the sentence's passage score (the best passage's
-sentences score up to twice as high)."""
 
 WINDOW_SENTENCES = 3
 """Most sentences in one window (see docs/decisions.md for the measurements of this and the
