@@ -89,9 +89,9 @@ def test_each_quote_goes_under_the_heading_it_answers() -> None:
         _span(6, "Neoen announced an expansion in November 2019.", "s03", 0.4),
     ]
     placed = arrange(plan, evidence)
-    # the Hornsdale sentence found for the chemistry heading and the grant, by relevance;
-    # never the fine
-    assert placed["s02"] == [1, 2]
+    # the grant first (it says what was spent), then the Hornsdale sentence found for the
+    # chemistry heading; never the fine
+    assert placed["s02"] == [2, 1]
     assert placed["s01"] == [3]
     # a facet keeps only quotes of its kind (a date for a timeline): the dated fine goes
     # there, the undated sentence found for it goes nowhere
@@ -113,6 +113,7 @@ async def test_the_hornsdale_cost_section_quotes_what_was_spent_not_the_court_pe
     report = await _report(corpus, f"{COST}?")
     first = report.sections[0]
     assert first.title == COST  # the first section answers the question
+    assert "contributed A$15 million toward the expansion" in first.markdown
     assert "contributed A$8 million toward the expansion" in first.markdown
     assert "A$900,000" not in first.markdown
     assert not FACET_TITLES.intersection(s.title for s in report.sections)

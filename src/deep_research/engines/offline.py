@@ -28,6 +28,7 @@ from deep_research.engines.outline import (
     arrange,
     asks_cost,
     facets_for,
+    spending_terms,
 )
 from deep_research.engines.schemas import (
     ClaimVerdict,
@@ -254,6 +255,9 @@ class OfflineEngine:
             " ".join(dict.fromkeys(question_terms)),
             " ".join(title_terms[-3:]),
         ]
+        spending = spending_terms(step.title)
+        if spending:
+            candidates.insert(1, " ".join(dict.fromkeys(title_terms + spending)))
         seen = {q.lower() for q in previous}
         fresh: list[str] = []
         for query in candidates:

@@ -230,6 +230,15 @@ def answers_kind(title: str, quote: str) -> float:
     return 0.0
 
 
+SPENDING_WORDS = ("cost", "contributed", "funding", "invested", "million", "built")
+"""Words of the sentences that tell what something cost, searched for with a cost step."""
+
+
+def spending_terms(title: str) -> list[str]:
+    """Words to search with when ``title`` asks what something cost (else none)."""
+    return list(SPENDING_WORDS) if _COST_ASKED.search(title) else []
+
+
 def fit(step: PlanStep, quote: str) -> float:
     """How well ``quote`` answers the heading of ``step`` (higher is better; 0: not at all).
 
@@ -264,15 +273,18 @@ def arrange(plan: Sequence[PlanStep], evidence: Sequence[EvidenceSpan]) -> dict[
     A quote stays under the heading it was found for when it answers it about as well as any
     (:func:`fit`, within :data:`MARGIN`); otherwise it goes to the heading it answers best. A
     facet heading takes only quotes of its kind, and no heading takes a quote of the wrong kind
-    of answer (a fine for a cost). Within a heading, the most relevant come first (ordering by
-    fit too put a quote that repeats a long heading's words before the one that answers it).
+    of answer (a fine for a cost). Within a heading, quotes that give the kind of answer asked
+    for come first, then the most relevant (ordering by fit too put a quote that repeats a
+    long heading's words before the one that answers it).
     """
     facets = {s.id for s in plan if _facet(s) is not None}
-    placed: dict[str, list[tuple[float, int]]] = {s.id: [] for s in plan}
+    titles = {s.id: s.title for s in plan}
+    placed: dict[str, list[tuple[float, float, int]]] = {s.id: [] for s in plan}
     for i, span in enumerate(evidence):
         scores = {s.id: fit(s, span.quote) for s in plan if answers_kind(s.title, span.quote) >= 0}
         home = _home(span.step_id, scores, facets)
         if home is None:
             continue
-        placed[home].append((-span.relevance, i))
-    return {step_id: [i for _, i in sorted(rows)] for step_id, rows in placed.items()}
+        kind = answers_kind(titles[home], span.quote)
+        placed[home].append((-kind, -span.relevance, i))
+    return {step_id: [i for *_, i in sorted(rows)] for step_id, rows in placed.items()}
