@@ -209,25 +209,42 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> LocalCorpus:
 _report = offline_report
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="since evidence is chosen by maximal marginal relevance without a per-page decay "
-    "(branch offline-rank), a question about Hornsdale quotes only the Hornsdale page, so the "
-    "FCAS page's 100 MW is not quoted and the conflict is not found: to be decided",
-)
+KESTREL = {
+    "kestrel-dam.md": (
+        "# Kestrel Dam\n\nKestrel Dam is a concrete gravity dam on the Marra River in the "
+        "province of Lowen. Kestrel Dam has a storage capacity of 840 gigalitres. The dam was "
+        "completed in 1974 after eight years of construction. Its spillway can pass a flood of "
+        "12,000 cubic metres per second.\n\nThe reservoir behind Kestrel Dam covers about 95 "
+        "square kilometres when full. The provincial water authority has operated Kestrel Dam "
+        "since 1981.\n"
+    ),
+    "lowen-water-supply.md": (
+        "# Water supply in Lowen\n\nThe province of Lowen draws most of its drinking water "
+        "from reservoirs in the Marra valley. Kestrel Dam, with a storage capacity of 620 "
+        "gigalitres, is the largest of these reservoirs. Two smaller dams upstream hold the "
+        "rest of the valley's stored water.\n\nWater use in Lowen fell by a fifth between 2010 "
+        "and 2020 after household meters were installed.\n"
+    ),
+}
+"""Two pages that disagree on one figure, with no date to explain it (the sample's 100 MW and
+150 MW of Hornsdale are a change over time, which its own page states)."""
+
+
 async def test_the_offline_report_states_a_conflict_of_the_corpus_with_both_sides_cited(
-    corpus: LocalCorpus,
+    tmp_path: Path,
 ) -> None:
-    report = await _report(corpus, "What is the capacity of Hornsdale Power Reserve?")
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    for name, text in KESTREL.items():
+        (folder / name).write_text(text)
+    corpus = LocalCorpus(folder, default_index_path(tmp_path / "data", folder))
+    report = await _report(corpus, "What is the storage capacity of Kestrel Dam?")
     conflicts = [item for item in report.limitations if item.kind == "conflict"]
-    sizes = [c for c in conflicts if "150 MW" in c.text and "100 MW" in c.text]
+    sizes = [c for c in conflicts if "840 gigalitres" in c.text and "620 gigalitres" in c.text]
     assert sizes, report.limitations
     sides = {r.number: r.location for r in report.references if r.number in sizes[0].references}
     assert len(sizes[0].references) == 2
-    assert {Path(p).name for p in sides.values()} == {
-        "hornsdale-power-reserve.md",
-        "frequency-regulation-services.md",
-    }
+    assert {Path(p).name for p in sides.values()} == set(KESTREL)
     for number in sizes[0].references:
         assert f"[{number}]" in sizes[0].text
     section = report.markdown.split("\n## Limitations\n\n", 1)[1].split("\n## ", 1)[0]
