@@ -24,7 +24,6 @@ check them against the installed Aegra (pinned ``aegra-api==0.11.*``).
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -33,8 +32,9 @@ from typing import Any
 from fastapi import FastAPI
 from sqlalchemy import delete, func, or_, select
 from starlette.middleware import Middleware
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from deep_research.server.bodies import answer, replaying
 from deep_research.server.runtime import RunRequest, Stores, ThreadUpdate
 from deep_research.sources.bounded_json import loads_bounded
 
@@ -318,13 +318,13 @@ class AegraRequests:
             except ValueError:
                 payload = None  # not JSON: Aegra answers that itself
             if asks_for_webhook(payload):
-                await _refuse(send, 422, WEBHOOKS_REFUSED)
+                await answer(send, 422, {"detail": WEBHOOKS_REFUSED})
                 return
         await self.app(scope, receive, send)
 
 
 async def _read_body(receive: Receive) -> tuple[bytes, Receive]:
-    """The request's body, and a ``receive`` that gives it again."""
+    """The request's body, and a ``receive`` that gives it again (the size is capped outside)."""
     chunks: list[bytes] = []
     while True:
         message = await receive()
@@ -334,20 +334,4 @@ async def _read_body(receive: Receive) -> tuple[bytes, Receive]:
         if not message.get("more_body", False):
             break
     body = b"".join(chunks)
-    replayed = False
-
-    async def replay() -> Message:
-        nonlocal replayed
-        if not replayed:
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return body, replay
-
-
-async def _refuse(send: Send, status: int, detail: str) -> None:
-    body = json.dumps({"detail": detail}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    return body, replaying(body, receive)

@@ -38,7 +38,22 @@ Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-async def _answer(send: Send, status: int, payload: dict[str, Any]) -> None:
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` giving the ``body`` read already, then what ``receive`` gives (the end)."""
+    given = False
+
+    async def replay() -> Message:
+        nonlocal given
+        if not given:
+            given = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def answer(send: Send, status: int, payload: dict[str, Any]) -> None:
+    """Answer with ``payload`` as JSON and ``status``."""
     body = json.dumps(payload).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
@@ -102,7 +117,7 @@ class RequestBodies:
         too_large = {"detail": f"the request body is over {self.max_bytes} bytes"}
         declared = _declared_length(scope)
         if declared is not None and declared > self.max_bytes:
-            await _answer(send, 413, too_large)
+            await answer(send, 413, too_large)
             return
         chunks: list[bytes] = []
         size, more = 0, True
@@ -113,22 +128,14 @@ class RequestBodies:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_bytes:
-                await _answer(send, 413, too_large)
+                await answer(send, 413, too_large)
                 return
             chunks.append(chunk)
             more = message.get("more_body", False)
         body = b"".join(chunks)
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()  # after the body: the disconnect
-
+        replay = replaying(body, receive)
         if _picks_thread_id(scope, body):
-            await _answer(send, 422, {"detail": CALLER_THREAD_ID})
+            await answer(send, 422, {"detail": CALLER_THREAD_ID})
             return
         if scope["method"] == "POST" and scope["path"].rstrip("/").endswith("/mcp"):
             await self._mcp(scope, replay, send, body)
@@ -148,4 +155,4 @@ class RequestBodies:
         except httpx.HTTPStatusError as error:  # the tool's run, refused by the auth handler
             if started or error.response.status_code >= 500:
                 raise
-            await _answer(send, 200, mcp_tool_refusal(body, refusal_detail(error)))
+            await answer(send, 200, mcp_tool_refusal(body, refusal_detail(error)))
