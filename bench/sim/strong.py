@@ -21,12 +21,10 @@ that drives it (:class:`StrongRun`) answers those offline.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import Field
 
 from bench.sim.model import usage
@@ -45,7 +43,7 @@ from deep_research.engines.schemas import (
     Rewrite,
 )
 from deep_research.state import Finding, Passage, PlanStep
-from deep_research.testing import FakeToolChatModel, message_chunks
+from deep_research.testing import FakeToolChatModel
 from deep_research.text import content_tokens, sentences
 
 WINDOW_TOKENS = 128_000
@@ -158,12 +156,12 @@ class StrongStandIn(FakeToolChatModel):
     def _llm_type(self) -> str:
         return "strong-stand-in"
 
-    def _reply(
-        self, messages: Sequence[BaseMessage], tools: list[dict[str, Any]] | None
-    ) -> AIMessage:
+    def reply(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> AIMessage:
+        """A pick, notes or the report, read from the prompt alone."""
+        tools: list[dict[str, Any]] = kwargs.get("tools") or []
         prompt = "\n\n".join(m.text for m in messages if m.type == "human")
         sent = sum(estimate_tokens(m.text) for m in messages)
-        names = [tool["function"]["name"] for tool in tools or []]
+        names = [tool["function"]["name"] for tool in tools]
         if not names:  # a streamed report
             self.written_from.append(prompt)
             text = report(prompt)
@@ -180,44 +178,6 @@ class StrongStandIn(FakeToolChatModel):
             tool_calls=[{"name": names[0], "args": args, "id": f"call_{names[0]}"}],
             usage_metadata=usage(sent, estimate_tokens(reply)),
         )
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        message = self._reply(messages, kwargs.get("tools"))
-        return ChatResult(generations=[ChatGeneration(message=message)])
-
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return self._generate(messages, stop, **kwargs)
-
-    def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatGenerationChunk]:
-        yield from message_chunks(self._reply(messages, kwargs.get("tools")), self.stream_pieces)
-
-    async def _astream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> AsyncIterator[ChatGenerationChunk]:
-        for chunk in self._stream(messages, stop, **kwargs):
-            yield chunk
 
 
 class StrongRun(LLMEngine):

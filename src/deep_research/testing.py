@@ -4,19 +4,21 @@
 tools as OpenAI schemas (what ``with_structured_output(..., method="function_calling")`` needs)
 and streams a finished ``AIMessage`` the way an OpenAI-compatible endpoint does, text in pieces
 and tool calls in one chunk, with the usage on the last chunk. Subclasses decide what the reply
-is (a script, a simulation).
+is (a script, a simulation) in :meth:`FakeToolChatModel.reply`; one that waits or counts
+overrides the generating methods themselves.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.tool import tool_call_chunk
-from langchain_core.outputs import ChatGenerationChunk
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
@@ -78,3 +80,45 @@ class FakeToolChatModel(BaseChatModel):
             tool_choice=tool_choice,
             **kwargs,
         )
+
+    def reply(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> AIMessage:
+        """The reply to ``messages``; ``kwargs`` are the call's (``tools``: the bound schemas)."""
+        raise NotImplementedError(f"{type(self).__name__} answers nothing")
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        message = self.reply(messages, kwargs)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return self._generate(messages, stop, **kwargs)
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        yield from message_chunks(self.reply(messages, kwargs), self.stream_pieces)
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        for chunk in self._stream(messages, stop, **kwargs):
+            yield chunk

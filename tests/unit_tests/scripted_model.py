@@ -11,16 +11,14 @@ parses :func:`structured` replies.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import BaseModel, Field
 
-from deep_research.testing import FakeToolChatModel, message_chunks
+from deep_research.testing import FakeToolChatModel
 
 Responder = Callable[[list[BaseMessage], list[dict[str, Any]] | None], AIMessage]
 DEFAULT_USAGE = (100, 20)
@@ -85,7 +83,8 @@ class ScriptedChatModel(FakeToolChatModel):
     def _llm_type(self) -> str:
         return "scripted"
 
-    def _next(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> AIMessage:
+    def reply(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> AIMessage:
+        """The next scripted response (a callable one is called with the messages and tools)."""
         index = len(self.calls)
         self.calls.append(list(messages))
         self.call_kwargs.append(dict(kwargs))
@@ -97,40 +96,3 @@ class ScriptedChatModel(FakeToolChatModel):
             )
         response = self.responses[index]
         return response(list(messages), kwargs.get("tools")) if callable(response) else response
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=self._next(messages, kwargs))])
-
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return self._generate(messages, stop, **kwargs)
-
-    def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatGenerationChunk]:
-        yield from message_chunks(self._next(messages, kwargs), self.stream_pieces)
-
-    async def _astream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> AsyncIterator[ChatGenerationChunk]:
-        for chunk in self._stream(messages, stop, **kwargs):
-            yield chunk
