@@ -26,7 +26,7 @@ from deep_research.context import Context
 from deep_research.engines import Engine, Instructable, load_engine
 from deep_research.errors import ModelNotAllowedError
 from deep_research.events import RecordedEvent, take_events
-from deep_research.persistence.content import put_document
+from deep_research.persistence.content import put_documents
 from deep_research.persistence.legacy import has_legacy_evidence, resolve_legacy_evidence
 from deep_research.persistence.projection import project
 from deep_research.persistence.recorder import (
@@ -148,10 +148,19 @@ class Services:
         await self.record(runtime, question_nr, Batch(session=session, messages=[message]))
 
     async def keep_documents(self, runtime: Runtime[Any], documents: Sequence[Document]) -> None:
-        """Keep the pages' text in the content store, if the run has one."""
+        """Keep the pages' text in the content store, if the run has one.
+
+        They are noted under the run's thread in the same batch, so a purge finds them even
+        before their sources are recorded (see
+        :func:`~deep_research.persistence.content.put_documents`).
+
+        Raises:
+            ChatClosedError: the run's chat is deleted or was purged.
+        """
         if runtime.store is not None:
-            for document in documents:
-                await put_document(runtime.store, document)
+            info = runtime.execution_info
+            thread_id = str(info.thread_id) if info is not None and info.thread_id else None
+            await put_documents(runtime.store, documents, thread_id=thread_id)
 
     async def end_round(self, runtime: Runtime[Any]) -> None:
         """Drop the researchers' kept stages: their records are the graph's now."""

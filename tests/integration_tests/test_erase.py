@@ -1,8 +1,9 @@
 """Purge erases: rows, checkpoints (every namespace) and page text, on SQLite and PostgreSQL.
 
 Two chats research overlapping questions through the command line; the first is deleted and
-purged. Every table is counted before and after: the purged chat has no row left anywhere,
-its thread cannot be resumed, and the other chat keeps every row and every document it reads.
+purged. Every table is counted before and after: the purged chat has no row left anywhere
+but its closed thread (which refuses any later write), its thread cannot be resumed, and the
+other chat keeps every row and every document it reads.
 """
 
 from __future__ import annotations
@@ -116,7 +117,8 @@ def test_purge_erases_every_row_checkpoint_and_unshared_document(
     assert capsys.readouterr().out == f"purged 1 chat(s): {GONE}\n"
 
     after = {thread: _counts(database_url, thread) for thread in ASKED}
-    assert after[GONE] == dict.fromkeys(before[GONE], 0)
+    assert (before[GONE].pop("closed_threads"), after[GONE].pop("closed_threads")) == (0, 1)
+    assert after[GONE] == dict.fromkeys(before[GONE], 0)  # but the closed thread: no more writes
     assert after[KEPT] == before[KEPT]
     assert asyncio.run(_stored(database_url, documents[GONE])) == shared
     assert asyncio.run(_stored(database_url, documents[KEPT])) == documents[KEPT]

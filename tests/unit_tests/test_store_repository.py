@@ -164,7 +164,12 @@ async def test_soft_delete_restore_and_purge(database: Database) -> None:
     assert erased.threads == ()
     erased = await erase_chats(database, saver, store, user_id="alice", deleted_before=soon)
     assert erased.threads == ("thread-1",)
-    assert not any((await counts(database)).values()), "a purge cascades to every row"
+    left = await counts(database)
+    assert left.pop("closed_threads") == 1, "the purged thread stays closed"
+    assert not any(left.values()), "a purge cascades to every row"
+    async with database.session_scope() as session:
+        closed = await session.get(tables.ClosedThread, "thread-1")
+        assert closed is not None and closed.purged and closed.user_id == "alice"
 
 
 async def test_preferences_are_one_row_per_user(database: Database) -> None:

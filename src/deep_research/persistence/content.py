@@ -4,22 +4,28 @@ It is a LangGraph ``BaseStore`` (``runtime.store`` in nodes): the server provide
 the command line opens one on the database URL, beside the checkpointer. Documents live in the
 ``("documents",)`` namespace under their id (``doc_`` + a sha256 prefix of the text), so the
 same text read twice is stored once, and a checkpoint refers to it by id.
+
+A run that keeps documents also notes their ids under its thread (:func:`pages_namespace`), in
+the same batch, until its round is over (when its sources, which name them, are recorded). A
+purge erases the documents noted there too, so a run stopped between keeping pages and
+recording their sources leaves no page text behind; and the store refuses the batch, page text
+included, once the thread is closed (:mod:`~deep_research.persistence.closed`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import cast
 
-from langgraph.store.base import BaseStore, Item, TTLConfig
+from langgraph.store.base import BaseStore, Item, PutOp, TTLConfig
 from langgraph.store.memory import InMemoryStore
 
 from deep_research.errors import ConfigurationError
 from deep_research.persistence.locks import async_sqlite_setup_lock
-from deep_research.persistence.namespaces import DOCUMENTS_NAMESPACE
+from deep_research.persistence.namespaces import DOCUMENTS_NAMESPACE, RESEARCHERS_NAMESPACE
 from deep_research.persistence.timeouts import DatabaseTimeouts
 from deep_research.persistence.urls import sqlite_path
 from deep_research.settings import get_settings
@@ -29,12 +35,45 @@ logger = logging.getLogger(__name__)
 
 
 async def put_document(store: BaseStore, document: Document) -> None:
-    """Keep a document's text (idempotent: the key is the hash of the text)."""
-    await store.aput(
-        DOCUMENTS_NAMESPACE,
-        document.id,
-        {"url": document.url, "title": document.title, "text": document.text},
-    )
+    """Keep one document's text, noted under no thread (see :func:`put_documents`)."""
+    await put_documents(store, [document], thread_id=None)
+
+
+def pages_namespace(thread_id: str) -> tuple[str, ...]:
+    """Where a thread notes the documents it kept until its round is over."""
+    return (*RESEARCHERS_NAMESPACE, thread_id, "pages")
+
+
+async def put_documents(
+    store: BaseStore, documents: Sequence[Document], *, thread_id: str | None
+) -> None:
+    """Keep documents' text (idempotent: the key is the hash of the text), in one batch.
+
+    With ``thread_id``, the batch also notes their ids under the thread (see the module
+    docstring), so a purge of the thread finds them, and a closed thread's store refuses it.
+    """
+    ttl = (store.ttl_config or {}).get("default_ttl")  # as ``aput`` would give them
+    ops = [
+        PutOp(
+            DOCUMENTS_NAMESPACE,
+            d.id,
+            {"url": d.url, "title": d.title, "text": d.text},
+            ttl=ttl,
+        )
+        for d in documents
+    ]
+    if thread_id:
+        ops += [PutOp(pages_namespace(thread_id), d.id, {"url": d.url}, ttl=ttl) for d in documents]
+    if ops:
+        await store.abatch(ops)
+
+
+async def kept_documents(store: BaseStore, thread_id: str) -> set[str]:
+    """The ids of the documents the thread noted it kept (:func:`put_documents`)."""
+    found: set[str] = set()
+    while page := await store.asearch(pages_namespace(thread_id), limit=100, offset=len(found)):
+        found.update(item.key for item in page)
+    return found
 
 
 async def get_document_text(store: BaseStore, document_id: str) -> str | None:

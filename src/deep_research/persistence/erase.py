@@ -8,7 +8,10 @@ chats, and the stages of a researcher that stopped inside its step, kept for its
 documents that no remaining chat's sources refer to.
 
 Each stage can be repeated, so a purge interrupted anywhere is finished by running it again:
-the chats to erase are read first; their checkpoints go next; their rows last, in one
+the chats to erase are read first and their threads closed for good
+(:mod:`~deep_research.persistence.closed`: from then on no recorder, checkpointer or content
+store writes under them, so a run still in flight cannot write them back); their checkpoints
+go next; their rows last, in one
 transaction (until then the chats are still there to be found again); the documents they
 referred to that nothing refers to any more are removed after that commit.
 
@@ -29,6 +32,8 @@ from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from deep_research.errors import ConfigurationError
+from deep_research.persistence.closed import close_threads
+from deep_research.persistence.content import kept_documents
 from deep_research.persistence.db import Database
 from deep_research.persistence.namespaces import DOCUMENTS_NAMESPACE
 from deep_research.persistence.scratch import drop_stages, thread_namespace
@@ -117,10 +122,12 @@ async def erase_chats(
         ids, threads, documents = await _chats(
             session, user_id=user_id, deleted_before=deleted_before, thread_id=thread_id
         )
+        await close_threads(session, user_id=user_id, thread_ids=threads, purged=True)
     if not ids:
         return Erased(threads=(), documents=0)
     for thread in threads:
         await checkpointer.adelete_thread(thread)
+        documents |= await kept_documents(store, thread)  # kept before their sources' rows
         await drop_stages(store, thread_namespace(thread))  # of a researcher never resumed
     async with database.session_scope() as session:
         await session.execute(delete(Chat).where(Chat.id.in_(ids)))

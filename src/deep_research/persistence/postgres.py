@@ -4,7 +4,10 @@
 statement timeouts, and whose callers wait at most the operation timeout for a connection.
 :class:`BoundedPostgresSaver` and :class:`BoundedPostgresStore` run each of their database
 calls under :func:`~deep_research.persistence.timeouts.bounded`, so a lost database ends a
-run with a :class:`~deep_research.errors.DatabaseUnavailableError` instead of a hang.
+run with a :class:`~deep_research.errors.DatabaseUnavailableError` instead of a hang. Both
+refuse writes under a closed thread (a deleted or purged chat's,
+:mod:`~deep_research.persistence.closed`): the lookup is a statement of its own just before
+the write.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from psycopg.rows import DictRow, dict_row
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from deep_research.errors import DatabaseUnavailableError
+from deep_research.persistence.closed import POSTGRES_QUERY, closed_error, written_threads
 from deep_research.persistence.timeouts import (
     SEVER_GRACE,
     Breaker,
@@ -212,6 +216,16 @@ async def open_pool(
         await pool.close(timeout=0.0 if lost else CLOSE_TIMEOUT)
 
 
+async def postgres_closed(cursor: psycopg.AsyncCursor[DictRow], thread_id: str) -> bool | None:
+    """On a PostgreSQL cursor: ``None`` if the thread is open, else whether it was purged."""
+    try:
+        await cursor.execute(POSTGRES_QUERY, (thread_id,))
+    except psycopg.errors.UndefinedTable:
+        return None  # no domain store in this database, so no closed thread
+    row = await cursor.fetchone()
+    return None if row is None else bool(row["purged"])
+
+
 class BoundedPostgresSaver(ShortVersions, AsyncPostgresSaver):
     """``AsyncPostgresSaver`` whose every call ends within the operation timeout.
 
@@ -262,6 +276,18 @@ class BoundedPostgresSaver(ShortVersions, AsyncPostgresSaver):
                     return
             yield item
 
+    async def _refuse_if_closed(self, config: RunnableConfig) -> None:
+        """Refuse a write under a closed thread (:mod:`~deep_research.persistence.closed`).
+
+        Raises:
+            ChatClosedError: the thread's chat is deleted or was purged.
+        """
+        thread_id = str(config["configurable"]["thread_id"])
+        async with self._cursor() as cursor:
+            purged = await postgres_closed(cursor, thread_id)
+        if purged is not None:
+            raise closed_error(thread_id, purged=purged)
+
     async def aput(
         self,
         config: RunnableConfig,
@@ -269,8 +295,9 @@ class BoundedPostgresSaver(ShortVersions, AsyncPostgresSaver):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
-        """Write one checkpoint."""
+        """Write one checkpoint, unless its thread is closed."""
         async with self._bounded("writing a checkpoint"):
+            await self._refuse_if_closed(config)
             return await super().aput(config, checkpoint, metadata, new_versions)
 
     async def aput_writes(
@@ -280,8 +307,9 @@ class BoundedPostgresSaver(ShortVersions, AsyncPostgresSaver):
         task_id: str,
         task_path: str = "",
     ) -> None:
-        """Write a task's pending writes."""
+        """Write a task's pending writes, unless its thread is closed."""
         async with self._bounded("writing a step's results"):
+            await self._refuse_if_closed(config)
             await super().aput_writes(config, writes, task_id, task_path)
 
     async def adelete_thread(self, thread_id: str) -> None:
@@ -322,6 +350,12 @@ class BoundedPostgresStore(AsyncPostgresStore):
             await super().setup()
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """Run a batch of store operations."""
+        """Run a batch of store operations, unless it puts items under a closed thread."""
+        ops = list(ops)
         async with self._bounded("reading or writing page text"):
+            for thread_id in written_threads(ops):
+                async with self._cursor() as cursor:
+                    purged = await postgres_closed(cursor, thread_id)
+                if purged is not None:
+                    raise closed_error(thread_id, purged=purged)
             return await super().abatch(ops)

@@ -14,12 +14,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
@@ -42,6 +42,8 @@ from deep_research.state.models import BibRecord, Citation, Claim, EvidenceSpan,
 
 MAX_REMEMBERED_THREADS = 10_000
 """Threads whose ids a recorder keeps (least recently used are forgotten first)."""
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,10 @@ class SqlRecorder:
         stamp_run_ids(thread_id, ids)
 
     async def write(self, scope: RunScope, batch: Batch) -> None:
-        """Upsert the batch's rows under the scope's chat and session."""
+        """Upsert the batch's rows under the scope's chat and session (see :func:`finished`)."""
+        await finished(self._write(scope, batch))
+
+    async def _write(self, scope: RunScope, batch: Batch) -> None:
         if self.url is not None:
             await asyncio.to_thread(ensure_schema, self.url)
         async with self.database.session_scope() as session:
@@ -168,6 +173,9 @@ class SqlRecorder:
         if known is not None and known.question_nr == scope.question_nr:
             stamp_run_ids(scope.thread_id, known)
             return
+        await finished(self._load_run_ids(scope))
+
+    async def _load_run_ids(self, scope: RunScope) -> None:
         if self.url is not None:
             await asyncio.to_thread(ensure_schema, self.url)
         async with self.database.session_scope() as session:
@@ -180,6 +188,25 @@ class SqlRecorder:
             )
         if found is not None:
             self._remember(scope.thread_id, RunIds(scope.question_nr, *found))
+
+
+async def finished(work: Coroutine[Any, Any, T]) -> T:
+    """Run ``work`` (one transaction) to its end, even when the caller is cancelled.
+
+    A run is cancelled when its chat is deleted or purged. SQLAlchemy cannot roll back a
+    connection whose statement a cancellation interrupts: it drops it unclosed, and on SQLite
+    the statement, still referenced, then keeps the file's write lock until the process ends
+    (every other connection, and so the purge, waits in vain). Shielded, the transaction
+    commits or rolls back as usual; the cancellation goes on once it has (a second one stops
+    waiting for it, which still ends in its own time).
+    """
+    task = asyncio.ensure_future(work)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        with suppress(Exception):
+            await task
+        raise
 
 
 async def _write_research(session: AsyncSession, session_id: int, batch: Batch) -> None:

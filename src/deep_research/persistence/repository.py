@@ -17,6 +17,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from deep_research.errors import ChatClosedError, LimitExceededError, NotFoundError
+from deep_research.persistence.closed import check_open, close_threads, reopen_thread
 from deep_research.persistence.queries import get_chat
 from deep_research.persistence.tables import (
     Base,
@@ -72,7 +73,8 @@ async def upsert_chat(
 
     Raises:
         NotFoundError: the thread belongs to another user.
-        ChatClosedError: the chat is deleted (a run still in flight writes nothing more).
+        ChatClosedError: the chat is deleted or was purged (a run still in flight writes
+            nothing more: :mod:`~deep_research.persistence.closed`).
         LimitExceededError: the user already has ``max_chats`` chats.
     """
     existing = (
@@ -83,6 +85,7 @@ async def upsert_chat(
     if existing is not None and existing.deleted_at is not None and existing.user_id == user_id:
         raise ChatClosedError(f"chat {thread_id} is deleted: nothing more is recorded into it")
     if existing is None:
+        await check_open(session, thread_id=thread_id)  # a purged chat has no row left
         live = await session.scalar(
             select(func.count())
             .select_from(Chat)
@@ -231,13 +234,14 @@ async def keep_only_claims(
 
 
 async def soft_delete_chat(session: AsyncSession, *, user_id: str, thread_id: str) -> None:
-    """Hide the chat; it can be restored until it is purged.
+    """Hide the chat and close its thread to writes; it can be restored until it is purged.
 
     Raises:
         NotFoundError: the user has no such chat.
     """
     chat = await get_chat(session, user_id=user_id, thread_id=thread_id)
     chat.deleted_at = utcnow()
+    await close_threads(session, user_id=user_id, thread_ids=[thread_id], purged=False)
 
 
 async def rename_chat(session: AsyncSession, *, user_id: str, thread_id: str, title: str) -> Chat:
@@ -254,7 +258,7 @@ async def rename_chat(session: AsyncSession, *, user_id: str, thread_id: str, ti
 async def restore_chat(
     session: AsyncSession, *, user_id: str, thread_id: str, window: timedelta
 ) -> None:
-    """Bring back a chat deleted less than ``window`` ago.
+    """Bring back a chat deleted less than ``window`` ago, its thread open to writes again.
 
     Raises:
         NotFoundError: the user has no such chat, or it was deleted too long ago.
@@ -263,6 +267,7 @@ async def restore_chat(
     if chat.deleted_at is not None and _aware(chat.deleted_at) < utcnow() - window:
         raise NotFoundError(f"chat {thread_id!r} was deleted too long ago to be restored")
     chat.deleted_at = None
+    await reopen_thread(session, thread_id=thread_id)
 
 
 def _aware(moment: datetime) -> datetime:

@@ -7,6 +7,11 @@ the chat's source pool again. :class:`BlobSqliteSaver` keeps LangGraph's tables 
 versions and metadata, and each channel's value is stored once, under the version that wrote
 it. Reading a checkpoint puts the values of its versions back.
 
+Every write (a checkpoint with its blobs, a task's writes, a thread's deletion) is one
+transaction that holds the file's write lock from its start, and is rolled back when it does
+not end (:meth:`BlobSqliteSaver._writing`); a write under a closed thread (a deleted or purged
+chat's, :mod:`~deep_research.persistence.closed`) is refused inside that transaction.
+
 Two things stay in the checkpoint's own blob: the snapshots of ``DeltaChannel``s (LangGraph's
 fast path for replaying them reads them from there), and the values of checkpoints written by
 the plain saver (a file from before this saver still reads as it did).
@@ -14,6 +19,7 @@ the plain saver (a file from before this saver still reads as it did).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
@@ -22,15 +28,19 @@ from typing import Any
 import aiosqlite
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
+    WRITES_IDX_MAP,
     ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
+    get_checkpoint_metadata,
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from deep_research.langgraph_internals import DeltaSnapshot
+from deep_research.persistence.closed import closed_error, sqlite_closed
+from deep_research.persistence.db import SQLITE_BUSY_TIMEOUT_MS
 from deep_research.persistence.versions import ShortVersions
 
 BLOBS_TABLE = """
@@ -63,11 +73,15 @@ class BlobSqliteSaver(ShortVersions, AsyncSqliteSaver):
         self._known: set[BlobKey] = set()
 
     async def setup(self) -> None:
-        """Create LangGraph's tables and the blobs table (idempotent)."""
+        """Create LangGraph's tables and the blobs table (idempotent).
+
+        The connection waits for a busy file as long as the domain store's do.
+        """
         if self.is_setup:
             return
         await super().setup()
         async with self.lock:
+            await self.conn.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
             await self.conn.execute(BLOBS_TABLE)
             await self.conn.commit()
 
@@ -87,7 +101,8 @@ class BlobSqliteSaver(ShortVersions, AsyncSqliteSaver):
         """Store the checkpoint without its channel values, and the values new in it as blobs.
 
         A value whose version is neither new nor known to be stored (the first checkpoint after
-        one the plain saver wrote) is stored too; storing one twice is a no-op.
+        one the plain saver wrote) is stored too; storing one twice is a no-op. Both go in one
+        transaction (:meth:`_writing`), refused if the thread is closed.
         """
         await self.setup()
         thread_id = str(config["configurable"]["thread_id"])
@@ -103,18 +118,39 @@ class BlobSqliteSaver(ShortVersions, AsyncSqliteSaver):
             key = (thread_id, namespace, channel, version)
             if channel in new_versions or key not in self._known:
                 rows.append((*key, *self.serde.dumps_typed(value)))
-        async with self._rolled_back_if_stopped():
+        type_, stored = self.serde.dumps_typed({**checkpoint, "channel_values": inline})
+        stored_metadata = json.dumps(
+            get_checkpoint_metadata(config, metadata), ensure_ascii=False
+        ).encode("utf-8", "ignore")
+        async with self._writing(thread_id):
             if rows:
-                async with self.lock:
-                    await self.conn.executemany(
-                        "INSERT OR IGNORE INTO checkpoint_blobs"
-                        " (thread_id, checkpoint_ns, channel, version, type, blob)"
-                        " VALUES (?, ?, ?, ?, ?, ?)",
-                        rows,
-                    )
-                self._remember([row[:4] for row in rows])
-            stored: Checkpoint = {**checkpoint, "channel_values": inline}
-            return await super().aput(config, stored, metadata, new_versions)
+                await self.conn.executemany(
+                    "INSERT OR IGNORE INTO checkpoint_blobs"
+                    " (thread_id, checkpoint_ns, channel, version, type, blob)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    rows,
+                )
+            await self.conn.execute(
+                "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id,"
+                " parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    thread_id,
+                    namespace,
+                    checkpoint["id"],
+                    config["configurable"].get("checkpoint_id"),
+                    type_,
+                    stored,
+                    stored_metadata,
+                ),
+            )
+        self._remember([row[:4] for row in rows])
+        return {
+            "configurable": {
+                "thread_id": config["configurable"]["thread_id"],
+                "checkpoint_ns": namespace,
+                "checkpoint_id": checkpoint["id"],
+            }
+        }
 
     async def aput_writes(
         self,
@@ -123,28 +159,64 @@ class BlobSqliteSaver(ShortVersions, AsyncSqliteSaver):
         task_id: str,
         task_path: str = "",
     ) -> None:
-        """Store a task's pending writes (as the plain saver does, rolled back if stopped)."""
-        async with self._rolled_back_if_stopped():
-            await super().aput_writes(config, writes, task_id, task_path)
+        """Store a task's pending writes as the plain saver does, in one :meth:`_writing`."""
+        verb = "REPLACE" if all(channel in WRITES_IDX_MAP for channel, _ in writes) else "IGNORE"
+        configurable = config["configurable"]
+        thread_id = str(configurable["thread_id"])
+        rows = [
+            (
+                thread_id,
+                str(configurable["checkpoint_ns"]),
+                str(configurable["checkpoint_id"]),
+                task_id,
+                task_path,
+                WRITES_IDX_MAP.get(channel, idx),
+                channel,
+                *self.serde.dumps_typed(value),
+            )
+            for idx, (channel, value) in enumerate(writes)
+        ]
+        await self.setup()
+        async with self._writing(thread_id):
+            await self.conn.executemany(
+                f"INSERT OR {verb} INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id,"
+                " task_path, idx, channel, type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
 
     @asynccontextmanager
-    async def _rolled_back_if_stopped(self) -> AsyncIterator[None]:
-        """Roll back what an error or a cancellation left uncommitted on the connection.
+    async def _writing(self, thread_id: str | None) -> AsyncIterator[None]:
+        """One write transaction on the saver's connection, refused if the thread is closed.
 
-        A run cancelled between a write and its commit (a chat deleted or purged while it
-        runs) would leave the connection inside a transaction, holding the file's write lock
-        against every other connection (the server opens one saver per event loop) until
-        something commits on this one. The rollback waits for the saver's lock, so it ends only
-        what the stopped write left: no other write is between its statements and its commit.
+        The transaction takes the file's write lock first (``BEGIN IMMEDIATE``) and then looks
+        the thread up (:func:`~deep_research.persistence.closed.sqlite_closed`), so the lookup
+        and the writes are one step for every other connection: a purge that closes the thread
+        and then deletes its checkpoints leaves none behind, whenever this write comes.
+
+        It holds the saver's lock throughout, and anything but its end (an error, a
+        cancellation: a chat deleted or purged while its run writes) rolls it back. Left open,
+        the transaction would hold the write lock against every other connection (the server
+        opens one saver per event loop) until something committed on this one.
+
+        Raises:
+            ChatClosedError: the thread's chat is deleted or was purged.
         """
-        finished = False
-        try:
-            yield
-            finished = True
-        finally:
-            if not finished:  # an error or a cancellation: it propagates after the rollback
-                async with self.lock:
-                    with suppress(sqlite3.OperationalError):  # nothing was left open
+        async with self.lock:
+            committed = False
+            try:
+                # inside the try: cancelled while it waits for the lock, BEGIN may still run
+                # (in aiosqlite's thread), and the ROLLBACK below must then end it
+                await self.conn.execute("BEGIN IMMEDIATE")
+                if thread_id is not None:
+                    purged = await sqlite_closed(self.conn, thread_id)
+                    if purged is not None:
+                        raise closed_error(thread_id, purged=purged)
+                yield
+                await self.conn.commit()
+                committed = True
+            finally:
+                if not committed:
+                    with suppress(sqlite3.OperationalError):  # no transaction had begun
                         await self.conn.rollback()
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
@@ -172,13 +244,12 @@ class BlobSqliteSaver(ShortVersions, AsyncSqliteSaver):
             yield await self._with_values(item)
 
     async def adelete_thread(self, thread_id: str) -> None:
-        """Delete the thread's checkpoints, writes and blobs."""
-        await super().adelete_thread(thread_id)
-        async with self.lock:
-            await self.conn.execute(
-                "DELETE FROM checkpoint_blobs WHERE thread_id = ?", (str(thread_id),)
-            )
-            await self.conn.commit()
+        """Delete the thread's checkpoints, writes and blobs, in one transaction."""
+        async with self._writing(None):
+            for table in ("checkpoints", "writes", "checkpoint_blobs"):
+                await self.conn.execute(
+                    f"DELETE FROM {table} WHERE thread_id = ?", (str(thread_id),)
+                )
         self._known = {key for key in self._known if key[0] != str(thread_id)}
 
     async def _with_values(self, item: CheckpointTuple) -> CheckpointTuple:

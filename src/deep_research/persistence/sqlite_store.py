@@ -11,20 +11,27 @@ their stages (:mod:`deep_research.persistence.scratch`) met it under load.
 :class:`ImmediateSqliteStore` begins every transaction ``IMMEDIATE`` (it waits for the write
 lock, up to the busy timeout, before it reads), rolls a failed or cancelled one back (a run
 cancelled while it waited for the lock would otherwise leave the file locked for every other
-connection), and waits as long as the domain store does for a busy file.
+connection), and waits as long as the domain store does for a busy file. A batch that puts
+items under a closed thread's namespace (a deleted or purged chat's researchers' stages,
+:mod:`~deep_research.persistence.closed`) is refused inside its transaction, after the lock.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager, suppress
+from contextvars import ContextVar
 
 import aiosqlite
-from langgraph.store.base import TTLConfig
+from langgraph.store.base import Op, Result, TTLConfig
 from langgraph.store.sqlite.aio import AsyncSqliteStore
 
+from deep_research.persistence.closed import closed_error, sqlite_closed, written_threads
 from deep_research.persistence.db import SQLITE_BUSY_TIMEOUT_MS
+
+_written: ContextVar[tuple[str, ...]] = ContextVar("threads the batch writes under", default=())
+"""The threads whose namespaces the batch in progress (in this task) puts items into."""
 
 
 class ImmediateSqliteStore(AsyncSqliteStore):
@@ -40,6 +47,15 @@ class ImmediateSqliteStore(AsyncSqliteStore):
             await conn.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
             yield cls(conn, ttl=ttl)
 
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run a batch of operations, refused if it puts items under a closed thread."""
+        ops = list(ops)
+        token = _written.set(written_threads(ops))
+        try:
+            return await super().abatch(ops)
+        finally:
+            _written.reset(token)
+
     @asynccontextmanager
     async def _cursor(self, *, transaction: bool = True) -> AsyncIterator[aiosqlite.Cursor]:
         if not self.is_setup:
@@ -54,6 +70,10 @@ class ImmediateSqliteStore(AsyncSqliteStore):
                 # inside the try: cancelled while it waits for the lock, BEGIN may still run
                 # (in aiosqlite's thread), and the ROLLBACK below must then end it
                 await self.conn.execute("BEGIN IMMEDIATE")
+                for thread_id in _written.get():
+                    purged = await sqlite_closed(self.conn, thread_id)
+                    if purged is not None:
+                        raise closed_error(thread_id, purged=purged)
                 async with self.conn.cursor() as cur:
                     yield cur
                 await self.conn.execute("COMMIT")

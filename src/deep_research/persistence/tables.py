@@ -14,6 +14,7 @@ natural key (a unique constraint), so that the recorder's upserts never duplicat
                                    └─ ResearchEvent     (session, task_id, seq)
     UserPreferences (user_id)      MessageFeedback (message, user_id)
     ActiveRun (run_id): the server's run cap, shared by its replicas
+    ClosedThread (thread_id): a deleted or purged chat's thread, which takes no more writes
 
 JSON columns are JSONB on PostgreSQL and JSON elsewhere. Deleting a chat (a purge) cascades
 to everything under it, in the database (``ON DELETE CASCADE``) and in the ORM.
@@ -385,3 +386,22 @@ class ActiveRun(Base):
     """The server process that admitted the run and renews its lease."""
     admitted_at: Mapped[float] = mapped_column(Float)
     lease_until: Mapped[float] = mapped_column(Float)
+
+
+class ClosedThread(Base):
+    """The thread of a deleted or purged chat: nothing may be written under it any more.
+
+    Deleting a chat closes its thread (restoring it opens it again); purging it closes it for
+    good, and the row outlives the chat, so its thread id is never used again. The recorder,
+    the checkpointers and the content store look the thread up here before they write
+    (:mod:`deep_research.persistence.closed`), so a run that outlives its chat's deletion or
+    purge cannot write anything back.
+    """
+
+    __tablename__ = "closed_threads"
+
+    thread_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(255))
+    purged: Mapped[bool] = mapped_column(Boolean)
+    """``True`` once the chat was purged (for good); ``False`` while it is only deleted."""
+    closed_at: Mapped[datetime] = mapped_column(default=utcnow)
