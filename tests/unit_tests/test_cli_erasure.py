@@ -4,6 +4,12 @@ A run in another process would write its checkpoints and rows back after a purge
 holds its chat's run lock; ``delete`` and ``purge`` refuse the chat while it is held, and a
 killed run holds nothing. Afterwards the purge leaves nothing of the chat. And the recorder
 writes nothing more into a deleted chat.
+
+The run lock is a file of the machine's data directory: a run on another machine sharing the
+database (here: another data directory on the same SQLite file) does not hold it, and the
+purge goes ahead while that run is in flight. The closed thread then refuses the run's next
+write, in the checkpointer, the store and the recorder: the run stops with one line, and
+nothing of the chat is left (rows, checkpoints, store items, page text, report files).
 """
 
 from __future__ import annotations
@@ -39,20 +45,27 @@ def _left(thread: str) -> dict[str, int]:
         "writes": "SELECT count(*) FROM writes WHERE thread_id = ?",
         "store": "SELECT count(*) FROM store WHERE prefix LIKE '%' || ? || '%'",
     }
+    return _count(queries, (thread,))
+
+
+def _count(queries: dict[str, str], parameters: tuple[str, ...] = ()) -> dict[str, int]:
     with sqlite3.connect(_database()) as db:
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
         return {
-            name: int(db.execute(sql, (thread,)).fetchone()[0]) if name in tables else 0
+            name: int(db.execute(sql, parameters).fetchone()[0]) if name in tables else 0
             for name, sql in queries.items()
         }
 
 
-def _start_ask(thread: str, tmp_path: Path) -> subprocess.Popen[bytes]:
+def _start_ask(
+    thread: str, tmp_path: Path, env: dict[str, str] | None = None, corpus: Path | None = None
+) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "deep_research.cli", "ask", QUESTION, "--thread", thread]
+    command += ["--corpus", str(corpus)] if corpus is not None else []
     command += ["--depth", "extended", "--no-clarify", "--quiet", "--out", str(tmp_path / "out")]
     errors = tmp_path / f"{thread}.err"
     with errors.open("wb") as stderr:
-        process = subprocess.Popen(command, env=dict(os.environ), stderr=stderr)
+        process = subprocess.Popen(command, env={**os.environ, **(env or {})}, stderr=stderr)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # until the run has recorded its chat
         if _database().exists() and _left(thread)["checkpoints"] > 2:
@@ -85,6 +98,34 @@ def test_a_killed_run_holds_nothing_and_its_purge_leaves_nothing(tmp_path: Path)
     assert main(["purge", "--user"]) == 0
     time.sleep(1)
     assert _left("killed-chat") == {"chats": 0, "checkpoints": 0, "writes": 0, "store": 0}
+
+
+def test_a_purge_from_another_machine_stops_the_run_and_leaves_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other_machine = {
+        "DEEP_RESEARCH_DATA_DIR": str(tmp_path / "machine-b"),  # its own run locks
+        "DEEP_RESEARCH_DATABASE_URL": f"sqlite:///{_database()}",  # the same database
+    }
+    corpus = tmp_path / "slow-corpus"  # its first indexing takes seconds: still in flight
+    corpus.mkdir()
+    words = " ".join(f"storage{n}" for n in range(400))
+    for n in range(2000):
+        (corpus / f"cells-{n:04d}.md").write_text(f"# Cells, note {n}\n\nGrid storage. {words}\n")
+    run = _start_ask("remote-chat", tmp_path, other_machine, corpus)
+    try:
+        assert main(["purge", "--user"]) == 0  # this machine's lock is free
+        assert "remote-chat" in capsys.readouterr().out
+        status = run.wait(timeout=120)
+    finally:
+        run.kill()  # if it has not ended
+    errors = (tmp_path / "remote-chat.err").read_text()
+    assert status == 2 and "remote-chat was purged" in errors, errors
+    assert "Traceback" not in errors and "resume" not in errors
+    assert _left("remote-chat") == {"chats": 0, "checkpoints": 0, "writes": 0, "store": 0}
+    page_text = {"documents": "SELECT count(*) FROM store WHERE prefix = 'documents'"}
+    assert _count(page_text) == {"documents": 0}
+    assert not list((tmp_path / "out").glob("**/*.*")), "no report file was written"
 
 
 async def test_the_recorder_writes_nothing_into_a_deleted_chat(tmp_path: Path) -> None:

@@ -263,6 +263,8 @@ async def _run_ask(args: argparse.Namespace, held: ExitStack) -> int:
             raise DatabaseUnavailableError(
                 f"{exc} (once it is back, continue with: deep-research resume {thread})"
             ) from exc
+        except ChatClosedError:
+            raise  # deleted or purged meanwhile (on another machine): nothing to resume
         except DeepResearchError as exc:
             raise type(exc)(f"{exc} (continue with: deep-research resume {thread})") from exc
         finally:
@@ -367,7 +369,7 @@ async def record_stop(
     try:
         await recorder.write(scope, Batch(session=stopped))
     except ChatClosedError:
-        pass  # deleted meanwhile: nothing more is recorded into it
+        pass  # deleted or purged meanwhile: nothing more is recorded into it
 
 
 def _cancelled(error: object) -> bool:
