@@ -38,6 +38,7 @@ from deep_research.persistence.db import Database
 from deep_research.persistence.namespaces import DOCUMENTS_NAMESPACE
 from deep_research.persistence.scratch import drop_stages, thread_namespace
 from deep_research.persistence.tables import (
+    ActiveRun,
     Chat,
     MessageFeedback,
     ResearchSession,
@@ -131,6 +132,8 @@ async def erase_chats(
         await drop_stages(store, thread_namespace(thread))  # of a researcher never resumed
     async with database.session_scope() as session:
         await session.execute(delete(Chat).where(Chat.id.in_(ids)))
+        # the run cap's leases of their runs (stopped by now) go with them, not at expiry
+        await session.execute(delete(ActiveRun).where(ActiveRun.thread_id.in_(threads)))
     async with database.session_scope() as session:
         orphans = await _unreferenced(session, documents)
     for document in sorted(orphans):

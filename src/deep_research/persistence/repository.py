@@ -77,6 +77,7 @@ async def upsert_chat(
             nothing more: :mod:`~deep_research.persistence.closed`).
         LimitExceededError: the user already has ``max_chats`` chats.
     """
+    await check_open(session, thread_id=thread_id)  # before any write: nothing to roll back
     existing = (
         await session.execute(
             select(Chat.id, Chat.user_id, Chat.deleted_at).where(Chat.thread_id == thread_id)
@@ -85,7 +86,6 @@ async def upsert_chat(
     if existing is not None and existing.deleted_at is not None and existing.user_id == user_id:
         raise ChatClosedError(f"chat {thread_id} is deleted: nothing more is recorded into it")
     if existing is None:
-        await check_open(session, thread_id=thread_id)  # a purged chat has no row left
         live = await session.scalar(
             select(func.count())
             .select_from(Chat)
@@ -103,6 +103,8 @@ async def upsert_chat(
     chat_id, owner = (await session.execute(statement)).one()
     if owner != user_id:
         raise NotFoundError(f"no chat with thread id {thread_id!r} for user {user_id!r}")
+    if existing is not None and chat_id != existing.id:  # purged between the lookups and the
+        await check_open(session, thread_id=thread_id)  # write, which holds the write lock now
     if title:
         await session.execute(
             update(Chat).where(Chat.id == chat_id, Chat.title == "").values(title=title)
