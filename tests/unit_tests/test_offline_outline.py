@@ -194,3 +194,32 @@ def test_a_cost_is_asked_and_answered_in_other_languages(
 ) -> None:
     assert answers_kind(title, spent) == 1.0
     assert answers_kind(title, fined) == -1.0
+
+
+async def test_a_two_part_question_gets_three_paragraphs_a_part_when_the_evidence_holds_them() -> (
+    None
+):
+    # the report's sentence cap used to leave each of two sections at eight sentences, which
+    # cut key facts the evidence held (docs/decisions.md, "Offline notes and report length")
+    plan = [
+        PlanStep(id="s01", title="What does git stash do"),
+        PlanStep(id="s02", title="How do you get stashed changes back"),
+    ]
+    topics = [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf",
+        "hotel", "india", "juliet", "kilo", "lima", "mike", "november",
+    ]  # fmt: skip
+    evidence = [
+        _span(n, f"Git stash {word} {word}er record {n} keeps {word}s for {word}ing.", "s01", 0.9)
+        for n, word in enumerate(topics)
+    ] + [
+        _span(
+            100 + n, f"Stashed changes come back {word} {word}ed apply {n} as {word}s.", "s02", 0.8
+        )
+        for n, word in enumerate(topics)
+    ]
+    report = (await OfflineEngine().write_report("q", "", plan, evidence)).value
+    sections = report.split("\n## ")[1:]
+    assert len(sections) == 2
+    for section in sections:
+        assert section.count("[E") == 12, section
