@@ -7,7 +7,7 @@ import typing
 import pytest
 
 from deep_research.engines import OfflineEngine
-from deep_research.engines.outline import FACETS, answers_kind, arrange
+from deep_research.engines.outline import FACETS, answers_kind, arrange, asks_cost
 from deep_research.language import Language
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path
@@ -59,6 +59,17 @@ def test_a_cost_is_answered_by_money_spent_not_by_a_fine() -> None:
     assert answers_kind(COST, PENALTY) == -1.0
     assert answers_kind(COST, "Hornsdale Power Reserve has a capacity of 150 MW.") == 0.0
     assert answers_kind("When was it built?", "It opened in December 2017.") == 1.0
+
+
+async def test_how_much_of_something_else_is_not_a_cost() -> None:
+    # "how much" asks a quantity of any kind: searching with cost words misled the disk-space
+    # step of a SQLite question (docs/decisions.md, "Offline notes and report length")
+    step = PlanStep(id="s02", title="how much free disk space does it need")
+    assert not asks_cost(step.title)
+    queries = (await OfflineEngine().queries("VACUUM and disk space?", step, [], 6)).value
+    assert not {"cost", "funding", "invested", "million"} & {w for q in queries for w in q.split()}
+    assert asks_cost("How much did the expansion cost")
+    assert asks_cost("¿Cuánto costó la ampliación")
 
 
 def _span(n: int, quote: str, step: str, relevance: float) -> EvidenceSpan:
