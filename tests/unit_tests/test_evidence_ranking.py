@@ -64,6 +64,7 @@ def test_a_sentence_under_a_heading_naming_the_subject_is_on_it_without_naming_i
 
 def test_without_headings_that_sentence_is_not_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(evidence, "HEAD_WEIGHT", 0.0)
+    monkeypatch.setattr(evidence, "abbreviations", lambda text, passages: [])  # "WAL" spelled out
     step = PlanStep(id="s01", title="What are the advantages of write-ahead logging")
     quotes = [s.quote for s in select_evidence([JOURNAL, WAL], step, [step.title], limit=3)]
     assert "WAL is significantly faster in most scenarios." not in quotes

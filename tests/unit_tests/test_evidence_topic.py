@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deep_research.sources.evidence import select_evidence, subject_names
+from deep_research.sources.evidence import abbreviations, select_evidence, subject_names
 from deep_research.state import Document, PlanStep
 from deep_research.state.models import stable_id
 
@@ -39,3 +39,21 @@ def test_names_are_runs_of_capitalised_words() -> None:
         ["red", "rock", "station"],
     ]
     assert subject_names("What are the fire risks of grid batteries?") == []
+
+
+def test_a_sentence_naming_the_subject_by_its_abbreviation_is_on_it() -> None:
+    # the SQLite page on write-ahead logging calls it "WAL" in every sentence
+    text = (
+        "# Overview\n\nA reader may see a different snapshot than the one it started with. "
+        "WAL is significantly faster in most scenarios."
+    )
+    page = Document(
+        id=stable_id("doc", text),
+        url="file:///corpus/wal.html",
+        title="Write-Ahead Logging",
+        text=text,
+    )
+    step = PlanStep(id="s01", title="advantages of write-ahead logging")
+    spans = select_evidence([page], step, ["write-ahead logging advantages"], limit=1)
+    assert [s.quote for s in spans] == ["WAL is significantly faster in most scenarios."]
+    assert abbreviations("write-ahead logging", []) == []  # only what a page spells so

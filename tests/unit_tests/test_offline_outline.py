@@ -7,7 +7,7 @@ import typing
 import pytest
 
 from deep_research.engines import OfflineEngine
-from deep_research.engines.outline import FACETS, answers_kind, arrange
+from deep_research.engines.outline import FACETS, answers_kind, arrange, asks_cost
 from deep_research.language import Language
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path
@@ -59,6 +59,17 @@ def test_a_cost_is_answered_by_money_spent_not_by_a_fine() -> None:
     assert answers_kind(COST, PENALTY) == -1.0
     assert answers_kind(COST, "Hornsdale Power Reserve has a capacity of 150 MW.") == 0.0
     assert answers_kind("When was it built?", "It opened in December 2017.") == 1.0
+
+
+async def test_how_much_of_something_else_is_not_a_cost() -> None:
+    # "how much" asks a quantity of any kind: searching with cost words misled the disk-space
+    # step of a SQLite question (docs/decisions.md, "Offline notes and report length")
+    step = PlanStep(id="s02", title="how much free disk space does it need")
+    assert not asks_cost(step.title)
+    queries = (await OfflineEngine().queries("VACUUM and disk space?", step, [], 6)).value
+    assert not {"cost", "funding", "invested", "million"} & {w for q in queries for w in q.split()}
+    assert asks_cost("How much did the expansion cost")
+    assert asks_cost("¿Cuánto costó la ampliación")
 
 
 def _span(n: int, quote: str, step: str, relevance: float) -> EvidenceSpan:
@@ -194,3 +205,32 @@ def test_a_cost_is_asked_and_answered_in_other_languages(
 ) -> None:
     assert answers_kind(title, spent) == 1.0
     assert answers_kind(title, fined) == -1.0
+
+
+async def test_a_two_part_question_gets_three_paragraphs_a_part_when_the_evidence_holds_them() -> (
+    None
+):
+    # the report's sentence cap used to leave each of two sections at eight sentences, which
+    # cut key facts the evidence held (docs/decisions.md, "Offline notes and report length")
+    plan = [
+        PlanStep(id="s01", title="What does git stash do"),
+        PlanStep(id="s02", title="How do you get stashed changes back"),
+    ]
+    topics = [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf",
+        "hotel", "india", "juliet", "kilo", "lima", "mike", "november",
+    ]  # fmt: skip
+    evidence = [
+        _span(n, f"Git stash {word} {word}er record {n} keeps {word}s for {word}ing.", "s01", 0.9)
+        for n, word in enumerate(topics)
+    ] + [
+        _span(
+            100 + n, f"Stashed changes come back {word} {word}ed apply {n} as {word}s.", "s02", 0.8
+        )
+        for n, word in enumerate(topics)
+    ]
+    report = (await OfflineEngine().write_report("q", "", plan, evidence)).value
+    sections = report.split("\n## ")[1:]
+    assert len(sections) == 2
+    for section in sections:
+        assert section.count("[E") == 12, section

@@ -89,7 +89,7 @@ _REWRITE_COVERAGE = 0.3
 """Share of the claim's words the closest evidence must state for a rewrite (else removal)."""
 _NEAR_DUPLICATE = 0.7
 """Word overlap (Jaccard) above which a sentence repeats one already quoted."""
-_SENTENCES_PER_REPORT = 16
+_SENTENCES_PER_REPORT = 24
 """A report of few sections gives each more sentences, up to this many in all."""
 _SUMMARY_SENTENCES = 2
 _CITED_SENTENCE = re.compile(r".+?(?:\[E\d+\])+[.!?。！？]")

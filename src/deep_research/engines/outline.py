@@ -165,11 +165,14 @@ _SPENT = re.compile(
 """What a quote says when it tells what something cost: money spent, granted or invested."""
 
 _COST_ASKED = re.compile(
-    r"\b(?:cost(?:s|ed)?|pric(?:e|es)|how much|paid|spent|invest|co[uû]t|combien a coûté|"
-    r"cost(?:o|ó|aron)|cuesta|cuánto|kost(?:en|et|ete)|gekostet|wie viel)"
+    r"\b(?:cost(?:s|ed)?|pric(?:e|es)|paid|spent|invest|co[uû]t|combien a coûté|"
+    r"cost(?:o|ó|aron)|cuesta|kost(?:en|et|ete)|gekostet)"
     r"|成本|造价|花费|费用|多少钱|价格|投资",
     re.I,
 )
+"""What a question says when it asks what something cost. A bare "how much" (or "cuánto",
+"wie viel") asks a quantity of any kind ("how much free disk space does it need"), so it is not
+enough: the verb says what is counted ("how much did it cost")."""
 _WHEN_ASKED = re.compile(
     r"\b(?:when|(?:what|which) year|timeline|history|since|quand|historique|cuándo|historia|"
     r"wann|geschichte|seit wann)(?!\w)|何时|什么时候|哪一年|历史|历程",

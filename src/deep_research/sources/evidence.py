@@ -6,7 +6,8 @@ then ranked together (BM25 on the step's terms over the sentences and over their
 page's title and section, boosted by the score of the passage they stand in) and chosen by
 maximal marginal relevance: each next one is the most relevant once its likeness to what is
 already chosen is subtracted, so a sentence that repeats a chosen one gives way to one that
-says something else. Each chosen sentence grows into a window
+says something else. A page's abbreviation of the step's words ("WAL" for write-ahead
+logging) counts as those words. Each chosen sentence grows into a window
 of contiguous sentences of its paragraph when its neighbours are on the step's subject too, so
 that a fact stated over two sentences survives; sentences far below the best are not taken.
 """
@@ -151,13 +152,47 @@ def select_windows(
     Sentences that address the agent (prompt injection) are never chosen unless their passage
     comes from a page scanned clean (``Passage.clean``).
     """
-    query = step_terms(step, queries)
     candidates = _candidates(passages)
     if not candidates:
         return []
+    query = step_terms(step, queries)
+    query += abbreviations(" ".join([step.title, step.intent, *queries]), passages)
     bags = [content_tokens(c.sentence.text) for c in candidates]
     scores = _scores(passages, candidates, bags, query)
     return _windows(passages, candidates, bags, scores, limit=limit)
+
+
+MAX_ABBREVIATION = 5
+"""Longest abbreviation looked for (letters)."""
+
+_ABBREVIATION = re.compile(rf"\b[A-Z]{{3,{MAX_ABBREVIATION}}}s?\b")
+
+
+def abbreviations(text: str, passages: Sequence[Passage]) -> list[str]:
+    """The passages' abbreviations of words the step uses, as terms ("WAL": write-ahead logging).
+
+    An abbreviation is a word of three to :data:`MAX_ABBREVIATION` capitals, in a passage, whose
+    letters are the initials of consecutive words of ``text`` (the step's title, intent and
+    queries). A page that names its subject by abbreviation ("WAL is significantly faster")
+    then states it in words the step searched with.
+    """
+    spelled = [
+        w.lower()
+        for w in re.findall(r"[A-Za-z]+", without_question_words(text))
+        if w.lower() not in STOPWORDS
+    ]
+    initials = {
+        "".join(w[0] for w in spelled[i : i + n])
+        for n in range(3, MAX_ABBREVIATION + 1)
+        for i in range(len(spelled) - n + 1)
+    }
+    found = {
+        word.rstrip("s").lower()
+        for passage in passages
+        for word in _ABBREVIATION.findall(passage.text)
+        if word.rstrip("s").lower() in initials
+    }
+    return [t for word in sorted(found) for t in content_tokens(word)]
 
 
 @dataclass(frozen=True)
