@@ -12,17 +12,23 @@ quotes may be windows of several sentences). Two sentences disagree when
   they disagree on one; sums of money only with a word in common on what they pay for);
 * and the offline verifier, reading one as a claim and the other as its evidence, finds it
   CONTRADICTED (:func:`~deep_research.verification.checks.check_one`): a figure of the same
-  kind stated differently, or a negation.
+  kind stated differently, or a negation;
+* a negation only where the other sentence also has the words that lead up to it in its
+  clause, what is denied and of what (:func:`denies_what_is_stated`): "LFP contains no nickel
+  and no cobalt" denies what "LFP cells contain nickel" states, not what "nickel, manganese
+  and cobalt (in NMC)" or "LFP removed the dependence on nickel and cobalt" state.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from deep_research.sources.evidence import subject_names
 from deep_research.state.models import Verdict
 from deep_research.text import content_tokens, sentences
-from deep_research.verification.checks import Analyses, check_one
+from deep_research.verification.alignment import words
+from deep_research.verification.checks import Analyses, check_one, negations
 from deep_research.verification.quantities import quantities
 
 MIN_SHARED_TERMS = 2
@@ -30,6 +36,9 @@ MIN_SHARED_TERMS = 2
 
 SUBJECT_TERMS = 2
 """Leading content words taken as a sentence's subject."""
+
+_CLAUSE_MARK = re.compile(r"[,;:()]")
+"""Marks that begin a new clause of a sentence, for the words leading up to a negation."""
 
 _DATES = frozenset({"date", "decade"})
 _MONEY_WORDS = frozenset(
@@ -94,16 +103,47 @@ def _comparable_figures(a: _Read, b: _Read) -> bool:
     return bool(shared)
 
 
+def denies_what_is_stated(denying: str, stating: str) -> bool:
+    """Whether a negation of ``denying`` opposes ``stating``, as far as the words show.
+
+    The first negation that governs a word both sentences have is read with what leads up to
+    it in its clause (from the last comma, semicolon, colon or parenthesis before it): its
+    subject and verb, "LFP contains" in "LFP contains no nickel". ``stating`` must have all of
+    those words too; otherwise it states the governed word of another thing ("nickel and
+    cobalt (in NMC)") or in another relation ("removed the dependence on nickel"). ``True``
+    when no negation of ``denying`` governs a shared word (there is nothing to oppose).
+    """
+    shared = words(denying) & words(stating)
+    for start, governed in negations(denying):
+        if governed & shared:
+            before = denying[:start]
+            marks = list(_CLAUSE_MARK.finditer(before))
+            lead = before[marks[-1].end() :] if marks else before
+            return words(lead) <= words(stating)
+    return True
+
+
+def _opposed(claim: str, other: str, comparisons: Comparisons) -> bool:
+    """Whether the offline check of ``claim`` against ``other`` finds it CONTRADICTED.
+
+    A contradiction by negation counts only if the denial is of what the other sentence
+    states, read both ways (:func:`denies_what_is_stated`).
+    """
+    check = check_one(claim, other, analyses=comparisons.analyses)
+    if check.verdict is not Verdict.CONTRADICTED:
+        return False
+    if check.reason.code != "negation":
+        return True
+    return denies_what_is_stated(claim, other) and denies_what_is_stated(other, claim)
+
+
 def _contradict(a: str, b: str, comparisons: Comparisons) -> bool:
     read_a, read_b = comparisons.read(a), comparisons.read(b)
     if len(read_a.terms & read_b.terms) < MIN_SHARED_TERMS:
         return False
     if not _same_subject(read_a, read_b) or not _comparable_figures(read_a, read_b):
         return False
-    return any(
-        check_one(claim, other, analyses=comparisons.analyses).verdict is Verdict.CONTRADICTED
-        for claim, other in ((a, b), (b, a))
-    )
+    return any(_opposed(claim, other, comparisons) for claim, other in ((a, b), (b, a)))
 
 
 class Comparisons:

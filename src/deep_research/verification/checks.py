@@ -47,6 +47,7 @@ __all__ = [
     "clean_claim",
     "coverage",
     "figure_problem",
+    "negations",
     "support_rank",
 ]
 
@@ -108,12 +109,20 @@ class Check:
         return render(self.reason)
 
 
+def negations(text: str) -> list[tuple[int, frozenset[str]]]:
+    """Where each negation of ``text`` begins, with the content words within its reach.
+
+    ``not only`` is not a negation.
+    """
+    return [
+        (match.start(), words(" ".join(text[match.end() :].split()[:NEGATION_REACH])))
+        for match in _NEGATION.finditer(text)
+    ]
+
+
 def _negated(text: str) -> frozenset[str]:
-    """Content words within the reach of a negation (``not only`` is not one)."""
-    found: set[str] = set()
-    for match in _NEGATION.finditer(text):
-        found |= words(" ".join(text[match.end() :].split()[:NEGATION_REACH]))
-    return frozenset(found)
+    """Content words within the reach of a negation."""
+    return frozenset(word for _, governed in negations(text) for word in governed)
 
 
 def _opposed(claim: str, claim_words: frozenset[str], unit: Unit) -> Reason | None:
