@@ -12,11 +12,13 @@ quotes may be windows of several sentences). Two sentences disagree when
   they disagree on one; sums of money only with a word in common on what they pay for);
 * and the offline verifier, reading one as a claim and the other as its evidence, finds it
   CONTRADICTED (:func:`~deep_research.verification.checks.check_one`): a figure of the same
-  kind stated differently, or a negation;
-* a negation only where the other sentence also has the words that lead up to it in its
-  clause, what is denied and of what (:func:`denies_what_is_stated`): "LFP contains no nickel
-  and no cobalt" denies what "LFP cells contain nickel" states, not what "nickel, manganese
-  and cobalt (in NMC)" or "LFP removed the dependence on nickel and cobalt" state.
+  kind stated differently, or a negation. Sentences whose only figures are dates may still
+  disagree by a negation ("In 2017, IID used a lithium-ion battery to black start a gas
+  turbine" and "Lithium-ion batteries have not been used to black start a power system").
+  A negation counts only where the other sentence also has the words that lead up to it in
+  its clause, what is denied of what (:func:`denies_what_is_stated`): "LFP contains no nickel
+  and no cobalt" denies what "LFP cells contain nickel" states, not "nickel, manganese and
+  cobalt (in NMC)" nor "the shift to LFP removed the dependence on nickel and cobalt".
 """
 
 from __future__ import annotations
@@ -123,7 +125,9 @@ def denies_what_is_stated(denying: str, stating: str) -> bool:
     return True
 
 
-def _opposed(claim: str, other: str, comparisons: Comparisons) -> bool:
+def _opposed(
+    claim: str, other: str, comparisons: Comparisons, *, negation_only: bool = False
+) -> bool:
     """Whether the offline check of ``claim`` against ``other`` finds it CONTRADICTED.
 
     A contradiction by negation counts only if the denial is of what the other sentence
@@ -133,7 +137,7 @@ def _opposed(claim: str, other: str, comparisons: Comparisons) -> bool:
     if check.verdict is not Verdict.CONTRADICTED:
         return False
     if check.reason.code != "negation":
-        return True
+        return not negation_only
     return denies_what_is_stated(claim, other) and denies_what_is_stated(other, claim)
 
 
@@ -141,9 +145,16 @@ def _contradict(a: str, b: str, comparisons: Comparisons) -> bool:
     read_a, read_b = comparisons.read(a), comparisons.read(b)
     if len(read_a.terms & read_b.terms) < MIN_SHARED_TERMS:
         return False
-    if not _same_subject(read_a, read_b) or not _comparable_figures(read_a, read_b):
+    if not _same_subject(read_a, read_b):
         return False
-    return any(_opposed(claim, other, comparisons) for claim, other in ((a, b), (b, a)))
+    figures = _comparable_figures(read_a, read_b)
+    if not figures and not (read_a.kinds | read_b.kinds) <= _DATES:
+        return False
+    # dates alone are not compared, but a negation can still deny the event they date
+    return any(
+        _opposed(claim, other, comparisons, negation_only=not figures)
+        for claim, other in ((a, b), (b, a))
+    )
 
 
 class Comparisons:

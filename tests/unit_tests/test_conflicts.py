@@ -1,0 +1,65 @@
+"""Which pairs of source sentences disagree by a negation: the sample corpus's own sentences.
+
+The deliberate negation conflicts of docs/sample-corpus.md (#4 and #11) must be found; a
+sentence that gives the denied word to another thing, or states it in another relation, must
+not be read as disagreeing with the denial.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from deep_research.conflicts import denies_what_is_stated, disagreement
+from deep_research.verification.checks import check_one
+
+NO_NICKEL = "LFP contains no nickel and no cobalt."
+MINERALS = (
+    "A lithium-ion battery for grid storage relies on lithium, graphite, copper and aluminum, "
+    "plus either iron and phosphate (in LFP) or nickel, manganese and cobalt (in NMC)."
+)
+SHIFT = (
+    "The shift of grid storage to LFP chemistry removed most of the industry's dependence on "
+    "nickel and cobalt."
+)
+DEMAND = (
+    "Because grid batteries use LFP chemistry, their growth increases demand for lithium, "
+    "graphite and phosphate far more than for nickel or cobalt."
+)
+SAFER = "LFP cells are always safer than NMC cells."
+NOT_SAFER = "LFP cells are not always safer than NMC cells."
+IID = (
+    "In 2017, the Imperial Irrigation District (IID) in El Centro, California used a "
+    "lithium-ion battery to black start a gas turbine."
+)
+NEVER_USED = (
+    "Lithium-ion batteries have not been used to black start a power system anywhere in the world."
+)
+
+
+@pytest.mark.parametrize("stating", [MINERALS, SHIFT, DEMAND])
+def test_a_denial_does_not_oppose_its_words_stated_of_another_thing(stating: str) -> None:
+    # the verifier alone reads a negation: nickel and cobalt denied in one, stated in the other
+    assert check_one(NO_NICKEL, stating).reason.code == "negation"
+    assert not denies_what_is_stated(NO_NICKEL, stating)
+    assert disagreement(NO_NICKEL, stating) is None
+    assert disagreement(stating, NO_NICKEL) is None
+
+
+def test_a_denial_opposes_the_same_thing_said_with_the_same_verb() -> None:
+    stating = "LFP cells contain nickel and cobalt."
+    assert denies_what_is_stated(NO_NICKEL, stating)
+    assert disagreement(NO_NICKEL, stating) == (NO_NICKEL, stating)
+
+
+@pytest.mark.parametrize(("one", "other"), [(SAFER, NOT_SAFER), (IID, NEVER_USED)])
+def test_the_corpus_negation_conflicts_are_found(one: str, other: str) -> None:
+    assert disagreement(one, other) == (one, other)
+    assert disagreement(other, one) == (other, one)
+
+
+def test_sentences_dated_differently_still_do_not_disagree_on_the_date_alone() -> None:
+    # the dates-only pair is compared for a negation, never for its figures
+    earlier = "In 2017 the Imperial Irrigation District used a battery to black start a turbine."
+    later = earlier.replace("2017", "2019")
+    assert check_one(earlier, later).reason.code == "conflict"
+    assert disagreement(earlier, later) is None
