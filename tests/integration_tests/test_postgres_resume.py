@@ -29,7 +29,7 @@ from deep_research.context import Context
 from deep_research.events import namespace_path
 from deep_research.graph import build_graph
 from deep_research.persistence.checkpointer import open_checkpointer
-from deep_research.persistence.content import open_store
+from deep_research.persistence.content import open_store, pages_namespace
 from deep_research.persistence.scratch import thread_namespace
 from deep_research.settings import get_settings
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
@@ -163,7 +163,12 @@ async def fail_then_resume(tmp_path: Path) -> None:
                 InputState(messages=[HumanMessage(QUESTION)]), config, context=CONTEXT
             )
         stopped = await graph.aget_state(config)
-        kept = await store.asearch(thread_namespace(config["configurable"]["thread_id"]))
+        thread_id = config["configurable"]["thread_id"]
+        kept = [  # the researchers' stages, not the note of the pages the run kept
+            item
+            for item in await store.asearch(thread_namespace(thread_id), limit=1000)
+            if item.namespace != pages_namespace(thread_id)
+        ]
 
     # the failed branch's finished stages wait in the content store (its siblings' too: the
     # round is not over)

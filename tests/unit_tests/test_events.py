@@ -57,4 +57,5 @@ def test_a_recorder_remembers_only_the_most_recent_threads(
     for n in range(3):
         sql._remember(f"lru-{n}", RunIds(question_nr=1, session_id=n, message_id=None))
     assert list(sql.known_ids) == ["lru-1", "lru-2"]
+    sql._stamp("lru-2")
     assert stamped_run_ids("lru-2") == RunIds(question_nr=1, session_id=2, message_id=None)

@@ -122,11 +122,21 @@ class SqlRecorder:
         self.known_ids.move_to_end(thread_id)
         while len(self.known_ids) > MAX_REMEMBERED_THREADS:
             self.known_ids.popitem(last=False)
-        stamp_run_ids(thread_id, ids)
+
+    def _stamp(self, thread_id: str) -> None:
+        """Stamp the thread's known ids on this task's events.
+
+        Here, in the caller's task: :func:`finished` runs the transaction in a task of its
+        own, whose context variables the caller does not see.
+        """
+        known = self.known_ids.get(thread_id)
+        if known is not None:
+            stamp_run_ids(thread_id, known)
 
     async def write(self, scope: RunScope, batch: Batch) -> None:
         """Upsert the batch's rows under the scope's chat and session (see :func:`finished`)."""
         await finished(self._write(scope, batch))
+        self._stamp(scope.thread_id)
 
     async def _write(self, scope: RunScope, batch: Batch) -> None:
         if self.url is not None:
@@ -174,6 +184,7 @@ class SqlRecorder:
             stamp_run_ids(scope.thread_id, known)
             return
         await finished(self._load_run_ids(scope))
+        self._stamp(scope.thread_id)
 
     async def _load_run_ids(self, scope: RunScope) -> None:
         if self.url is not None:
