@@ -100,12 +100,6 @@ def test_a_killed_run_holds_nothing_and_its_purge_leaves_nothing(tmp_path: Path)
     assert _left("killed-chat") == {"chats": 0, "checkpoints": 0, "writes": 0, "store": 0}
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="intermittent (about 1 run in 4): after the refusal, the stopped run's writes can wait"
-    " on a SQLite write lock that a SQLAlchemy connection of the same process, closed with a"
-    " statement still referenced, keeps; the run then hangs (docs/security.md, not yet done)",
-)
 def test_a_purge_from_another_machine_stops_the_run_and_leaves_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -155,3 +149,79 @@ async def test_the_recorder_writes_nothing_into_a_deleted_chat(tmp_path: Path) -
             await repo.soft_delete_chat(session, user_id="local", thread_id="t-deleted")
         with pytest.raises(ChatClosedError, match="deleted"):
             await recorder.write(scope, Batch(title="written after the deletion"))
+
+
+async def test_a_transaction_ends_however_often_its_caller_is_cancelled() -> None:
+    """LangGraph cancels a stopped run's node twice; the recorder's transaction still ends.
+
+    Passed on to the transaction, the second cancellation made SQLAlchemy close its SQLite
+    connection by force mid-statement, and that connection kept the file's write lock.
+    """
+    import asyncio
+
+    from deep_research.persistence.recorder import finished
+
+    started, release = asyncio.Event(), asyncio.Event()
+    ended: list[str] = []
+
+    async def transaction() -> str:
+        started.set()
+        try:
+            await release.wait()
+        except asyncio.CancelledError:
+            ended.append("cancelled")
+            raise
+        ended.append("committed")
+        return "done"
+
+    caller = asyncio.ensure_future(finished(transaction()))
+    await started.wait()
+    for _ in range(3):  # one cancellation, then more while it waits for the transaction
+        caller.cancel()
+        await asyncio.sleep(0)
+    assert not caller.done()
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    assert ended == ["committed"]
+    assert await finished(asyncio.sleep(0, result="ok")) == "ok"
+
+
+async def test_the_recorder_does_not_create_a_chat_purged_after_its_first_look(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A purge between the recorder's lookup of the thread and its insert: nothing is created.
+
+    On SQLite the lookups run before the transaction takes the write lock, so the purge can
+    close the thread and delete its chat in between; the insert would create the chat again.
+    """
+    from deep_research.persistence import closed
+    from deep_research.persistence import repository as repo
+    from deep_research.persistence.db import upgrade
+
+    path = tmp_path / "store.sqlite"
+    upgrade(f"sqlite:///{path}", "head")
+    async with open_database(f"sqlite:///{path}") as database:
+        recorder = SqlRecorder(database)
+        scope = RunScope(user_id="local", thread_id="t-purged", question_nr=1)
+        await recorder.write(scope, Batch(title="first"))
+        looked: list[str] = []
+
+        async def purged_after_the_first_look(session: object, *, thread_id: str) -> None:
+            looked.append(thread_id)
+            await closed.check_open(session, thread_id=thread_id)  # type: ignore[arg-type]
+            if len(looked) == 1:  # the purge, from another connection, after the first lookup
+                with sqlite3.connect(path) as other:
+                    other.execute(
+                        "INSERT INTO closed_threads (thread_id, user_id, purged, closed_at)"
+                        " VALUES (?, 'local', 1, CURRENT_TIMESTAMP)",
+                        (thread_id,),
+                    )
+                    other.execute("DELETE FROM chats WHERE thread_id = ?", (thread_id,))
+
+        monkeypatch.setattr(repo, "check_open", purged_after_the_first_look)
+        with pytest.raises(ChatClosedError, match="was purged"):
+            await recorder.write(scope, Batch(title="written after the purge"))
+    assert len(looked) == 2  # looked up again once the insert held the write lock
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM chats").fetchone() == (0,)

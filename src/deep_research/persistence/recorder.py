@@ -15,7 +15,7 @@ import asyncio
 import hashlib
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -205,19 +205,29 @@ async def finished(work: Coroutine[Any, Any, T]) -> T:
     """Run ``work`` (one transaction) to its end, even when the caller is cancelled.
 
     A run is cancelled when its chat is deleted or purged. SQLAlchemy cannot roll back a
-    connection whose statement a cancellation interrupts: it drops it unclosed, and on SQLite
-    the statement, still referenced, then keeps the file's write lock until the process ends
-    (every other connection, and so the purge, waits in vain). Shielded, the transaction
-    commits or rolls back as usual; the cancellation goes on once it has (a second one stops
-    waiting for it, which still ends in its own time).
+    connection whose statement a cancellation interrupts: it closes it by force, and on SQLite
+    a statement still referenced keeps that closed connection's write lock until the process
+    ends (every other connection of the file, this process's too, then waits in vain). So the
+    transaction runs in its own task, and every cancellation of the caller (LangGraph cancels
+    a node once when a sibling fails and again as its executor exits) only waits, shielded,
+    for it to commit or roll back; the first cancellation is raised once it has. Awaited
+    unshielded, a second cancellation would be passed on to the transaction's task.
+
+    The wait is bounded: by the busy timeout on SQLite, by the database timeout on PostgreSQL.
     """
     task = asyncio.ensure_future(work)
-    try:
-        return await asyncio.shield(task)
-    except asyncio.CancelledError:
-        with suppress(Exception):
-            await task
-        raise
+    cancelled: asyncio.CancelledError | None = None
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError as exc:
+            if not task.done() or not task.cancelled():  # the caller's, not the task's
+                cancelled = cancelled or exc
+        except Exception:
+            pass  # the task's own error, raised below
+    if cancelled is not None:
+        raise cancelled
+    return task.result()
 
 
 async def _write_research(session: AsyncSession, session_id: int, batch: Batch) -> None:

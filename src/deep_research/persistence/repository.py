@@ -103,8 +103,8 @@ async def upsert_chat(
     chat_id, owner = (await session.execute(statement)).one()
     if owner != user_id:
         raise NotFoundError(f"no chat with thread id {thread_id!r} for user {user_id!r}")
-    if existing is not None and chat_id != existing.id:  # purged between the lookups and the
-        await check_open(session, thread_id=thread_id)  # write, which holds the write lock now
+    if existing is None or chat_id != existing.id:  # created now: closed since the first look?
+        await check_open(session, thread_id=thread_id)  # the write holds the write lock now
     if title:
         await session.execute(
             update(Chat).where(Chat.id == chat_id, Chat.title == "").values(title=title)
