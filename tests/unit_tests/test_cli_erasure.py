@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -187,41 +188,59 @@ async def test_a_transaction_ends_however_often_its_caller_is_cancelled() -> Non
     assert await finished(asyncio.sleep(0, result="ok")) == "ok"
 
 
-async def test_the_recorder_does_not_create_a_chat_purged_after_its_first_look(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("when", ["after the first lookup", "just before the insert"])
+async def test_the_recorder_does_not_create_again_a_chat_purged_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, when: str
 ) -> None:
-    """A purge between the recorder's lookup of the thread and its insert: nothing is created.
+    """A purge between the recorder's lookups of the thread and its insert: nothing is created.
 
     On SQLite the lookups run before the transaction takes the write lock, so the purge can
-    close the thread and delete its chat in between; the insert would create the chat again.
+    close the thread and delete its chat in between; the insert would create the chat again,
+    under the same id once the purge has deleted it (SQLite reuses the highest rowid).
     """
     from deep_research.persistence import closed
     from deep_research.persistence import repository as repo
     from deep_research.persistence.db import upgrade
+    from deep_research.persistence.tables import Chat
 
     path = tmp_path / "store.sqlite"
     upgrade(f"sqlite:///{path}", "head")
+    purges: list[str] = []
+
+    def purge(thread_id: str) -> None:
+        """Close the thread and delete its chat from another connection, once."""
+        if purges:
+            return
+        purges.append(thread_id)
+        with sqlite3.connect(path) as other:
+            other.execute(
+                "INSERT INTO closed_threads (thread_id, user_id, purged, closed_at)"
+                " VALUES (?, 'local', 1, CURRENT_TIMESTAMP)",
+                (thread_id,),
+            )
+            other.execute("DELETE FROM chats WHERE thread_id = ?", (thread_id,))
+
+    async def check_then_purge(session: Any, *, thread_id: str) -> None:
+        await closed.check_open(session, thread_id=thread_id)
+        purge(thread_id)
+
+    insert = repo._insert
+
+    def purge_then_insert(session: Any, model: Any) -> Any:
+        if model is Chat:
+            purge("t-purged")
+        return insert(session, model)
+
     async with open_database(f"sqlite:///{path}") as database:
         recorder = SqlRecorder(database)
         scope = RunScope(user_id="local", thread_id="t-purged", question_nr=1)
         await recorder.write(scope, Batch(title="first"))
-        looked: list[str] = []
-
-        async def purged_after_the_first_look(session: object, *, thread_id: str) -> None:
-            looked.append(thread_id)
-            await closed.check_open(session, thread_id=thread_id)  # type: ignore[arg-type]
-            if len(looked) == 1:  # the purge, from another connection, after the first lookup
-                with sqlite3.connect(path) as other:
-                    other.execute(
-                        "INSERT INTO closed_threads (thread_id, user_id, purged, closed_at)"
-                        " VALUES (?, 'local', 1, CURRENT_TIMESTAMP)",
-                        (thread_id,),
-                    )
-                    other.execute("DELETE FROM chats WHERE thread_id = ?", (thread_id,))
-
-        monkeypatch.setattr(repo, "check_open", purged_after_the_first_look)
+        if when == "after the first lookup":
+            monkeypatch.setattr(repo, "check_open", check_then_purge)
+        else:
+            monkeypatch.setattr(repo, "_insert", purge_then_insert)
         with pytest.raises(ChatClosedError, match="was purged"):
             await recorder.write(scope, Batch(title="written after the purge"))
-    assert len(looked) == 2  # looked up again once the insert held the write lock
+    assert purges == ["t-purged"]
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT count(*) FROM chats").fetchone() == (0,)

@@ -103,8 +103,10 @@ async def upsert_chat(
     chat_id, owner = (await session.execute(statement)).one()
     if owner != user_id:
         raise NotFoundError(f"no chat with thread id {thread_id!r} for user {user_id!r}")
-    if existing is None or chat_id != existing.id:  # created now: closed since the first look?
-        await check_open(session, thread_id=thread_id)  # the write holds the write lock now
+    # again, now that the write holds the lock: a purge since the first look (on SQLite those
+    # lookups take no lock) has deleted the chat, and this insert created it again, maybe
+    # under the same id (SQLite reuses the highest rowid once it is deleted)
+    await check_open(session, thread_id=thread_id)
     if title:
         await session.execute(
             update(Chat).where(Chat.id == chat_id, Chat.title == "").values(title=title)
