@@ -64,6 +64,8 @@ class _Read:
     """Its first :data:`SUBJECT_TERMS` content words: what it is about."""
     kinds: frozenset[str]
     """Kinds of the figures it states."""
+    negates: bool
+    """Whether it holds a negation (without one on either side, only figures can disagree)."""
 
 
 def _read(text: str) -> _Read:
@@ -74,6 +76,7 @@ def _read(text: str) -> _Read:
         frozenset(_names(text)),
         frozenset([t for t in tokens if t in terms][:SUBJECT_TERMS]),
         frozenset(q.kind for q in quantities(text)),
+        bool(negations(text)),
     )
 
 
@@ -150,6 +153,8 @@ def _contradict(a: str, b: str, comparisons: Comparisons) -> bool:
     figures = _comparable_figures(read_a, read_b)
     if not figures and not (read_a.kinds | read_b.kinds) <= _DATES:
         return False
+    if not figures and not (read_a.negates or read_b.negates):
+        return False  # dates alone, and no negation to deny the event they date
     # dates alone are not compared, but a negation can still deny the event they date
     return any(
         _opposed(claim, other, comparisons, negation_only=not figures)
