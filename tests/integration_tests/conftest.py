@@ -2,16 +2,43 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
+import psycopg
 import pytest
+from psycopg import sql
 
 from deep_research.server.tokens import sign_token
 from deep_research.settings import get_settings
 from tests.integration_tests.server_process import langgraph_dev
+
+
+@contextmanager
+def own_database(postgres_url: str, prefix: str) -> Iterator[str]:
+    """A PostgreSQL database of its own on the server of ``postgres_url``, dropped afterwards.
+
+    For tests that must not share the session's database (a server of their own, migrations
+    from empty).
+    """
+    parts = urlsplit(postgres_url)
+    admin = urlunsplit(("postgresql", parts.netloc, "/postgres", "", ""))
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, ""))
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
 
 SECRET = "test-signing-secret-0123456789-abcdef-0123"
 TOKENS = {"alice": "alice-token-0123456789abcdef", "bob": "bob-token-0123456789abcdef"}

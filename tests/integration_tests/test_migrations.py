@@ -8,17 +8,13 @@ LangGraph's tables).
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
-import psycopg
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from psycopg import sql
 from sqlalchemy import create_engine, inspect
 
 from deep_research.cli import main
@@ -28,6 +24,7 @@ from deep_research.persistence.db import prepare_engine
 from deep_research.persistence.migrate import LANGGRAPH_TABLES, alembic_config, include_name
 from deep_research.persistence.tables import Base
 from deep_research.persistence.urls import sync_url
+from tests.integration_tests.conftest import own_database
 
 DOMAIN_TABLES = set(Base.metadata.tables)
 
@@ -35,18 +32,8 @@ DOMAIN_TABLES = set(Base.metadata.tables)
 @pytest.fixture
 def empty_postgres(postgres_url: str) -> Iterator[str]:
     """A database of its own (the session's is shared with tests that need the schema)."""
-    parts = urlsplit(postgres_url)
-    admin = urlunsplit(("postgresql", parts.netloc, "/postgres", "", ""))
-    name = f"test_migrations_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, ""))
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+    with own_database(postgres_url, "test_migrations") as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -13,19 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
-import psycopg
 import pytest
 import sqlalchemy as sa
 from langgraph_sdk import get_client
-from psycopg import sql
 
 from deep_research.sources import SAMPLE_CORPUS
+from tests.integration_tests.conftest import own_database
 from tests.integration_tests.server_process import langgraph_dev
 
 pytestmark = pytest.mark.server
@@ -34,11 +31,6 @@ GRAPH_ID = "deep_research"
 TOKEN = "alice-token-purge-0123456789"
 CORPUS_TEXT = "Grid storage costs"
 """Text of every page of the slow corpus: no page of it may stay in the store after a purge."""
-
-
-def _admin(url: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit(("postgresql", parts.netloc, "/postgres", "", ""))
 
 
 @pytest.fixture(scope="module")
@@ -64,17 +56,8 @@ def backend(
         yield f"sqlite:///{tmp_path_factory.mktemp('purge-sqlite') / 'server.sqlite'}"
         return
     postgres_url: str = request.getfixturevalue("postgres_url")
-    parts = urlsplit(postgres_url)
-    name = f"test_purge_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(_admin(postgres_url), autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, ""))
-    finally:
-        with psycopg.connect(_admin(postgres_url), autocommit=True) as conn:
-            conn.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+    with own_database(postgres_url, "test_purge") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

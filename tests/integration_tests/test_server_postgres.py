@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -21,7 +20,6 @@ import httpx
 import psycopg
 import pytest
 from langgraph_sdk import get_client
-from psycopg import sql
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.pool import QueuePool
@@ -29,6 +27,7 @@ from sqlalchemy.pool import QueuePool
 from deep_research.persistence.db import ensure_schema
 from deep_research.server.database import domain_session
 from deep_research.sources import SAMPLE_CORPUS
+from tests.integration_tests.conftest import own_database
 from tests.integration_tests.server_process import langgraph_dev
 
 pytestmark = pytest.mark.postgres
@@ -48,17 +47,8 @@ def _admin(url: str) -> str:
 @pytest.fixture(scope="module")
 def server_database(postgres_url: str) -> Iterator[str]:
     """A database of this module's own (the session's is shared with other tests)."""
-    parts = urlsplit(postgres_url)
-    name = f"test_server_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(_admin(postgres_url), autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, ""))
-    finally:
-        with psycopg.connect(_admin(postgres_url), autocommit=True) as conn:
-            conn.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+    with own_database(postgres_url, "test_server") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
