@@ -174,6 +174,12 @@ class SimulatedChatModel(FakeToolChatModel):
         _ANSWERS[answer] = (reply, counted)
         return counted
 
+    def reply(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> AIMessage:
+        """The simulated reply, after the simulated latency (see :meth:`_generate`)."""
+        message = self._generate(messages, **kwargs).generations[0].message
+        assert isinstance(message, AIMessage)
+        return message
+
     def _generate(
         self,
         messages: list[BaseMessage],

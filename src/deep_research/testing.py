@@ -11,6 +11,7 @@ overrides the generating methods themselves.
 from __future__ import annotations
 
 import json
+from abc import abstractmethod
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
@@ -81,9 +82,9 @@ class FakeToolChatModel(BaseChatModel):
             **kwargs,
         )
 
+    @abstractmethod
     def reply(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> AIMessage:
         """The reply to ``messages``; ``kwargs`` are the call's (``tools``: the bound schemas)."""
-        raise NotImplementedError(f"{type(self).__name__} answers nothing")
 
     def _generate(
         self,

@@ -219,13 +219,12 @@ async def finished(work: Coroutine[Any, Any, T]) -> T:
     cancelled: asyncio.CancelledError | None = None
     while not task.done():
         try:
-            await asyncio.shield(task)
+            await asyncio.wait({task})  # cancelling this wait leaves the task running
         except asyncio.CancelledError as exc:
-            if not task.done() or not task.cancelled():  # the caller's, not the task's
-                cancelled = cancelled or exc
-        except Exception:
-            pass  # the task's own error, raised below
+            cancelled = cancelled or exc
     if cancelled is not None:
+        if not task.cancelled():
+            task.exception()  # retrieved: the cancellation is what the caller gets
         raise cancelled
     return task.result()
 
