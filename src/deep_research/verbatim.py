@@ -12,7 +12,6 @@ check accepts is never lost when it is located.
 
 from __future__ import annotations
 
-import bisect
 import re
 
 _QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "«": '"', "»": '"', "‘": "'", "’": "'"})
@@ -70,8 +69,7 @@ class Folded:
         self.text = " ".join(fold(original).split())
         """The folded words, one space between each two."""
         self._original = original
-        self._starts: list[int] = []  # each word's start in text
-        self._origins: list[int] = []  # ... and in the original
+        self._origins: list[int] = []  # each word's start in the original
 
     @classmethod
     def of(cls, original: str) -> Folded:
@@ -83,14 +81,10 @@ class Folded:
 
         A space stands for a run of whitespace: its offset is the run's first character's.
         """
-        if not self._starts:
-            position = 0
-            for match in _WORD.finditer(self._original):
-                self._starts.append(position)
-                self._origins.append(match.start())
-                position += match.end() - match.start() + 1
-        word = bisect.bisect_right(self._starts, at) - 1
-        return self._origins[word] + at - self._starts[word]
+        if not self._origins:
+            self._origins = [match.start() for match in _WORD.finditer(self._original)]
+        word = self.text.count(" ", 0, at)  # the word ``at`` is in, or the space after
+        return self._origins[word] + at - (self.text.rfind(" ", 0, at) + 1)
 
 
 def quote_parts(quote: str) -> list[str]:

@@ -169,6 +169,8 @@ def test_every_character_of_a_folded_text_maps_back_to_the_same_character(text: 
     offsets = [folded.origin(at) for at, char in enumerate(folded.text) if char != " "]
     assert [fold(text[at]) for at in offsets] == [c for c in folded.text if c != " "]
     assert offsets == [at for at, char in enumerate(text) if not char.isspace()]
+    runs = [folded.origin(at) for at, char in enumerate(folded.text) if char == " "]
+    assert all(text[at].isspace() and not text[at - 1].isspace() for at in runs)  # a run's first
 
 
 @pytest.mark.parametrize(
