@@ -26,8 +26,8 @@ HOT_SPOT_NOTES = {
     ),
     "sources.passages.rank_passages": (
         "`rank_passages` cuts every page read into passages and ranks them for the step "
-        "(tokenizing, BM25) in a worker thread, but the researchers' threads share the GIL, so "
-        "parallel researchers take turns on one core"
+        "(tokenizing, BM25) in the compute worker (`compute.in_turn`), one researcher after "
+        "another: Python runs one thread at a time, so parallel researchers wait for one core"
     ),
     "text.content_tokens": (
         "`content_tokens`, the tokenizer under every ranking and check (one regular expression "
@@ -44,9 +44,10 @@ HOT_SPOT_NOTES = {
 EXCESS_NOTES = {
     "researcher": (
         "the researchers read their pages at the same moment, and each then ranks its pages' "
-        "passages (`rank_passages`: sentence splitting, tokenizing, BM25; about 10 ms a step "
-        "here) in a worker thread; the threads share the GIL, so the rankings run one after "
-        "another and the last researcher asks the model for its evidence late"
+        "passages (`rank_passages`: sentence splitting, tokenizing, BM25; 10 to 20 ms a step "
+        "here) in the compute worker, in turn (`compute.in_turn`: threads sharing the "
+        "interpreter by turns would all end late together), so the last researcher asks the "
+        "model for its evidence late"
     ),
 }
 """Why a node's executions run past their calls' latency, as traced when first measured."""
