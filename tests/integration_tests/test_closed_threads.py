@@ -8,6 +8,7 @@ it was). Once purged, it stays closed for the recorder too, so nothing can write
 
 from __future__ import annotations
 
+import asyncio
 import operator
 import uuid
 from datetime import timedelta
@@ -112,3 +113,82 @@ async def test_a_closed_thread_takes_no_writes_until_restored(database_url: str)
         with pytest.raises(ChatClosedError, match="was purged"):  # no new chat on the thread
             await recorder.write(RunScope(user_id=user, thread_id=thread, question_nr=1), Batch())
         assert await _checkpoints(database_url, thread) == 0
+
+
+async def _blocked_or_done(url: str, task: asyncio.Task[Any]) -> None:
+    """Wait until ``task`` is done or one of the database's sessions waits for a lock."""
+    waiting = sa.text(
+        "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+        " WHERE NOT l.granted AND a.datname = current_database()"
+    )
+    engine = sa.create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
+    try:
+        for _ in range(200):
+            if task.done():
+                return
+            with engine.connect() as connection:
+                if connection.execute(waiting).scalar_one():
+                    return
+            await asyncio.sleep(0.05)
+        raise AssertionError("the purge neither ended nor waited for the writer")
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("writer", ["checkpointer", "store"])
+async def test_a_write_past_its_lookup_when_the_purge_closes_the_thread_does_not_land(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch, writer: str
+) -> None:
+    """The lookup of a closed thread and the write are one on PostgreSQL (as on SQLite).
+
+    The writer is held between its lookup (the thread still open) and its write while the
+    chat is purged by another process (its own checkpointer and store): either the purge waits
+    for the write and erases it, or the write waits for the purge and is refused. Before, the
+    purge ended and the write landed after it.
+    """
+    from deep_research.persistence import postgres
+
+    user = "racing-user"
+    thread = f"racing-{uuid.uuid4().hex[:12]}"
+    stage = (*thread_namespace(thread), "task-1")
+    looked_up, resume = asyncio.Event(), asyncio.Event()
+    real_lookup = postgres.postgres_closed
+
+    async def held_lookup(cursor: Any, thread_id: str) -> bool | None:
+        purged = await real_lookup(cursor, thread_id)
+        if thread_id == thread and not looked_up.is_set():
+            looked_up.set()
+            await resume.wait()
+        return purged
+
+    async with (
+        open_database(postgres_url) as database,
+        open_checkpointer(postgres_url) as saver,
+        open_store(postgres_url) as store,
+        open_checkpointer(postgres_url) as purging_saver,
+        open_store(postgres_url) as purging_store,
+    ):
+        await SqlRecorder(database).write(
+            RunScope(user_id=user, thread_id=thread, question_nr=1), Batch()
+        )
+        graph = _graph(saver)
+        monkeypatch.setattr(postgres, "postgres_closed", held_lookup)
+        if writer == "checkpointer":
+            write = asyncio.create_task(
+                graph.ainvoke({"count": 0}, {"configurable": {"thread_id": thread}})
+            )
+        else:
+            write = asyncio.create_task(store.aput(stage, "0:read", {"kept": True}))
+        await asyncio.wait_for(looked_up.wait(), timeout=10)
+        purge = asyncio.create_task(
+            erase_chats(database, purging_saver, purging_store, user_id=user, deleted_before=None)
+        )
+        await _blocked_or_done(postgres_url, purge)
+        resume.set()
+        await asyncio.gather(write, purge, return_exceptions=True)
+        assert purge.exception() is None
+        assert purge.result().threads == (thread,)
+
+        assert await _checkpoints(postgres_url, thread) == 0, "a checkpoint outlived the purge"
+        assert await store.aget(stage, "0:read") is None, "a stage outlived the purge"

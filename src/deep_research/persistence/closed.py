@@ -6,12 +6,21 @@ writer of a thread looks it up before it writes and refuses with
 :class:`~deep_research.errors.ChatClosedError`:
 
 - the recorder, in the transaction of its rows (:func:`check_open`);
-- the SQLite checkpointer, in the transaction of each checkpoint and each task's writes
-  (:func:`sqlite_closed`), and the PostgreSQL one just before them
-  (:func:`~deep_research.persistence.postgres.postgres_closed`);
-- the content store, for the items a batch puts under a thread's namespace: its researchers'
-  stages, and the note of the pages a run keeps, which goes in the same batch as their text
-  (:func:`~deep_research.persistence.content.put_documents`), so the text is refused too.
+- the checkpointer, in the transaction of each checkpoint and each task's writes
+  (:func:`sqlite_closed`; on PostgreSQL,
+  :func:`~deep_research.persistence.postgres.open_threads`);
+- the content store, for the items a batch puts under a thread's namespace, in the batch's
+  transaction: its researchers' stages, and the note of the pages a run keeps, which goes in
+  the same batch as their text (:func:`~deep_research.persistence.content.put_documents`), so
+  the text is refused too.
+
+The lookup and the write are one: a thread cannot be closed between them. On SQLite the
+writer's transaction holds the file's write lock from its lookup on. On PostgreSQL, where
+transactions run side by side, the writer takes the thread's advisory lock shared
+(:data:`POSTGRES_WRITER_LOCK`, writers do not wait for one another) and the closer takes it
+exclusive (:func:`close_threads`), each until its transaction ends: a write already past its
+lookup is committed before the thread is closed (so the purge, which deletes the checkpoints
+after closing, erases it), and a write that comes later sees the thread closed.
 
 So a run that outlives its chat's deletion or purge (one that escaped cancellation, a late
 write, a process on another machine) cannot write the chat back. One lookup by primary key per
@@ -21,11 +30,12 @@ closed thread.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from deep_research.errors import ChatClosedError
@@ -38,6 +48,14 @@ if TYPE_CHECKING:  # the drivers are imported by the savers and stores that use 
 
 SQLITE_QUERY = "SELECT purged FROM closed_threads WHERE thread_id = ?"
 POSTGRES_QUERY = "SELECT purged FROM closed_threads WHERE thread_id = %s"
+POSTGRES_WRITER_LOCK = "SELECT pg_advisory_xact_lock_shared(%s)"
+"""A writer's hold on a thread's lock (:func:`thread_lock_key`) until its transaction ends."""
+
+
+def thread_lock_key(thread_id: str) -> int:
+    """The PostgreSQL advisory lock that serialises closing ``thread_id`` with its writes."""
+    digest = hashlib.sha256(f"deep-research thread {thread_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
 
 
 def closed_error(thread_id: str, *, purged: bool) -> ChatClosedError:
@@ -49,8 +67,19 @@ def closed_error(thread_id: str, *, purged: bool) -> ChatClosedError:
 async def close_threads(
     session: AsyncSession, *, user_id: str, thread_ids: Sequence[str], purged: bool
 ) -> None:
-    """Close ``thread_ids`` (for good with ``purged``); closing one twice is harmless."""
-    for thread_id in dict.fromkeys(thread_ids):
+    """Close ``thread_ids`` (for good with ``purged``); closing one twice is harmless.
+
+    On PostgreSQL each thread's lock is taken exclusive first, in order, and held until the
+    session's transaction ends: the writes past their lookup end first, and later ones wait
+    for the commit and then see the thread closed.
+    """
+    threads = sorted(set(thread_ids))
+    if threads and session.get_bind().dialect.name == "postgresql":
+        for thread_id in threads:
+            await session.execute(
+                text("SELECT pg_advisory_xact_lock(:key)"), {"key": thread_lock_key(thread_id)}
+            )
+    for thread_id in threads:
         found = await session.get(ClosedThread, thread_id)
         if found is None:
             session.add(ClosedThread(thread_id=thread_id, user_id=user_id, purged=purged))

@@ -6,14 +6,16 @@ statement timeouts, and whose callers wait at most the operation timeout for a c
 calls under :func:`~deep_research.persistence.timeouts.bounded`, so a lost database ends a
 run with a :class:`~deep_research.errors.DatabaseUnavailableError` instead of a hang. Both
 refuse writes under a closed thread (a deleted or purged chat's,
-:mod:`~deep_research.persistence.closed`): the lookup is a statement of its own just before
-the write.
+:mod:`~deep_research.persistence.closed`): a write runs in one transaction that first takes
+the thread's lock shared and looks the thread up (:func:`open_threads`), so no purge closes
+it between the lookup and the write.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextvars import ContextVar
 from typing import Any, Self, cast
 
 import psycopg
@@ -33,7 +35,13 @@ from psycopg.rows import DictRow, dict_row
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from deep_research.errors import DatabaseUnavailableError
-from deep_research.persistence.closed import POSTGRES_QUERY, closed_error, written_threads
+from deep_research.persistence.closed import (
+    POSTGRES_QUERY,
+    POSTGRES_WRITER_LOCK,
+    closed_error,
+    thread_lock_key,
+    written_threads,
+)
 from deep_research.persistence.timeouts import (
     SEVER_GRACE,
     Breaker,
@@ -219,11 +227,52 @@ async def open_pool(
 async def postgres_closed(cursor: psycopg.AsyncCursor[DictRow], thread_id: str) -> bool | None:
     """On a PostgreSQL cursor: ``None`` if the thread is open, else whether it was purged."""
     try:
-        await cursor.execute(POSTGRES_QUERY, (thread_id,))
+        async with cursor.connection.transaction():  # a savepoint inside a transaction
+            await cursor.execute(POSTGRES_QUERY, (thread_id,))
     except psycopg.errors.UndefinedTable:
         return None  # no domain store in this database, so no closed thread
     row = await cursor.fetchone()
     return None if row is None else bool(row["purged"])
+
+
+_open_writes: ContextVar[tuple[object, Connection] | None] = ContextVar(
+    "deep_research_open_writes", default=None
+)
+"""The saver or store writing in this task, and the connection of its transaction."""
+
+
+@asynccontextmanager
+async def open_threads(
+    owner: object, pool: TrackedPool, thread_ids: Sequence[str]
+) -> AsyncIterator[None]:
+    """One transaction in which ``thread_ids`` are open, and stay open until it ends.
+
+    Each thread's lock is taken shared, then the thread is looked up
+    (:mod:`~deep_research.persistence.closed`). Inside the block, ``owner``'s cursors
+    (:meth:`BoundedPostgresSaver._cursor`, :meth:`BoundedPostgresStore._cursor`) are on the
+    transaction's connection, so what LangGraph writes there is committed with the lookup.
+
+    Raises:
+        ChatClosedError: a thread's chat is deleted or was purged.
+    """
+    async with pool.connection() as connection, connection.transaction():
+        async with connection.cursor() as cursor:
+            for thread_id in sorted(set(thread_ids)):
+                await cursor.execute(POSTGRES_WRITER_LOCK, (thread_lock_key(thread_id),))
+                purged = await postgres_closed(cursor, thread_id)
+                if purged is not None:
+                    raise closed_error(thread_id, purged=purged)
+        token = _open_writes.set((owner, connection))
+        try:
+            yield
+        finally:
+            _open_writes.reset(token)
+
+
+def _writing_connection(owner: object) -> Connection | None:
+    """The connection of ``owner``'s transaction under :func:`open_threads`, if in one."""
+    writing = _open_writes.get()
+    return writing[1] if writing is not None and writing[0] is owner else None
 
 
 class BoundedPostgresSaver(ShortVersions, AsyncPostgresSaver):
@@ -242,7 +291,7 @@ class BoundedPostgresSaver(ShortVersions, AsyncPostgresSaver):
     ) -> None:
         """Wrap ``conn``; ``url`` names the database in error messages."""
         super().__init__(conn, serde=serde)
-        self.url, self.timeouts = url, timeouts
+        self.pool, self.url, self.timeouts = conn, url, timeouts
         self.breaker = breaker_for(url)
 
     def _bounded(self, what: str) -> Any:
@@ -276,17 +325,21 @@ class BoundedPostgresSaver(ShortVersions, AsyncPostgresSaver):
                     return
             yield item
 
-    async def _refuse_if_closed(self, config: RunnableConfig) -> None:
-        """Refuse a write under a closed thread (:mod:`~deep_research.persistence.closed`).
+    @asynccontextmanager
+    async def _cursor(
+        self, *, pipeline: bool = False
+    ) -> AsyncIterator[psycopg.AsyncCursor[DictRow]]:
+        """A cursor as LangGraph's, or in the transaction of a write (:func:`open_threads`)."""
+        connection = _writing_connection(self)
+        if connection is None:
+            async with super()._cursor(pipeline=pipeline) as cursor:
+                yield cursor
+            return
+        async with connection.cursor(binary=True, row_factory=dict_row) as cursor:
+            yield cursor
 
-        Raises:
-            ChatClosedError: the thread's chat is deleted or was purged.
-        """
-        thread_id = str(config["configurable"]["thread_id"])
-        async with self._cursor() as cursor:
-            purged = await postgres_closed(cursor, thread_id)
-        if purged is not None:
-            raise closed_error(thread_id, purged=purged)
+    def _open_thread(self, config: RunnableConfig) -> AbstractAsyncContextManager[None]:
+        return open_threads(self, self.pool, [str(config["configurable"]["thread_id"])])
 
     async def aput(
         self,
@@ -297,8 +350,8 @@ class BoundedPostgresSaver(ShortVersions, AsyncPostgresSaver):
     ) -> RunnableConfig:
         """Write one checkpoint, unless its thread is closed."""
         async with self._bounded("writing a checkpoint"):
-            await self._refuse_if_closed(config)
-            return await super().aput(config, checkpoint, metadata, new_versions)
+            async with self._open_thread(config):
+                return await super().aput(config, checkpoint, metadata, new_versions)
 
     async def aput_writes(
         self,
@@ -309,8 +362,8 @@ class BoundedPostgresSaver(ShortVersions, AsyncPostgresSaver):
     ) -> None:
         """Write a task's pending writes, unless its thread is closed."""
         async with self._bounded("writing a step's results"):
-            await self._refuse_if_closed(config)
-            await super().aput_writes(config, writes, task_id, task_path)
+            async with self._open_thread(config):
+                await super().aput_writes(config, writes, task_id, task_path)
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete a thread's checkpoints and writes."""
@@ -338,7 +391,7 @@ class BoundedPostgresStore(AsyncPostgresStore):
     ) -> None:
         """Wrap ``conn``; ``url`` names the database in error messages."""
         super().__init__(conn, ttl=ttl)
-        self.url, self.timeouts = url, timeouts
+        self.pool, self.url, self.timeouts = conn, url, timeouts
         self.breaker = breaker_for(url)
 
     def _bounded(self, what: str) -> Any:
@@ -353,9 +406,21 @@ class BoundedPostgresStore(AsyncPostgresStore):
         """Run a batch of store operations, unless it puts items under a closed thread."""
         ops = list(ops)
         async with self._bounded("reading or writing page text"):
-            for thread_id in written_threads(ops):
-                async with self._cursor() as cursor:
-                    purged = await postgres_closed(cursor, thread_id)
-                if purged is not None:
-                    raise closed_error(thread_id, purged=purged)
-            return await super().abatch(ops)
+            threads = written_threads(ops)
+            if not threads:
+                return await super().abatch(ops)
+            async with open_threads(self, self.pool, threads):
+                return await super().abatch(ops)
+
+    @asynccontextmanager
+    async def _cursor(
+        self, *, pipeline: bool = False
+    ) -> AsyncIterator[psycopg.AsyncCursor[DictRow]]:
+        """A cursor as LangGraph's, or in the transaction of a write (:func:`open_threads`)."""
+        connection = _writing_connection(self)
+        if connection is None:
+            async with super()._cursor(pipeline=pipeline) as cursor:
+                yield cursor
+            return
+        async with connection.cursor(binary=True, row_factory=dict_row) as cursor:
+            yield cursor
