@@ -160,7 +160,7 @@ async def test_a_transaction_ends_however_often_its_caller_is_cancelled() -> Non
     """
     import asyncio
 
-    from deep_research.persistence.recorder import finished
+    from deep_research.persistence.db import finished
 
     started, release = asyncio.Event(), asyncio.Event()
     ended: list[str] = []

@@ -11,11 +11,11 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager, closing, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
@@ -36,6 +36,8 @@ from deep_research.persistence.timeouts import (
     within,
 )
 from deep_research.persistence.urls import async_url
+
+T = TypeVar("T")
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 """How long a SQLite writer waits for the checkpointer's or another process's lock."""
@@ -97,6 +99,35 @@ def create_engine(url: str, *, pooled: bool = True, pool_sqlite: bool = False) -
     return engine
 
 
+async def finished(work: Coroutine[Any, Any, T]) -> T:
+    """Run ``work`` (one transaction) to its end, even when the caller is cancelled.
+
+    A run is cancelled when its chat is deleted or purged, a request when its client goes away
+    or the server stops (and again at each ``await`` that follows). SQLAlchemy cannot roll back
+    a connection whose statement a cancellation interrupts: it closes it by force, and on SQLite
+    a statement still referenced keeps that closed connection's write lock until the process
+    ends (every other connection of the file, this process's too, then waits in vain). So the
+    transaction runs in its own task, and every cancellation of the caller (LangGraph cancels
+    a node once when a sibling fails and again as its executor exits) only waits, shielded,
+    for it to commit or roll back; the first cancellation is raised once it has. Awaited
+    unshielded, a second cancellation would be passed on to the transaction's task.
+
+    The wait is bounded: by the busy timeout on SQLite, by the database timeout on PostgreSQL.
+    """
+    task = asyncio.ensure_future(work)
+    cancelled: asyncio.CancelledError | None = None
+    while not task.done():
+        try:
+            await asyncio.wait({task})  # cancelling this wait leaves the task running
+        except asyncio.CancelledError as exc:
+            cancelled = cancelled or exc
+    if cancelled is not None:
+        if not task.cancelled():
+            task.exception()  # retrieved: the cancellation is what the caller gets
+        raise cancelled
+    return task.result()
+
+
 @dataclass
 class Database:
     """The domain store: an engine and the sessions it hands out."""
@@ -140,6 +171,21 @@ class Database:
         except DatabaseUnavailableError as exc:
             self.breaker.trip(exc)
             raise
+
+    async def run_transaction(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        """Run ``work`` in one transaction (:meth:`session_scope`) to its end.
+
+        Even when the caller is cancelled: see :func:`finished`.
+
+        Raises:
+            DatabaseUnavailableError: the database could not be reached, or did not answer.
+        """
+
+        async def transaction() -> T:
+            async with self.session_scope() as session:
+                return await work(session)
+
+        return await finished(transaction())
 
     async def dispose(self) -> None:
         """Close the engine's connections."""

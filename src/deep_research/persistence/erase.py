@@ -119,23 +119,29 @@ async def erase_chats(
             the user's chats, deleted or not (``purge --user``).
         thread_id: Erase only this chat (if it is the user's and matches ``deleted_before``).
     """
-    async with database.session_scope() as session:
-        ids, threads, documents = await _chats(
+
+    async def close(session: AsyncSession) -> tuple[list[int], list[str], set[str]]:
+        found = await _chats(
             session, user_id=user_id, deleted_before=deleted_before, thread_id=thread_id
         )
-        await close_threads(session, user_id=user_id, thread_ids=threads, purged=True)
+        await close_threads(session, user_id=user_id, thread_ids=found[1], purged=True)
+        return found
+
+    ids, threads, documents = await database.run_transaction(close)
     if not ids:
         return Erased(threads=(), documents=0)
     for thread in threads:
         await checkpointer.adelete_thread(thread)
         documents |= await kept_documents(store, thread)  # kept before their sources' rows
         await drop_stages(store, thread_namespace(thread))  # of a researcher never resumed
-    async with database.session_scope() as session:
+
+    async def delete_rows(session: AsyncSession) -> None:
         await session.execute(delete(Chat).where(Chat.id.in_(ids)))
         # the run cap's leases of their runs (stopped by now) go with them, not at expiry
         await session.execute(delete(ActiveRun).where(ActiveRun.thread_id.in_(threads)))
-    async with database.session_scope() as session:
-        orphans = await _unreferenced(session, documents)
+
+    await database.run_transaction(delete_rows)
+    orphans = await database.run_transaction(lambda session: _unreferenced(session, documents))
     for document in sorted(orphans):
         await store.adelete(DOCUMENTS_NAMESPACE, document)
     return Erased(threads=tuple(threads), documents=len(orphans))
@@ -154,9 +160,12 @@ async def erase_user(
     items of their own store namespaces (those whose first element is their user id).
     """
     erased = await erase_chats(database, checkpointer, store, user_id=user_id, deleted_before=None)
-    async with database.session_scope() as session:
+
+    async def delete_rows(session: AsyncSession) -> None:
         await session.execute(delete(MessageFeedback).where(MessageFeedback.user_id == user_id))
         await session.execute(delete(UserPreferences).where(UserPreferences.user_id == user_id))
+
+    await database.run_transaction(delete_rows)
     items = 0
     for namespace in await store.alist_namespaces(prefix=(user_id,), limit=10_000):
         while found := await store.asearch(namespace, limit=100):

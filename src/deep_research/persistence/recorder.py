@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -28,7 +28,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from deep_research.events import RecordedEvent, RunIds, stamp_run_ids
 from deep_research.persistence import repository as repo
 from deep_research.persistence import tables as tables
-from deep_research.persistence.db import Database, create_engine, ensure_schema, open_database
+from deep_research.persistence.db import (
+    Database,
+    create_engine,
+    ensure_schema,
+    finished,
+    open_database,
+)
 from deep_research.persistence.records import (
     IterationRecord,
     MessageRecord,
@@ -199,34 +205,6 @@ class SqlRecorder:
             )
         if found is not None:
             self._remember(scope.thread_id, RunIds(scope.question_nr, *found))
-
-
-async def finished(work: Coroutine[Any, Any, T]) -> T:
-    """Run ``work`` (one transaction) to its end, even when the caller is cancelled.
-
-    A run is cancelled when its chat is deleted or purged. SQLAlchemy cannot roll back a
-    connection whose statement a cancellation interrupts: it closes it by force, and on SQLite
-    a statement still referenced keeps that closed connection's write lock until the process
-    ends (every other connection of the file, this process's too, then waits in vain). So the
-    transaction runs in its own task, and every cancellation of the caller (LangGraph cancels
-    a node once when a sibling fails and again as its executor exits) only waits, shielded,
-    for it to commit or roll back; the first cancellation is raised once it has. Awaited
-    unshielded, a second cancellation would be passed on to the transaction's task.
-
-    The wait is bounded: by the busy timeout on SQLite, by the database timeout on PostgreSQL.
-    """
-    task = asyncio.ensure_future(work)
-    cancelled: asyncio.CancelledError | None = None
-    while not task.done():
-        try:
-            await asyncio.wait({task})  # cancelling this wait leaves the task running
-        except asyncio.CancelledError as exc:
-            cancelled = cancelled or exc
-    if cancelled is not None:
-        if not task.cancelled():
-            task.exception()  # retrieved: the cancellation is what the caller gets
-        raise cancelled
-    return task.result()
 
 
 async def _write_research(session: AsyncSession, session_id: int, batch: Batch) -> None:

@@ -30,6 +30,7 @@ from langgraph.store.postgres.aio import AsyncPostgresStore
 from psycopg import AsyncConnection
 from psycopg.rows import DictRow, dict_row
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from deep_research.errors import StoreError
 from deep_research.persistence.db import Database
@@ -151,7 +152,8 @@ async def _documents_only_of(database: Database, *, user_id: str, threads: list[
         .where(Source.document_id.is_not(None))
         .subquery()
     )
-    async with database.session_scope() as session:
+
+    async def read(session: AsyncSession) -> set[str]:
         theirs = await session.scalars(
             select(referred.c.document_id).where(
                 referred.c.user_id == user_id, referred.c.thread_id.in_(threads)
@@ -167,3 +169,5 @@ async def _documents_only_of(database: Database, *, user_id: str, threads: list[
             )
         )
         return documents - set(elsewhere)
+
+    return await database.run_transaction(read)

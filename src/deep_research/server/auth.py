@@ -28,12 +28,13 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from langgraph_sdk import Auth
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from deep_research.errors import CorpusOutsideRootsError
 from deep_research.persistence import queries
 from deep_research.persistence.namespaces import RESERVED_NAMESPACE_ROOTS
-from deep_research.preferences import apply_preferences, get_user_preferences
-from deep_research.server.database import domain_session, server_database_url
+from deep_research.preferences import Preferences, apply_preferences, get_user_preferences
+from deep_research.server.database import in_domain_session, server_database_url
 from deep_research.server.inputs import (
     CALLER_THREAD_ID,
     command_forbidden,
@@ -247,10 +248,13 @@ async def create_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) 
         raise _refuse(422, CALLER_THREAD_ID)  # the same answer, taken or not
     await check_run_request(request.as_kwargs(), graph_of(value.get("assistant_id")))
     if server_database_url() is not None:
-        async with domain_session() as session:
+
+        async def read(session: AsyncSession) -> Preferences:
             if thread and await queries.is_deleted_chat(session, user_id=owner, thread_id=thread):
                 raise _refuse(409, f"chat {thread} is deleted; restore it before asking again")
-            preferences = await get_user_preferences(session, user_id=owner)
+            return await get_user_preferences(session, user_id=owner)
+
+        preferences = await in_domain_session(read)
         request.context = request.context or {}
         apply_preferences(preferences, request.context)
     request.run_id = request.run_id or str(uuid.uuid4())  # Aegra names its runs later

@@ -21,21 +21,25 @@ aiosqlite connection is a non-daemon thread, which would keep the process from e
 
 SQLite keeps its WAL journal and busy timeout (:mod:`deep_research.persistence.db`), and a
 pooled connection is rolled back when it returns to the pool, so an idle one holds no lock
-and the routes read while the recorder writes.
+and the routes read while the recorder writes. Each transaction runs to its end even when its
+request is cancelled (:func:`in_domain_session`), as the recorder's do: interrupted in the
+middle of a statement, a SQLite connection would keep the file's write lock.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from deep_research.errors import StoreError
 from deep_research.persistence.db import Database, create_engine, ensure_schema
 from deep_research.settings import get_settings
+
+T = TypeVar("T")
 
 
 class StoreDisabledError(StoreError):
@@ -141,13 +145,15 @@ async def domain_database() -> Database:
     return await domain_stores.database(url)
 
 
-@asynccontextmanager
-async def domain_session() -> AsyncIterator[AsyncSession]:
-    """One transaction on the server's domain store, on a pooled connection of this loop.
+async def in_domain_session(work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+    """Run ``work`` in one transaction on the server's domain store, to its end.
+
+    On a pooled connection of this loop; a cancellation of the caller (its request's) waits
+    for the transaction to commit or roll back, then is raised
+    (:meth:`~deep_research.persistence.db.Database.run_transaction`).
 
     Raises:
         StoreDisabledError: the server has no domain store.
     """
     database = await domain_database()
-    async with database.session_scope() as session:
-        yield session
+    return await database.run_transaction(work)

@@ -24,12 +24,13 @@ import time
 from collections.abc import Sequence
 
 import httpx
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from deep_research.errors import StoreError
 from deep_research.persistence import queries
 from deep_research.persistence.db import SQLITE_BUSY_TIMEOUT_MS
 from deep_research.persistence.erase import Erased, erase_chats, erase_user
-from deep_research.server.database import domain_database, domain_session
+from deep_research.server.database import domain_database, in_domain_session
 from deep_research.server.runtimes import current_runtime
 
 logger = logging.getLogger(__name__)
@@ -83,7 +84,8 @@ async def purge_chat(*, user_id: str, thread_id: str) -> Erased:
         NotFoundError: the user has no such chat.
         ChatNotDeletedError: the chat is not deleted.
     """
-    async with domain_session() as session:
+
+    async def check_deleted(session: AsyncSession) -> None:
         chat = await queries.get_chat(
             session, user_id=user_id, thread_id=thread_id, include_deleted=True
         )
@@ -91,6 +93,8 @@ async def purge_chat(*, user_id: str, thread_id: str) -> Erased:
             raise ChatNotDeletedError(
                 f"chat {thread_id} is not deleted; delete it first (DELETE /chats/{thread_id})"
             )
+
+    await in_domain_session(check_deleted)
     await stop_runs([thread_id])
     runtime = current_runtime()
     await runtime.forget_threads(user_id, [thread_id])
@@ -107,11 +111,14 @@ async def purge_chat(*, user_id: str, thread_id: str) -> Erased:
 
 async def purge_user(*, user_id: str) -> Erased:
     """Erase everything ``user_id`` left on the server, deleted chats or not."""
-    async with domain_session() as session:
+
+    async def read(session: AsyncSession) -> list[str]:
         chats = await queries.list_chats(
             session, user_id=user_id, include_deleted=True, limit=1_000_000
         )
-    threads = [chat.thread_id for chat in chats]
+        return [chat.thread_id for chat in chats]
+
+    threads = await in_domain_session(read)
     await stop_runs([*threads, *await current_runtime().owned_threads(user_id)])
     runtime = current_runtime()
     await runtime.forget_threads(user_id, threads, all_owned=True)

@@ -50,7 +50,7 @@ from deep_research.server.cors import CORSPolicy, allowed_origins
 from deep_research.server.database import (
     StoreDisabledError,
     close_domain_stores,
-    domain_session,
+    in_domain_session,
 )
 from deep_research.server.purge import (
     ChatNotDeletedError,
@@ -161,19 +161,11 @@ def current_user(request: Request) -> str:
     return owner_id(user)
 
 
-async def store_session() -> AsyncIterator[AsyncSession]:
-    """One read transaction on the domain store for the route's function.
-
-    It ends when the function returns, before the response is sent (``scope="function"``):
-    a database lost by then still answers 503, not a 200 followed by a broken connection.
-    Routes that write open their own (:func:`domain_session`), committed before they return.
-    """
-    async with domain_session() as session:
-        yield session
-
-
 User = Annotated[str, Depends(current_user)]
-Store = Annotated[AsyncSession, Depends(store_session, scope="function")]
+"""Every route's transaction runs in :func:`in_domain_session`: it ends (committed or rolled
+back) before the response is sent, so a database lost by then still answers 503, not a 200
+followed by a broken connection; and it ends even when the request is cancelled, so a SQLite
+file is never left locked."""
 
 
 @app.exception_handler(RequestValidationError)
@@ -215,40 +207,50 @@ async def _no_store(_request: Request, exc: StoreDisabledError) -> JSONResponse:
 @app.get("/chats", tags=["chats"])
 async def list_chats(
     user: User,
-    store: Store,
     include_deleted: bool = False,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
 ) -> list[ChatSummary]:
     """Your chats, most recently active first."""
-    chats = await queries.list_chats(
-        store, user_id=user, include_deleted=include_deleted, limit=limit
-    )
-    return [ChatSummary.model_validate(chat) for chat in chats]
+
+    async def read(store: AsyncSession) -> list[ChatSummary]:
+        chats = await queries.list_chats(
+            store, user_id=user, include_deleted=include_deleted, limit=limit
+        )
+        return [ChatSummary.model_validate(chat) for chat in chats]
+
+    return await in_domain_session(read)
 
 
 @app.get("/chats/{thread_id}", tags=["chats"])
-async def get_chat(thread_id: ThreadId, user: User, store: Store) -> ChatDetail:
+async def get_chat(thread_id: ThreadId, user: User) -> ChatDetail:
     """A chat with its messages and research sessions."""
-    chat = await queries.get_chat(store, user_id=user, thread_id=thread_id)
-    messages = await queries.list_messages(store, user_id=user, thread_id=thread_id)
-    sessions = await queries.list_sessions(store, user_id=user, thread_id=thread_id)
-    return ChatDetail.model_validate(
-        {
-            **ChatSummary.model_validate(chat).model_dump(),
-            "messages": messages,
-            "sessions": sessions,
-        }
-    )
+
+    async def read(store: AsyncSession) -> ChatDetail:
+        chat = await queries.get_chat(store, user_id=user, thread_id=thread_id)
+        messages = await queries.list_messages(store, user_id=user, thread_id=thread_id)
+        sessions = await queries.list_sessions(store, user_id=user, thread_id=thread_id)
+        return ChatDetail.model_validate(
+            {
+                **ChatSummary.model_validate(chat).model_dump(),
+                "messages": messages,
+                "sessions": sessions,
+            }
+        )
+
+    return await in_domain_session(read)
 
 
 @app.patch("/chats/{thread_id}", tags=["chats"])
 async def rename_chat(thread_id: ThreadId, change: ChatRename, user: User) -> ChatSummary:
     """Give your chat another title."""
-    async with domain_session() as session:
+
+    async def rename(session: AsyncSession) -> ChatSummary:
         chat = await repo.rename_chat(
             session, user_id=user, thread_id=thread_id, title=change.title
         )
         return ChatSummary.model_validate(chat)
+
+    return await in_domain_session(rename)
 
 
 @app.delete("/chats/{thread_id}", tags=["chats"], status_code=204)
@@ -257,8 +259,11 @@ async def delete_chat(thread_id: ThreadId, user: User) -> None:
 
     Its runs in progress are cancelled, and the answer waits until they have ended.
     """
-    async with domain_session() as session:
+
+    async def delete(session: AsyncSession) -> None:
         await repo.soft_delete_chat(session, user_id=user, thread_id=thread_id)
+
+    await in_domain_session(delete)
     await stop_runs([thread_id])
 
 
@@ -266,10 +271,13 @@ async def delete_chat(thread_id: ThreadId, user: User) -> None:
 async def restore_chat(thread_id: ThreadId, user: User) -> ChatSummary:
     """Bring back a chat deleted within the recovery window."""
     window = timedelta(days=get_settings().chat_recovery_days)
-    async with domain_session() as session:
+
+    async def restore(session: AsyncSession) -> ChatSummary:
         await repo.restore_chat(session, user_id=user, thread_id=thread_id, window=window)
         chat = await queries.get_chat(session, user_id=user, thread_id=thread_id)
         return ChatSummary.model_validate(chat)
+
+    return await in_domain_session(restore)
 
 
 @app.post("/chats/{thread_id}/purge", tags=["chats"])
@@ -295,98 +303,131 @@ async def purge_my_data(user: User) -> PurgeOut:
 
 
 @app.get("/sessions/{session_id}", tags=["sessions"])
-async def get_session(session_id: RowId, user: User, store: Store) -> SessionDetail:
+async def get_session(session_id: RowId, user: User) -> SessionDetail:
     """A research session: status, plan, classification and verification summary."""
-    found = await queries.get_session(store, user_id=user, session_id=session_id)
-    chat = await store.get_one(Chat, found.chat_id)
-    return SessionDetail.model_validate(
-        SessionSummary.model_validate(found).model_dump()
-        | {
-            "thread_id": chat.thread_id,
-            "brief": found.brief,
-            "plan": found.plan,
-            "classification": found.classification,
-            "verification": found.verification,
-            "has_report": found.report is not None,
-        }
-    )
+
+    async def read(store: AsyncSession) -> SessionDetail:
+        found = await queries.get_session(store, user_id=user, session_id=session_id)
+        chat = await store.get_one(Chat, found.chat_id)
+        return SessionDetail.model_validate(
+            SessionSummary.model_validate(found).model_dump()
+            | {
+                "thread_id": chat.thread_id,
+                "brief": found.brief,
+                "plan": found.plan,
+                "classification": found.classification,
+                "verification": found.verification,
+                "has_report": found.report is not None,
+            }
+        )
+
+    return await in_domain_session(read)
+
+
+ITERATION_FIELDS = ("iteration_nr", "steps", "decision", "reasoning")
 
 
 @app.get("/sessions/{session_id}/iterations", tags=["sessions"])
-async def list_iterations(session_id: RowId, user: User, store: Store) -> list[IterationOut]:
+async def list_iterations(session_id: RowId, user: User) -> list[IterationOut]:
     """The research rounds, each with its steps' instructions, tools, notes and citations."""
-    rounds = await queries.list_iterations(store, user_id=user, session_id=session_id)
-    return [
-        IterationOut.model_validate(
-            {
-                **{k: getattr(r, k) for k in ("iteration_nr", "steps", "decision", "reasoning")},
-                "sub_steps": [SubStepOut.model_validate(s) for s in steps],
-            }
-        )
-        for r, steps in rounds
-    ]
+
+    async def read(store: AsyncSession) -> list[IterationOut]:
+        rounds = await queries.list_iterations(store, user_id=user, session_id=session_id)
+        return [
+            IterationOut.model_validate(
+                {
+                    **{k: getattr(r, k) for k in ITERATION_FIELDS},
+                    "sub_steps": [SubStepOut.model_validate(s) for s in steps],
+                }
+            )
+            for r, steps in rounds
+        ]
+
+    return await in_domain_session(read)
 
 
 @app.get("/sessions/{session_id}/sources", tags=["sessions"])
-async def list_sources(session_id: RowId, user: User, store: Store) -> list[SourceOut]:
+async def list_sources(session_id: RowId, user: User) -> list[SourceOut]:
     """Every source the session consulted, cited or not, with how reading it went."""
-    rows = await queries.list_session_rows(store, user_id=user, session_id=session_id, model=Source)
-    return [SourceOut.model_validate(row) for row in rows]
+
+    async def read(store: AsyncSession) -> list[SourceOut]:
+        rows = await queries.list_session_rows(
+            store, user_id=user, session_id=session_id, model=Source
+        )
+        return [SourceOut.model_validate(row) for row in rows]
+
+    return await in_domain_session(read)
 
 
 @app.get("/sessions/{session_id}/evidence", tags=["sessions"])
-async def list_evidence(session_id: RowId, user: User, store: Store) -> list[EvidenceOut]:
+async def list_evidence(session_id: RowId, user: User) -> list[EvidenceOut]:
     """The evidence spans the researchers selected."""
-    rows = await queries.list_session_rows(
-        store, user_id=user, session_id=session_id, model=EvidenceSpan
-    )
-    return [EvidenceOut.model_validate(row) for row in rows]
+
+    async def read(store: AsyncSession) -> list[EvidenceOut]:
+        rows = await queries.list_session_rows(
+            store, user_id=user, session_id=session_id, model=EvidenceSpan
+        )
+        return [EvidenceOut.model_validate(row) for row in rows]
+
+    return await in_domain_session(read)
 
 
 @app.get("/sessions/{session_id}/claims", tags=["sessions"])
-async def list_claims(session_id: RowId, user: User, store: Store) -> list[ClaimOut]:
+async def list_claims(session_id: RowId, user: User) -> list[ClaimOut]:
     """The report's claims, in order, with verdicts and citations."""
-    claims = await queries.list_session_rows(
-        store, user_id=user, session_id=session_id, model=Claim
-    )
-    links = await queries.list_session_rows(
-        store, user_id=user, session_id=session_id, model=Citation
-    )
-    by_claim: dict[str, list[Citation]] = {}
-    for link in links:
-        by_claim.setdefault(link.claim_id, []).append(link)
-    return [
-        ClaimOut.model_validate(claim).model_copy(
-            update={
-                "citations": [
-                    CitationOut.model_validate(link) for link in by_claim.get(claim.claim_id, [])
-                ]
-            }
+
+    async def read(store: AsyncSession) -> list[ClaimOut]:
+        claims = await queries.list_session_rows(
+            store, user_id=user, session_id=session_id, model=Claim
         )
-        for claim in claims
-    ]
+        links = await queries.list_session_rows(
+            store, user_id=user, session_id=session_id, model=Citation
+        )
+        by_claim: dict[str, list[Citation]] = {}
+        for link in links:
+            by_claim.setdefault(link.claim_id, []).append(link)
+        return [
+            ClaimOut.model_validate(claim).model_copy(
+                update={
+                    "citations": [
+                        CitationOut.model_validate(link)
+                        for link in by_claim.get(claim.claim_id, [])
+                    ]
+                }
+            )
+            for claim in claims
+        ]
+
+    return await in_domain_session(read)
 
 
 @app.get("/sessions/{session_id}/events", tags=["sessions"])
-async def list_events(session_id: RowId, user: User, store: Store) -> list[EventOut]:
+async def list_events(session_id: RowId, user: User) -> list[EventOut]:
     """The session's progress events, in the order they happened."""
-    rows = await queries.list_session_rows(
-        store, user_id=user, session_id=session_id, model=ResearchEvent
-    )
-    return [EventOut.model_validate(row) for row in rows]
+
+    async def read(store: AsyncSession) -> list[EventOut]:
+        rows = await queries.list_session_rows(
+            store, user_id=user, session_id=session_id, model=ResearchEvent
+        )
+        return [EventOut.model_validate(row) for row in rows]
+
+    return await in_domain_session(read)
 
 
-async def _report(store: AsyncSession, user: str, session_id: int) -> dict[str, Any]:
-    found = await queries.get_session(store, user_id=user, session_id=session_id)
-    if found.report is None:
-        raise NotFoundError(f"research session {session_id} has no report yet ({found.status})")
-    return found.report
+async def _report(user: str, session_id: int) -> dict[str, Any]:
+    async def read(store: AsyncSession) -> dict[str, Any]:
+        found = await queries.get_session(store, user_id=user, session_id=session_id)
+        if found.report is None:
+            raise NotFoundError(f"research session {session_id} has no report yet ({found.status})")
+        return found.report
+
+    return await in_domain_session(read)
 
 
 @app.get("/sessions/{session_id}/report", tags=["reports"])
-async def get_report(session_id: RowId, user: User, store: Store) -> dict[str, Any]:
+async def get_report(session_id: RowId, user: User) -> dict[str, Any]:
     """The session's report as JSON (schema ``v1``, camelCase: what ``report.json`` holds)."""
-    return await _report(store, user, session_id)
+    return await _report(user, session_id)
 
 
 @app.get(
@@ -395,9 +436,9 @@ async def get_report(session_id: RowId, user: User, store: Store) -> dict[str, A
     response_class=PlainTextResponse,
     responses={200: {"content": {"text/markdown": {}}}},
 )
-async def get_report_markdown(session_id: RowId, user: User, store: Store) -> PlainTextResponse:
+async def get_report_markdown(session_id: RowId, user: User) -> PlainTextResponse:
     """The session's report as Markdown, with its numbered references."""
-    report = await _report(store, user, session_id)
+    report = await _report(user, session_id)
     return PlainTextResponse(str(report.get("markdown", "")), media_type="text/markdown")
 
 
@@ -407,13 +448,13 @@ async def get_report_markdown(session_id: RowId, user: User, store: Store) -> Pl
     response_class=PlainTextResponse,
     responses={200: {"content": {"text/markdown": {}}}},
 )
-async def get_report_article(session_id: RowId, user: User, store: Store) -> PlainTextResponse:
+async def get_report_article(session_id: RowId, user: User) -> PlainTextResponse:
     """The session's report as an article (what ``report.article.md`` holds).
 
     The title, body and numbered references with their URLs, without the verification marks,
     their notes, the Limitations section or the verification line.
     """
-    report = Report.model_validate(await _report(store, user, session_id))
+    report = Report.model_validate(await _report(user, session_id))
     return PlainTextResponse(article_markdown(report), media_type="text/markdown")
 
 
@@ -435,44 +476,57 @@ cached by no shared cache (it is one user's)."""
     response_class=HTMLResponse,
     responses={200: {"content": {"text/html": {}}}},
 )
-async def get_report_html(session_id: RowId, user: User, store: Store) -> HTMLResponse:
+async def get_report_html(session_id: RowId, user: User) -> HTMLResponse:
     """The session's report as one self-contained page (what ``report.html`` holds).
 
     Every claim is highlighted by its verdict, and clicking it shows its evidence; the page
     needs no network. Only the report's owner gets it; other ids answer 404.
     """
-    report = Report.model_validate(await _report(store, user, session_id))
+    report = Report.model_validate(await _report(user, session_id))
     return HTMLResponse(render_html(report), headers=REPORT_PAGE_HEADERS)
 
 
 @app.get("/messages/{message_id}/feedback", tags=["feedback"])
-async def get_feedback(message_id: RowId, user: User, store: Store) -> FeedbackOut:
+async def get_feedback(message_id: RowId, user: User) -> FeedbackOut:
     """Your feedback on a message."""
-    found = await queries.get_feedback(store, user_id=user, message_id=message_id)
-    return FeedbackOut.model_validate(found)
+
+    async def read(store: AsyncSession) -> FeedbackOut:
+        found = await queries.get_feedback(store, user_id=user, message_id=message_id)
+        return FeedbackOut.model_validate(found)
+
+    return await in_domain_session(read)
 
 
 @app.put("/messages/{message_id}/feedback", tags=["feedback"])
 async def put_feedback(message_id: RowId, feedback: FeedbackIn, user: User) -> FeedbackOut:
     """Rate a message of one of your chats (replacing an earlier rating of yours)."""
-    async with domain_session() as store:  # committed before the response is sent
+
+    async def write(store: AsyncSession) -> FeedbackOut:  # committed before the response
         values = feedback.model_dump()
         await repo.upsert_feedback(store, user_id=user, message_id=message_id, **values)
         found = await queries.get_feedback(store, user_id=user, message_id=message_id)
         await store.refresh(found)
-        saved = FeedbackOut.model_validate(found)
-    return saved
+        return FeedbackOut.model_validate(found)
+
+    return await in_domain_session(write)
 
 
 @app.get("/preferences", tags=["preferences"])
-async def get_preferences(user: User, store: Store) -> Preferences:
+async def get_preferences(user: User) -> Preferences:
     """Your preferences: the defaults of your runs' mode, depth and system instructions."""
-    return await get_user_preferences(store, user_id=user)
+
+    async def read(store: AsyncSession) -> Preferences:
+        return await get_user_preferences(store, user_id=user)
+
+    return await in_domain_session(read)
 
 
 @app.put("/preferences", tags=["preferences"])
 async def put_preferences(preferences: Preferences, user: User) -> Preferences:
     """Replace your preferences; they apply to the runs you start from now on."""
-    async with domain_session() as store:  # committed before the response is sent
+
+    async def write(store: AsyncSession) -> None:  # committed before the response is sent
         await put_user_preferences(store, user_id=user, preferences=preferences)
+
+    await in_domain_session(write)
     return preferences

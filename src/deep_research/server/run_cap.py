@@ -165,8 +165,9 @@ class RunLimiter:
             database = await self._database()
             if database is None:
                 return await self._admit_here(user_id, run_id, thread_id, cap)
-            async with database.session_scope() as session:
-                active = await self._admit_shared(session, user_id, run_id, thread_id, cap)
+            active = await database.run_transaction(
+                lambda session: self._admit_shared(session, user_id, run_id, thread_id, cap)
+            )
             if active is None:
                 self._keep_renewing()
             return active
@@ -240,7 +241,8 @@ class RunLimiter:
         if database is None:
             return 0
         now = self._clock()
-        async with database.session_scope() as session:
+
+        async def renew(session: AsyncSession) -> int:
             rows = (
                 await session.scalars(select(ActiveRun).where(ActiveRun.replica == self.replica))
             ).all()
@@ -254,7 +256,9 @@ class RunLimiter:
                     .where(ActiveRun.run_id.in_(kept))
                     .values(lease_until=now + self._lease)
                 )
-        return len(kept)
+            return len(kept)
+
+        return await database.run_transaction(renew)
 
     async def _admit_here(
         self, user_id: str, run_id: str, thread_id: str | None, cap: int
