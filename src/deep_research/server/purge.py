@@ -13,7 +13,9 @@ Erasure is final: before anything is erased, the chats' runs still pending or ru
 cancelled and waited for (:func:`stop_runs`), so no run in flight writes its checkpoints,
 rows or report back after the purge. Deleting a chat stops its runs the same way, after it is
 marked deleted (so no new run is admitted on it); and the recorder refuses every write into a
-deleted chat (:func:`~deep_research.persistence.repository.upsert_chat`).
+deleted chat (:func:`~deep_research.persistence.repository.upsert_chat`). A user's purge looks
+again once it has erased, and goes round again while the user has anything left: a run
+admitted as the purge began, on a thread it had not listed, may create a chat meanwhile.
 """
 
 from __future__ import annotations
@@ -109,8 +111,12 @@ async def purge_chat(*, user_id: str, thread_id: str) -> Erased:
         )
 
 
-async def purge_user(*, user_id: str) -> Erased:
-    """Erase everything ``user_id`` left on the server, deleted chats or not."""
+PURGE_ROUNDS = 5
+"""How many times a user's purge erases while new chats or threads keep appearing (then 409)."""
+
+
+async def _chat_threads(user_id: str) -> list[str]:
+    """The threads of the user's chats, deleted or not."""
 
     async def read(session: AsyncSession) -> list[str]:
         chats = await queries.list_chats(
@@ -118,11 +124,38 @@ async def purge_user(*, user_id: str) -> Erased:
         )
         return [chat.thread_id for chat in chats]
 
-    threads = await in_domain_session(read)
-    await stop_runs([*threads, *await current_runtime().owned_threads(user_id)])
+    return await in_domain_session(read)
+
+
+async def purge_user(*, user_id: str) -> Erased:
+    """Erase everything ``user_id`` left on the server, deleted chats or not.
+
+    The chats' and the user's threads' runs are stopped first. Once erased, the chats and the
+    runtime's threads are listed again, and erased again if a run created one meanwhile,
+    until nothing is left.
+
+    Raises:
+        RunsStillActiveError: chats or threads still appeared after :data:`PURGE_ROUNDS`
+            rounds (the user keeps starting runs); what was found is erased.
+    """
     runtime = current_runtime()
-    await runtime.forget_threads(user_id, threads, all_owned=True)
-    async with runtime.stores() as stores:
-        return await erase_user(
-            await domain_database(), stores.checkpointer, stores.store, user_id=user_id
+    erased = Erased(threads=(), documents=0)
+    for _ in range(PURGE_ROUNDS):
+        threads = await _chat_threads(user_id)
+        await stop_runs([*threads, *await runtime.owned_threads(user_id)])
+        await runtime.forget_threads(user_id, threads, all_owned=True)
+        async with runtime.stores() as stores:
+            more = await erase_user(
+                await domain_database(), stores.checkpointer, stores.store, user_id=user_id
+            )
+        erased = Erased(
+            threads=(*erased.threads, *more.threads),
+            documents=erased.documents + more.documents,
+            items=erased.items + more.items,
         )
+        if not await _chat_threads(user_id) and not await runtime.owned_threads(user_id):
+            return erased
+        logger.info("purge of user %s: chats or threads appeared meanwhile; again", user_id)
+    raise RunsStillActiveError(
+        "new chats kept appearing while your data was purged; stop your runs and try again"
+    )
