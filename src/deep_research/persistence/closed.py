@@ -14,18 +14,19 @@ writer of a thread looks it up before it writes and refuses with
   the same batch as their text (:func:`~deep_research.persistence.content.put_documents`), so
   the text is refused too.
 
-The lookup and the write are one: a thread cannot be closed between them. On SQLite the
-writer's transaction holds the file's write lock from its lookup on. On PostgreSQL, where
-transactions run side by side, the writer takes the thread's advisory lock shared
-(:data:`POSTGRES_WRITER_LOCK`, writers do not wait for one another) and the closer takes it
-exclusive (:func:`close_threads`), each until its transaction ends: a write already past its
-lookup is committed before the thread is closed (so the purge, which deletes the checkpoints
-after closing, erases it), and a write that comes later sees the thread closed.
+The checkpointer's and the content store's lookups and writes are one: a thread cannot be
+closed between them. On SQLite the writer's transaction holds the file's write lock from its
+lookup on. On PostgreSQL, where transactions run side by side, the writer takes the thread's
+advisory lock shared (:data:`POSTGRES_WRITER_LOCK`: writers do not wait for one another) and
+the closer takes it exclusive (:func:`close_threads`), each until its transaction ends: a
+write already past its lookup is committed before the thread is closed (so the purge, which
+deletes the checkpoints after closing, erases it), and a write that comes later sees the
+thread closed.
 
 So a run that outlives its chat's deletion or purge (one that escaped cancellation, a late
 write, a process on another machine) cannot write the chat back. One lookup by primary key per
-write; a database without the table (a checkpointer used without the domain store) has no
-closed thread.
+write (on PostgreSQL, with the advisory lock and a savepoint); a database without the table (a
+checkpointer used without the domain store) has no closed thread.
 """
 
 from __future__ import annotations
