@@ -25,7 +25,7 @@ thread closed.
 
 So a run that outlives its chat's deletion or purge (one that escaped cancellation, a late
 write, a process on another machine) cannot write the chat back. One lookup by primary key per
-write (on PostgreSQL, with the advisory lock and a savepoint); a database without the table (a
+write (on PostgreSQL, after the advisory lock); a database without the table (a
 checkpointer used without the domain store) has no closed thread.
 """
 
@@ -49,8 +49,12 @@ if TYPE_CHECKING:  # the drivers are imported by the savers and stores that use 
 
 SQLITE_QUERY = "SELECT purged FROM closed_threads WHERE thread_id = ?"
 POSTGRES_QUERY = "SELECT purged FROM closed_threads WHERE thread_id = %s"
-POSTGRES_WRITER_LOCK = "SELECT pg_advisory_xact_lock_shared(%s)"
-"""A writer's hold on a thread's lock (:func:`thread_lock_key`) until its transaction ends."""
+POSTGRES_WRITER_LOCK = (
+    "SELECT pg_advisory_xact_lock_shared(%s),"
+    " to_regclass('closed_threads') IS NOT NULL AS closable"
+)
+"""A writer's hold on a thread's lock (:func:`thread_lock_key`) until its transaction ends, and
+whether the database has closed threads at all (a checkpointer without the domain store)."""
 
 
 def thread_lock_key(thread_id: str) -> int:

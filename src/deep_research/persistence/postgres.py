@@ -225,12 +225,18 @@ async def open_pool(
 
 
 async def postgres_closed(cursor: psycopg.AsyncCursor[DictRow], thread_id: str) -> bool | None:
-    """On a PostgreSQL cursor: ``None`` if the thread is open, else whether it was purged."""
-    try:
-        async with cursor.connection.transaction():  # a savepoint inside a transaction
-            await cursor.execute(POSTGRES_QUERY, (thread_id,))
-    except psycopg.errors.UndefinedTable:
+    """In a transaction: take the thread's lock shared, then look it up.
+
+    Returns:
+        ``None`` if the thread is open, else whether it was purged.
+    """
+    await cursor.execute(POSTGRES_WRITER_LOCK, (thread_lock_key(thread_id),))
+    locked = await cursor.fetchone()
+    if locked is None or not locked["closable"]:
         return None  # no domain store in this database, so no closed thread
+    # A statement of its own: its snapshot is taken once the lock is held, so it sees a
+    # closing committed while the lock was awaited.
+    await cursor.execute(POSTGRES_QUERY, (thread_id,))
     row = await cursor.fetchone()
     return None if row is None else bool(row["purged"])
 
@@ -247,18 +253,18 @@ async def open_threads(
 ) -> AsyncIterator[None]:
     """One transaction in which ``thread_ids`` are open, and stay open until it ends.
 
-    Each thread's lock is taken shared, then the thread is looked up
-    (:mod:`~deep_research.persistence.closed`). Inside the block, ``owner``'s cursors
-    (:meth:`BoundedPostgresSaver._cursor`, :meth:`BoundedPostgresStore._cursor`) are on the
-    transaction's connection, so what LangGraph writes there is committed with the lookup.
+    Each thread's lock is taken shared, then the thread is looked up, in order
+    (:func:`postgres_closed`, :mod:`~deep_research.persistence.closed`). Inside the block,
+    ``owner``'s cursors (:meth:`BoundedPostgresSaver._cursor`,
+    :meth:`BoundedPostgresStore._cursor`) are on the transaction's connection, so what
+    LangGraph writes there is committed with the lookup.
 
     Raises:
         ChatClosedError: a thread's chat is deleted or was purged.
     """
     async with pool.connection() as connection, connection.transaction():
-        async with connection.cursor() as cursor:
+        async with connection.cursor(row_factory=dict_row) as cursor:
             for thread_id in sorted(set(thread_ids)):
-                await cursor.execute(POSTGRES_WRITER_LOCK, (thread_lock_key(thread_id),))
                 purged = await postgres_closed(cursor, thread_id)
                 if purged is not None:
                     raise closed_error(thread_id, purged=purged)
