@@ -50,8 +50,7 @@ if TYPE_CHECKING:  # the drivers are imported by the savers and stores that use 
 SQLITE_QUERY = "SELECT purged FROM closed_threads WHERE thread_id = ?"
 POSTGRES_QUERY = "SELECT purged FROM closed_threads WHERE thread_id = %s"
 POSTGRES_WRITER_LOCK = (
-    "SELECT pg_advisory_xact_lock_shared(%s),"
-    " to_regclass('closed_threads') IS NOT NULL AS closable"
+    "SELECT pg_advisory_xact_lock_shared(%s), to_regclass('closed_threads') IS NOT NULL AS closable"
 )
 """A writer's hold on a thread's lock (:func:`thread_lock_key`) until its transaction ends, and
 whether the database has closed threads at all (a checkpointer without the domain store)."""
