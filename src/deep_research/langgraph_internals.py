@@ -11,6 +11,10 @@ moves or changes one, so that this module is the one place to change.
   accumulated writes; the SQLite saver keeps it inline with the checkpoint
   (persistence/sqlite_saver.py) and the legacy reader looks inside it
   (persistence/legacy.py).
+* ``_cursor(pipeline=...)`` of LangGraph's PostgreSQL saver and store: the one place their
+  writes get a connection. persistence/postgres.py overrides it, so that a write runs on the
+  connection of the transaction that looked its thread up (closed threads); nothing is
+  imported for it, the test pins that the writes still go through it.
 """
 
 from __future__ import annotations

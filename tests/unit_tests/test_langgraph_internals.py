@@ -7,8 +7,11 @@ LangGraph that moves or changes one fails here first, with the name in the messa
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 from pathlib import Path
 
+import pytest
 from langgraph.channels.delta import DeltaChannel
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
@@ -53,3 +56,26 @@ def test_no_other_module_imports_langgraph_s_private_names() -> None:
                 if private:
                     offenders.append(f"{path.relative_to(PACKAGE)}: {node.module}")
     assert not offenders, f"import LangGraph internals through langgraph_internals: {offenders}"
+
+
+@pytest.mark.parametrize(
+    ("module", "owner", "writers"),
+    [
+        ("langgraph.checkpoint.postgres.aio", "AsyncPostgresSaver", ["aput", "aput_writes"]),
+        ("langgraph.store.postgres.aio", "AsyncPostgresStore", ["_execute_batch"]),
+    ],
+)
+def test_the_postgres_writers_take_their_connection_from_cursor(
+    module: str, owner: str, writers: list[str]
+) -> None:
+    """persistence/postgres.py overrides ``_cursor`` to write inside the closed-thread check.
+
+    If LangGraph's writes stopped going through it, a write would no longer be one
+    transaction with its thread's lookup (test_closed_threads.py would then fail too, on a
+    PostgreSQL server).
+    """
+    cls = getattr(importlib.import_module(module), owner)
+    assert list(inspect.signature(cls._cursor).parameters) == ["self", "pipeline"]
+    for name in writers:
+        source = inspect.getsource(getattr(cls, name))
+        assert "self._cursor(" in source, f"{owner}.{name} no longer writes through _cursor"
