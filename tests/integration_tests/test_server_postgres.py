@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.pool import QueuePool
 
 from deep_research.persistence.db import ensure_schema
-from deep_research.server.database import domain_session
+from deep_research.server.database import domain_database
 from deep_research.sources import SAMPLE_CORPUS
 from tests.integration_tests.conftest import own_database
 from tests.integration_tests.server_process import langgraph_dev
@@ -121,7 +121,7 @@ async def test_a_run_is_recorded_and_read_back_with_the_users_preferences(server
 async def _engine_after_sequential_sessions() -> AsyncEngine:
     engines = set()
     for _ in range(10):
-        async with domain_session() as session:
+        async with (await domain_database()).session_scope() as session:
             assert (await session.execute(text("SELECT 1"))).scalar_one() == 1
             assert isinstance(session.bind, AsyncEngine)
             engines.add(session.bind)

@@ -37,7 +37,7 @@ from deep_research.server import routes
 from deep_research.server.database import (
     DomainStores,
     close_domain_stores,
-    domain_session,
+    domain_database,
     server_database_url,
 )
 from deep_research.settings import get_settings
@@ -95,7 +95,7 @@ def test_sequential_route_requests_reuse_one_pooled_connection(
 
 async def test_the_apps_lifespan_closes_the_pool_at_shutdown() -> None:
     async with routes.lifespan(routes.app):
-        async with domain_session() as session:
+        async with (await domain_database()).session_scope() as session:
             await get_user_preferences(session, user_id="alice")
             engine = session.bind
         assert isinstance(engine, AsyncEngine)
@@ -107,7 +107,7 @@ async def _engine_after_sequential_sessions() -> AsyncEngine:
     """Run many transactions on this loop; the engine they all used (one pooled connection)."""
     engines = set()
     for n in range(SESSIONS):
-        async with domain_session() as session:
+        async with (await domain_database()).session_scope() as session:
             await put_user_preferences(
                 session, user_id="alice", preferences=Preferences(system_instructions=str(n))
             )
@@ -131,7 +131,7 @@ def test_each_event_loop_gets_its_own_engine_and_leaves_nothing_open() -> None:
 
 
 async def test_closing_the_stores_disposes_the_engine_and_the_next_use_opens_another() -> None:
-    async with domain_session() as session:
+    async with (await domain_database()).session_scope() as session:
         await get_user_preferences(session, user_id="alice")
         engine = session.bind
     assert isinstance(engine, AsyncEngine)
@@ -139,7 +139,7 @@ async def test_closing_the_stores_disposes_the_engine_and_the_next_use_opens_ano
     await close_domain_stores()
     assert _idle_connections(engine) == 0
     await close_domain_stores()  # nothing left to close
-    async with domain_session() as session:
+    async with (await domain_database()).session_scope() as session:
         assert session.bind is not engine
         assert await get_user_preferences(session, user_id="alice") == Preferences()
 
@@ -165,15 +165,16 @@ async def test_routes_read_and_write_while_the_graph_records_from_another_loop()
 
     async def read_and_write(worker: int) -> None:
         for n in range(batches):
-            async with domain_session() as session:  # as GET /chats does
+            database = await domain_database()  # this loop's, as a route's
+            async with database.session_scope() as session:  # as GET /chats does
                 assert len(await queries.list_chats(session, user_id="alice")) <= batches
-            async with domain_session() as session:  # as PUT /preferences does
+            async with database.session_scope() as session:  # as PUT /preferences does
                 preferences = Preferences(system_instructions=f"{worker}-{n}")
                 await put_user_preferences(session, user_id="alice", preferences=preferences)
 
     recording = asyncio.to_thread(asyncio.run, _record(batches))  # a run on a loop of its own
     await asyncio.gather(recording, *(read_and_write(worker) for worker in range(3)))
-    async with domain_session() as session:
+    async with (await domain_database()).session_scope() as session:
         chats = (await session.scalars(select(Chat).where(Chat.user_id == "alice"))).all()
         preferences = await get_user_preferences(session, user_id="alice")
     assert len(chats) == batches
@@ -186,7 +187,7 @@ async def test_a_stores_object_of_its_own_shares_no_engine_with_the_servers() ->
     mine = DomainStores()
     database = await mine.database(url)
     assert await mine.database(url) is database  # pooled: the same engine on this loop
-    async with domain_session() as session:
+    async with (await domain_database()).session_scope() as session:
         assert session.bind is not database.engine
     await mine.close()
     assert await mine.database(url) is not database  # closed: the next use opens another

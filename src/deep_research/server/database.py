@@ -29,8 +29,7 @@ middle of a statement, a SQLite connection would keep the file's write lock.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -144,20 +143,6 @@ async def domain_database() -> Database:
             "this server keeps no domain store (DEEP_RESEARCH_DATABASE_URL=memory)"
         )
     return await domain_stores.database(url)
-
-
-@asynccontextmanager
-async def domain_session() -> AsyncIterator[AsyncSession]:
-    """One transaction on the server's domain store, on a pooled connection of this loop.
-
-    Not shielded from cancellation: what serves a request uses :func:`in_domain_session`.
-
-    Raises:
-        StoreDisabledError: the server has no domain store.
-    """
-    database = await domain_database()
-    async with database.session_scope() as session:
-        yield session
 
 
 async def in_domain_session(work: Callable[[AsyncSession], Awaitable[T]]) -> T:
