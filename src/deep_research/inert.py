@@ -12,8 +12,8 @@ every Markdown viewer, so only their control characters go):
   ``<`` written ``&lt;``, which a viewer shows as ``<``;
 * an image or link whose URL is not one of ``allowed`` (the report's references) becomes its
   text, and so does a link definition (``[x]: URL``);
-* a bare ``http(s)://`` URL that is not allowed is put in a code span, so that no viewer turns
-  it into a link.
+* a bare ``http(s)://`` URL that is not allowed, or a ``www.`` address (which GitHub's
+  Markdown links too), is put in a code span, so that no viewer turns it into a link.
 
 The edits are returned with the text, so that offsets into the original (the claims') can be
 moved into the result (:meth:`Inert.moved`).
@@ -42,7 +42,7 @@ _TOKEN = re.compile(
     r"|(?P<link>\[(?P<text>[^\]\n]*)\]\((?P<href>[^)\s]*)(?:\s+\"[^\"\n]*\")?\))"
     r"|(?P<definition>^ {0,3}\[(?!\^)[^\]\n]+\]:[ \t]*<?(?P<target>[^\s>]+)>?[^\n]*)"
     r"|(?P<tag><(?=[A-Za-z/!?]))"
-    r"|(?P<bare>\b(?:https?|ftp)://[^\s<>()\[\]`]*[^\s<>()\[\]`.,;:!?'\"*_])",
+    r"|(?P<bare>\b(?:(?:https?|ftp)://|www\.)[^\s<>()\[\]`]*[^\s<>()\[\]`.,;:!?'\"*_])",
     re.MULTILINE | re.DOTALL,
 )
 

@@ -45,6 +45,15 @@ def test_images_links_and_html_to_unknown_urls_become_text() -> None:
     assert f"`{LEAK}`." in out  # a bare URL in code: never autolinked
 
 
+def test_a_www_address_is_put_in_code_as_a_bare_url_is() -> None:
+    """GitHub's Markdown links ``www.`` addresses without a scheme (its autolink extension)."""
+    source = "Ask www.attacker.example/leak?d=question, or see https://www.ref.example/a."
+    out = inert_markdown(source, {"https://www.ref.example/a"}).text
+    assert out == (
+        "Ask `www.attacker.example/leak?d=question`, or see https://www.ref.example/a."
+    )
+
+
 def test_code_is_left_as_written_but_loses_its_controls() -> None:
     source = "```\n<b>x</b> ![i](http://e.example/)\n```\nUse `<tag>`\x1b[2J here.\n"
     out = inert_markdown(source).text
