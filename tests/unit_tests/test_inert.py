@@ -49,9 +49,7 @@ def test_a_www_address_is_put_in_code_as_a_bare_url_is() -> None:
     """GitHub's Markdown links ``www.`` addresses without a scheme (its autolink extension)."""
     source = "Ask www.attacker.example/leak?d=question, or see https://www.ref.example/a."
     out = inert_markdown(source, {"https://www.ref.example/a"}).text
-    assert out == (
-        "Ask `www.attacker.example/leak?d=question`, or see https://www.ref.example/a."
-    )
+    assert out == ("Ask `www.attacker.example/leak?d=question`, or see https://www.ref.example/a.")
 
 
 def test_code_is_left_as_written_but_loses_its_controls() -> None:
