@@ -85,32 +85,3 @@ def test_a_window_does_not_take_a_sentence_another_window_holds() -> None:
     assert "is a chain reaction" in quoted
     starts = sorted((s.start, s.end) for s in spans)
     assert all(a[1] <= b[0] for a, b in itertools.pairwise(starts))
-
-
-# the definition opens with the step's terms; the other sentences name them in passing, and
-# are shorter, so BM25 alone would rank one of them first
-PARTIAL = _document(
-    "file:///c/partial.md",
-    "# Indexes\n\n"
-    "Some queries on the same condition use a partial index.\n\n"
-    "A partial index covers only the rows that satisfy its WHERE clause, so it is smaller and "
-    "cheaper to keep up to date.\n\n"
-    "Big tables gain the most from a partial index.",
-)
-PARTIAL_STEP = PlanStep(id="s01", title="What is a partial index")
-DEFINITION = "A partial index covers only the rows"
-
-
-def test_a_sentence_that_opens_with_the_step_terms_comes_first() -> None:
-    spans = select_evidence([PARTIAL], PARTIAL_STEP, [PARTIAL_STEP.title], limit=3)
-    assert len(spans) == 3
-    assert spans[0].quote.startswith(DEFINITION)
-
-
-def test_without_the_subject_boost_a_shorter_passing_mention_comes_first(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The test above holds because of the boost, not by accident of the scores."""
-    monkeypatch.setattr(evidence, "SUBJECT_BOOST", 0.0)
-    spans = select_evidence([PARTIAL], PARTIAL_STEP, [PARTIAL_STEP.title], limit=3)
-    assert not spans[0].quote.startswith(DEFINITION)

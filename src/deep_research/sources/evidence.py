@@ -3,8 +3,7 @@
 The step's pages are cut into passages and ranked across pages within the depth's token budget
 (:mod:`deep_research.sources.passages`). Offline, the quotable sentences of those passages are
 then ranked together (BM25 on the step's terms over the sentences and over their headings, the
-page's title and section, boosted by the score of the passage they stand in and when the
-sentence opens with one of the step's terms) and chosen by
+page's title and section, boosted by the score of the passage they stand in) and chosen by
 maximal marginal relevance: each next one is the most relevant once its likeness to what is
 already chosen is subtracted, so a sentence that repeats a chosen one gives way to one that
 says something else. A page's abbreviation of the step's words ("WAL" for write-ahead
@@ -75,13 +74,6 @@ HEAD_WEIGHT = 1.0
 """Weight of the BM25 score of a sentence's headings (its page's title and its section) added
 to the sentence's own: a sentence under a heading that names the step's subject ("Write-Ahead
 Logging") is on it even when it calls the subject by another name ("WAL") or by "it"."""
-
-SUBJECT_BOOST = 0.5
-"""A sentence whose first content word is one of the step's terms scores this much higher
-(score × 1.5): it is about what the step asks ("A partial index is an index over a subset of
-the rows", "WAL does not work over a network filesystem"), where one that names the term
-later mentions it in passing. On a page that repeats the step's terms in every sentence, this
-is what tells its statements about the subject from the rest."""
 
 WINDOW_SENTENCES = 3
 """Most sentences in one window (see docs/decisions.md for the measurements of this and the
@@ -245,8 +237,7 @@ def _scores(
     """Each candidate's score for the step.
 
     BM25 over the pooled candidates plus :data:`HEAD_WEIGHT` times BM25 over their headings,
-    boosted by the score of the passage the sentence stands in (which saw the page's lead) and
-    by :data:`SUBJECT_BOOST` when the sentence opens with a step term.
+    boosted by the score of the passage the sentence stands in (which saw the page's lead).
     """
     heads = [
         content_tokens(f"{passages[c.passage].title} {c.sentence.section or ''}")
@@ -256,12 +247,10 @@ def _scores(
     headings = BM25(heads)
     best = max((p.score for p in passages), default=0.0)
     passage_share = [p.score / best if best > 0 else 0.0 for p in passages]
-    wanted = set(query)
     scores: list[float] = []
     for i, candidate in enumerate(candidates):
         own = bm25.score(query, i) + HEAD_WEIGHT * headings.score(query, i)
-        subject = 1 + SUBJECT_BOOST if bags[i] and bags[i][0] in wanted else 1.0
-        scores.append(subject * own * (1 + PASSAGE_WEIGHT * passage_share[candidate.passage]))
+        scores.append(own * (1 + PASSAGE_WEIGHT * passage_share[candidate.passage]))
     return scores
 
 
