@@ -281,7 +281,28 @@ def _writing_connection(owner: object) -> Connection | None:
     return writing[1] if writing is not None and writing[0] is owner else None
 
 
-class BoundedPostgresSaver(ShortVersions, AsyncPostgresSaver):
+class _WritesInOpenThreads:
+    """A LangGraph PostgreSQL saver or store that writes in the transaction of :func:`open_threads`.
+
+    ``_cursor`` is where LangGraph's saver and store take their connections
+    (:mod:`~deep_research.langgraph_internals`).
+    """
+
+    @asynccontextmanager
+    async def _cursor(
+        self, *, pipeline: bool = False
+    ) -> AsyncIterator[psycopg.AsyncCursor[DictRow]]:
+        """A cursor as LangGraph's, or in the transaction of a write (:func:`open_threads`)."""
+        connection = _writing_connection(self)
+        if connection is None:
+            async with super()._cursor(pipeline=pipeline) as cursor:  # type: ignore[misc]
+                yield cursor
+            return
+        async with connection.cursor(binary=True, row_factory=dict_row) as cursor:
+            yield cursor
+
+
+class BoundedPostgresSaver(_WritesInOpenThreads, ShortVersions, AsyncPostgresSaver):
     """``AsyncPostgresSaver`` whose every call ends within the operation timeout.
 
     Its channel versions are short (:mod:`~deep_research.persistence.versions`).
@@ -331,19 +352,6 @@ class BoundedPostgresSaver(ShortVersions, AsyncPostgresSaver):
                     return
             yield item
 
-    @asynccontextmanager
-    async def _cursor(
-        self, *, pipeline: bool = False
-    ) -> AsyncIterator[psycopg.AsyncCursor[DictRow]]:
-        """A cursor as LangGraph's, or in the transaction of a write (:func:`open_threads`)."""
-        connection = _writing_connection(self)
-        if connection is None:
-            async with super()._cursor(pipeline=pipeline) as cursor:
-                yield cursor
-            return
-        async with connection.cursor(binary=True, row_factory=dict_row) as cursor:
-            yield cursor
-
     def _open_thread(self, config: RunnableConfig) -> AbstractAsyncContextManager[None]:
         return open_threads(self, self.pool, [str(config["configurable"]["thread_id"])])
 
@@ -384,7 +392,7 @@ class BoundedPostgresSaver(ShortVersions, AsyncPostgresSaver):
             return await super().aget_delta_channel_history(config=config, channels=channels)
 
 
-class BoundedPostgresStore(AsyncPostgresStore):
+class BoundedPostgresStore(_WritesInOpenThreads, AsyncPostgresStore):
     """``AsyncPostgresStore`` whose every batch ends within the operation timeout."""
 
     def __init__(
@@ -417,16 +425,3 @@ class BoundedPostgresStore(AsyncPostgresStore):
                 return await super().abatch(ops)
             async with open_threads(self, self.pool, threads):
                 return await super().abatch(ops)
-
-    @asynccontextmanager
-    async def _cursor(
-        self, *, pipeline: bool = False
-    ) -> AsyncIterator[psycopg.AsyncCursor[DictRow]]:
-        """A cursor as LangGraph's, or in the transaction of a write (:func:`open_threads`)."""
-        connection = _writing_connection(self)
-        if connection is None:
-            async with super()._cursor(pipeline=pipeline) as cursor:
-                yield cursor
-            return
-        async with connection.cursor(binary=True, row_factory=dict_row) as cursor:
-            yield cursor
