@@ -8,6 +8,10 @@ nothing leaves the machine.
 
 Fault mode (``scripted_openai(faults=0.3)``): that share of the structured replies is
 malformed, each of the :data:`FAULTS` kinds in turn, the way real endpoints misbehave.
+
+Held replies (``scripted_openai(holds=...)``): a request that mentions a word held in
+:class:`Holds` is answered only once the word is let go, so a run stays in flight for as long
+as a test needs, however slow the machine.
 """
 
 from __future__ import annotations
@@ -160,6 +164,35 @@ def _spoiled(kind: str, name: str, arguments: dict[str, Any]) -> tuple[dict[str,
     return {"tool_calls": [{**call, "function": {"name": name, "arguments": text}}]}, "tool_calls"
 
 
+class Holds:
+    """Words whose requests wait: a request mentioning a held word is answered once it is let go."""
+
+    def __init__(self, timeout: float = 120.0) -> None:
+        self._held: set[str] = set()
+        self._changed = threading.Condition()
+        self._timeout = timeout
+        """The longest a request waits (a test that never lets go does not hang the server)."""
+
+    @contextmanager
+    def hold(self, word: str) -> Iterator[None]:
+        """Hold the requests that mention ``word`` until the block is left."""
+        with self._changed:
+            self._held.add(word)
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._held.discard(word)
+                self._changed.notify_all()
+
+    def wait(self, text: str) -> None:
+        """Return once no word ``text`` mentions is held (or after the timeout)."""
+        with self._changed:
+            self._changed.wait_for(
+                lambda: not any(word in text for word in self._held), self._timeout
+            )
+
+
 def _call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     function = {"name": name, "arguments": json.dumps(arguments)}
     return {
@@ -208,6 +241,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.requests.append(body)  # type: ignore[attr-defined]
+        self.server.holds.wait(json.dumps(body["messages"]))  # type: ignore[attr-defined]
         time.sleep(self.server.delay)  # type: ignore[attr-defined]
         with self.server.lock:  # type: ignore[attr-defined]
             events = list(_events(body, self.server.faults))  # type: ignore[attr-defined]
@@ -252,21 +286,22 @@ def _completion(events: list[dict[str, Any]]) -> dict[str, Any]:
 
 @contextmanager
 def scripted_openai(
-    faults: float = 0.0, delay: float = 0.0
+    faults: float = 0.0, delay: float = 0.0, holds: Holds | None = None
 ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """Serve the scripted endpoint; yield its base URL and the list of requests it received.
 
     Args:
         faults: The share of structured replies that are malformed (see :data:`FAULTS`).
         delay: Seconds each reply waits, as a slow model would (runs then stay in flight).
+        holds: The words whose requests wait until they are let go (none by default).
     """
-    with fault_openai(faults, delay=delay) as (base_url, requests, _):
+    with fault_openai(faults, delay=delay, holds=holds) as (base_url, requests, _):
         yield base_url, requests
 
 
 @contextmanager
 def fault_openai(
-    share: float, offset: int = 0, delay: float = 0.0
+    share: float, offset: int = 0, delay: float = 0.0, holds: Holds | None = None
 ) -> Iterator[tuple[str, list[dict[str, Any]], Faults]]:
     """:func:`scripted_openai`, yielding also the :class:`Faults` that says what was spoiled.
 
@@ -274,12 +309,14 @@ def fault_openai(
         share: The share of structured replies that are malformed.
         offset: The kind of the first malformed reply (an index in :data:`FAULTS`).
         delay: Seconds each reply waits.
+        holds: The words whose requests wait until they are let go (none by default).
     """
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     server.requests = []  # type: ignore[attr-defined]
     server.faults = Faults(share, offset)  # type: ignore[attr-defined]
     server.lock = threading.Lock()  # type: ignore[attr-defined]
     server.delay = delay  # type: ignore[attr-defined]
+    server.holds = holds or Holds()  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

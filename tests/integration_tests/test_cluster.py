@@ -34,7 +34,7 @@ from tests.integration_tests.cluster_process import (
     aegra_cluster,
     ensure_cluster_python,
 )
-from tests.integration_tests.fake_openai import scripted_openai
+from tests.integration_tests.fake_openai import Holds, scripted_openai
 
 pytestmark = [pytest.mark.server, pytest.mark.postgres]
 
@@ -47,6 +47,8 @@ OFFLINE = {"model": "offline", "depth": "light", "allow_clarification": False}
 SLOW = {"depth": "light", "allow_clarification": False}
 """A run on the scripted model (the instances' default), each of its replies delayed."""
 QUESTION = "How do LFP and NMC batteries compare for grid storage?"
+HELD = "[held]"
+"""In a question, the run's model requests wait while a test holds this word (see ``holds``)."""
 
 
 def _database(admin: str, name: str, scheme: str) -> str:
@@ -63,7 +65,15 @@ def _drop(admin: str, name: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def cluster(postgres_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+def holds() -> Holds:
+    """The words whose model requests wait, for the tests that need a run to stay in flight."""
+    return Holds()
+
+
+@pytest.fixture(scope="module")
+def cluster(
+    postgres_url: str, tmp_path_factory: pytest.TempPathFactory, holds: Holds
+) -> Iterator[Cluster]:
     """Two Aegra instances with auth (alice, bob, carol), their own two databases."""
     admin = _database(postgres_url, "postgres", "postgresql")
     base = urlsplit(postgres_url).path.lstrip("/")
@@ -77,7 +87,7 @@ def cluster(postgres_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
         "REAPER_INTERVAL_SECONDS": "2",
         "STUCK_PENDING_THRESHOLD_SECONDS": "10",
     }
-    with scripted_openai(delay=0.5) as (base_url, _requests):
+    with scripted_openai(delay=0.5, holds=holds) as (base_url, _requests):
         env |= {"OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-scripted"}
         try:
             with aegra_cluster(
@@ -303,7 +313,7 @@ async def test_purge_reaches_the_data_aegra_keeps(cluster: Cluster, postgres_url
 
 
 async def test_the_command_lines_purge_reaches_the_data_aegra_keeps(
-    cluster: Cluster, postgres_url: str
+    cluster: Cluster, postgres_url: str, holds: Holds
 ) -> None:
     """``deep-research purge --user`` with Aegra's database erases the chats there, and ours."""
     aegra_url, domain_url = _aegra_url(postgres_url), _domain_url(postgres_url)
@@ -330,12 +340,17 @@ async def test_the_command_lines_purge_reaches_the_data_aegra_keeps(
 
     async with _client(cluster, 1, "frank") as frank:  # a run in flight: refused, nothing erased
         thread = (await frank.threads.create())["thread_id"]
-        run = await frank.runs.create(thread, "deep_research", input=_ask(QUESTION), context=SLOW)
-        refused = purge()
-        assert refused.returncode != 0 and "still pending or running" in refused.stderr
-        for kept in threads:
-            assert "checkpoints" in await _left_in_aegra(aegra_url, kept)
+        # Its model's replies wait until the hold ends: the run is pending or running all the
+        # while the purge (seconds to start, more on a loaded machine) looks at Aegra's runs.
+        with holds.hold(HELD):
+            question = _ask(f"{QUESTION} {HELD}")
+            run = await frank.runs.create(thread, "deep_research", input=question, context=SLOW)
+            refused = purge()
+            assert refused.returncode != 0 and "still pending or running" in refused.stderr
+            for kept in threads:
+                assert "checkpoints" in await _left_in_aegra(aegra_url, kept)
         await frank.runs.join(thread, run["run_id"])
+        assert (await frank.runs.get(thread, run["run_id"]))["status"] == "success"
         threads.append(thread)
 
     purged = purge()
