@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -28,6 +29,8 @@ from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import NotFoundError
 from psycopg import sql
 
+from deep_research.persistence.db import open_database
+from deep_research.server.aegra_purge import erase_from_aegra
 from tests.integration_tests.cluster_process import (
     CLUSTER_PYTHON,
     Cluster,
@@ -364,6 +367,69 @@ async def test_the_command_lines_purge_reaches_the_data_aegra_keeps(
     # page text only frank's chats read is gone; what other chats still cite stays
     still_cited = await _documents(domain_url, but="frank")
     assert await _stored_documents(aegra_url, franks) <= still_cited
+
+
+async def _waiting_deletes(aegra_url: str) -> int:
+    """Statements deleting in Aegra's database that wait for a lock."""
+    async with await psycopg.AsyncConnection.connect(aegra_url) as conn:
+        rows = await conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND wait_event_type = 'Lock' AND query ILIKE 'delete from checkpoints %%'"
+        )
+        (count,) = await rows.fetchone() or (0,)
+        return int(count)
+
+
+async def _record_run(aegra_url: str, thread: str, user: str) -> None:
+    """Record a pending run of ``thread``, as Aegra does when a run is asked for."""
+    async with await psycopg.AsyncConnection.connect(aegra_url) as conn:
+        await conn.execute(
+            "INSERT INTO runs (thread_id, user_id, status) VALUES (%s, %s, 'pending')",
+            (thread, user),
+        )
+        await conn.commit()
+
+
+async def test_no_run_is_recorded_on_a_chat_while_the_command_line_purge_erases_it(
+    cluster: Cluster, postgres_url: str
+) -> None:
+    """A run recorded between the purge's look at the runs and its deletes would be claimed by
+    a worker and write the chat back; it waits for the purge instead, and finds no chat."""
+    aegra_url, domain_url = _aegra_url(postgres_url), _domain_url(postgres_url)
+    thread = str(uuid.uuid4())
+    async with await psycopg.AsyncConnection.connect(aegra_url, autocommit=True) as conn:
+        await conn.execute(
+            "INSERT INTO thread (thread_id, user_id) VALUES (%s, 'henry')", (thread,)
+        )
+        await conn.execute(
+            "INSERT INTO checkpoints"
+            " (thread_id, checkpoint_ns, checkpoint_id, checkpoint, metadata)"
+            " VALUES (%s, '', 'held', '{}', '{}')",
+            (thread,),
+        )
+    async with (
+        await psycopg.AsyncConnection.connect(aegra_url) as holder,
+        open_database(domain_url) as database,
+    ):
+        # the purge waits at its first delete, past its look at the runs (there are none)
+        await holder.execute("SELECT 1 FROM checkpoints WHERE thread_id = %s FOR UPDATE", (thread,))
+        purge = asyncio.create_task(
+            erase_from_aegra(aegra_url, database, user_id="henry", threads=[thread])
+        )
+        deadline = time.monotonic() + 30
+        while not await _waiting_deletes(aegra_url):
+            assert time.monotonic() < deadline, "the purge did not reach its deletes"
+            assert not purge.done(), purge
+            await asyncio.sleep(0.05)
+        run = asyncio.create_task(_record_run(aegra_url, thread, "henry"))
+        done, _ = await asyncio.wait({run}, timeout=2)
+        assert not done, "a run was recorded on the chat the purge is erasing"
+        await holder.rollback()
+        erased = await purge
+    assert erased.records == 1
+    with pytest.raises(psycopg.errors.ForeignKeyViolation):
+        await run  # recorded after the purge: its chat is gone
+    assert await _left_in_aegra(aegra_url, thread) == {}
 
 
 async def test_a_purge_stops_a_run_in_flight_and_nothing_is_written_back(

@@ -14,6 +14,11 @@ the store, Aegra's ``thread`` row and with it (by cascade) the thread's ``runs``
 and no other chat does. With ``all_owned`` (``purge --user``) also every other thread Aegra
 holds for the user, the user's crons and the items of the user's own store namespaces.
 
+It erases in one transaction, holding Aegra's rows of the chats' threads (``FOR UPDATE``) from
+its look at their runs until it commits: while a run of one of them is pending or running it
+refuses, erasing nothing; a run asked for meanwhile waits for it, then finds its chat gone. So
+no worker claims a run that writes a purged chat back.
+
 It is called before :func:`~deep_research.persistence.erase.erase_chats` erases the chats'
 rows (which say which page text the chats referred to), and can be run again: a purge
 interrupted anywhere is finished by running it again.
@@ -94,22 +99,22 @@ async def erase_from_aegra(
         AegraRunsActiveError: a run of one of the threads is pending or running; an instance
             would write its checkpoints back. Cancel it (or purge over HTTP, which does) first.
     """
-    async with await AsyncConnection.connect(
-        url.replace("+psycopg", "", 1), autocommit=True, prepare_threshold=0, row_factory=dict_row
-    ) as conn:
-        owned = await _column(conn, "SELECT thread_id FROM thread WHERE user_id = %s", user_id)
-        doomed = list(dict.fromkeys([*threads, *(owned if all_owned else [])]))
-        active = await _column(
-            conn,
-            "SELECT run_id FROM runs WHERE thread_id = ANY(%s) AND status = ANY(%s)",
-            doomed,
-            list(ACTIVE),
+    async with (
+        await AsyncConnection.connect(
+            url.replace("+psycopg", "", 1),
+            autocommit=True,
+            prepare_threshold=0,
+            row_factory=dict_row,
+        ) as conn,
+        conn.transaction(),
+    ):
+        owned = (
+            await _column(conn, "SELECT thread_id FROM thread WHERE user_id = %s", user_id)
+            if all_owned
+            else []
         )
-        if active:
-            raise AegraRunsActiveError(
-                f"{len(active)} run(s) of these chats are still pending or running on Aegra;"
-                " cancel them, or purge over HTTP (which cancels them), then purge again"
-            )
+        doomed = list(dict.fromkeys([*threads, *owned]))
+        first = await _lock_idle(conn, doomed)
         documents = await _documents_only_of(database, user_id=user_id, threads=doomed)
         checkpointer = AsyncPostgresSaver(conn)
         async with AsyncPostgresStore(conn) as store:
@@ -125,14 +130,52 @@ async def erase_from_aegra(
                         for item in found:
                             await store.adelete(item.namespace, item.key)
                         items += len(found)
+            # A row Aegra created meanwhile (a run asked for on a chat it then had no row for)
+            # was not locked above: lock it and look again (refusing now rolls all of the purge
+            # back), and erase what a run on it wrote. Rows created after this look stay.
+            locked = await _lock_idle(conn, doomed)
+            for thread in sorted(set(locked) - set(first)):
+                await checkpointer.adelete_thread(thread)
+                await drop_stages(store, thread_namespace(thread))
         records = await conn.execute(
-            "DELETE FROM thread WHERE thread_id = ANY(%s) AND user_id = %s", (doomed, user_id)
+            "DELETE FROM thread WHERE thread_id = ANY(%s) AND user_id = %s", (locked, user_id)
         )
         if all_owned:
             await conn.execute("DELETE FROM crons WHERE user_id = %s", (user_id,))
     return AegraErased(
         threads=tuple(doomed), records=records.rowcount, documents=len(documents), items=items
     )
+
+
+async def _lock_idle(conn: AsyncConnection[DictRow], threads: list[str]) -> list[str]:
+    """Lock Aegra's rows of ``threads`` (the ids of those it has), unless one has a run in flight.
+
+    The lock (``FOR UPDATE``, held until the purge commits or rolls back) makes a run asked for
+    on one of the threads wait: Aegra records a run, before any worker can claim it, in a
+    transaction that updates the thread's row and inserts the run's (whose key refers to the
+    thread's). So a run is recorded before this looks, and refused here, or after the purge
+    has committed, when its thread is gone (Aegra's request then fails, or starts a new chat).
+
+    Raises:
+        AegraRunsActiveError: a run of one of the threads is pending or running.
+    """
+    locked = await _column(
+        conn,
+        "SELECT thread_id FROM thread WHERE thread_id = ANY(%s) ORDER BY thread_id FOR UPDATE",
+        threads,
+    )
+    active = await _column(
+        conn,
+        "SELECT run_id FROM runs WHERE thread_id = ANY(%s) AND status = ANY(%s)",
+        threads,
+        list(ACTIVE),
+    )
+    if active:
+        raise AegraRunsActiveError(
+            f"{len(active)} run(s) of these chats are still pending or running on Aegra;"
+            " cancel them, or purge over HTTP (which cancels them), then purge again"
+        )
+    return locked
 
 
 async def _column(conn: AsyncConnection[DictRow], query: str, *params: object) -> list[str]:
