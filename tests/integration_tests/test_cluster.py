@@ -433,25 +433,28 @@ async def test_no_run_is_recorded_on_a_chat_while_the_command_line_purge_erases_
 
 
 async def test_a_purge_stops_a_run_in_flight_and_nothing_is_written_back(
-    cluster: Cluster, postgres_url: str
+    cluster: Cluster, postgres_url: str, holds: Holds
 ) -> None:
-    """The purge cancels the run through Aegra, waits for it, erases; the run writes nothing."""
+    """The purge cancels the run through Aegra, waits for it, erases; the run writes nothing.
+
+    The run's model replies are held for the whole purge, so the run cannot end by itself:
+    had the purge not cancelled it, it would have waited its 60 s and answered 409.
+    """
     aegra_url = _aegra_url(postgres_url)
-    async with _client(cluster, 0, "grace") as grace:
-        thread = (await grace.threads.create())["thread_id"]
-        run = await grace.runs.create(thread, "deep_research", input=_ask(QUESTION), context=SLOW)
-        deadline = time.monotonic() + 30
-        while (await grace.runs.get(thread, run["run_id"]))["status"] != "running":
-            assert time.monotonic() < deadline, "the run did not start"
-            await asyncio.sleep(0.2)
-    async with _http(cluster, 1, "grace") as http:  # the other instance than the run's entry
-        started = time.monotonic()
-        purged = await http.post("/me/purge", timeout=90)
-    assert purged.status_code == 200, purged.text
-    # about 0.2 s: the run was cancelled; left to finish, it takes about 5 s more
-    assert time.monotonic() - started < 2
-    assert await _left_in_aegra(aegra_url, thread) == {}
-    await asyncio.sleep(3)  # a run still going would checkpoint again within this
+    with holds.hold(HELD):
+        async with _client(cluster, 0, "grace") as grace:
+            thread = (await grace.threads.create())["thread_id"]
+            question = _ask(f"{QUESTION} {HELD}")
+            run = await grace.runs.create(thread, "deep_research", input=question, context=SLOW)
+            deadline = time.monotonic() + 30
+            while (await grace.runs.get(thread, run["run_id"]))["status"] != "running":
+                assert time.monotonic() < deadline, "the run did not start"
+                await asyncio.sleep(0.2)
+        async with _http(cluster, 1, "grace") as http:  # the other instance than the run's entry
+            purged = await http.post("/me/purge", timeout=90)
+        assert purged.status_code == 200, purged.text
+        assert await _left_in_aegra(aegra_url, thread) == {}
+    await asyncio.sleep(3)  # let go, a run still going would checkpoint again within this
     assert await _left_in_aegra(aegra_url, thread) == {}
     assert (await _chat(cluster, 0, "grace", thread)).status_code == 404
 
