@@ -16,12 +16,13 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.types import ASGIApp
 
@@ -30,6 +31,7 @@ from deep_research.ids import THREAD_ID
 from deep_research.persistence import queries
 from deep_research.persistence import repository as repo
 from deep_research.persistence.tables import (
+    Base,
     Chat,
     Citation,
     Claim,
@@ -90,6 +92,9 @@ RowId = Annotated[int, Path(ge=1, le=2**63 - 1, description="a row id")]
 """A row id in a path: a positive 64-bit integer (larger ones are 422, not a database error)."""
 
 logger = logging.getLogger(__name__)
+
+Row = TypeVar("Row", bound=Base)
+Shown = TypeVar("Shown", bound=BaseModel)
 
 RETRY_AFTER_SECONDS = 10
 """The ``Retry-After`` of a 503 answered while the database is unreachable."""
@@ -349,27 +354,13 @@ async def list_iterations(session_id: RowId, user: User) -> list[IterationOut]:
 @app.get("/sessions/{session_id}/sources", tags=["sessions"])
 async def list_sources(session_id: RowId, user: User) -> list[SourceOut]:
     """Every source the session consulted, cited or not, with how reading it went."""
-
-    async def read(store: AsyncSession) -> list[SourceOut]:
-        rows = await queries.list_session_rows(
-            store, user_id=user, session_id=session_id, model=Source
-        )
-        return [SourceOut.model_validate(row) for row in rows]
-
-    return await in_domain_session(read)
+    return await _session_rows(user, session_id, Source, SourceOut)
 
 
 @app.get("/sessions/{session_id}/evidence", tags=["sessions"])
 async def list_evidence(session_id: RowId, user: User) -> list[EvidenceOut]:
     """The evidence spans the researchers selected."""
-
-    async def read(store: AsyncSession) -> list[EvidenceOut]:
-        rows = await queries.list_session_rows(
-            store, user_id=user, session_id=session_id, model=EvidenceSpan
-        )
-        return [EvidenceOut.model_validate(row) for row in rows]
-
-    return await in_domain_session(read)
+    return await _session_rows(user, session_id, EvidenceSpan, EvidenceOut)
 
 
 @app.get("/sessions/{session_id}/claims", tags=["sessions"])
@@ -404,12 +395,19 @@ async def list_claims(session_id: RowId, user: User) -> list[ClaimOut]:
 @app.get("/sessions/{session_id}/events", tags=["sessions"])
 async def list_events(session_id: RowId, user: User) -> list[EventOut]:
     """The session's progress events, in the order they happened."""
+    return await _session_rows(user, session_id, ResearchEvent, EventOut)
 
-    async def read(store: AsyncSession) -> list[EventOut]:
+
+async def _session_rows(
+    user: str, session_id: int, model: type[Row], out: type[Shown]
+) -> list[Shown]:
+    """The rows of ``model`` of one of ``user``'s sessions, each as ``out`` shows it."""
+
+    async def read(store: AsyncSession) -> list[Shown]:
         rows = await queries.list_session_rows(
-            store, user_id=user, session_id=session_id, model=ResearchEvent
+            store, user_id=user, session_id=session_id, model=model
         )
-        return [EventOut.model_validate(row) for row in rows]
+        return [out.model_validate(row) for row in rows]
 
     return await in_domain_session(read)
 
