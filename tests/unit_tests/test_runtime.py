@@ -24,7 +24,7 @@ from deep_research.persistence.recorder import Batch, RunScope, authenticated_us
 from deep_research.preferences import Preferences, put_user_preferences
 from deep_research.server import auth as server_auth
 from deep_research.server.aegra import ADMISSION_KEY, AegraRuntime
-from deep_research.server.database import domain_session
+from deep_research.server.database import domain_database
 from deep_research.server.graph import ServerRecorder
 from deep_research.server.langgraph_server import LangGraphApiRuntime
 from deep_research.server.run_cap import RunLimiter
@@ -131,7 +131,7 @@ async def test_run_checks_refuse_the_same_requests_on_both_runtimes(
 async def test_preferences_reach_the_run_the_way_each_runtime_takes_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    async with domain_session() as session:
+    async with (await domain_database()).session_scope() as session:
         await put_user_preferences(
             session, user_id="alice", preferences=Preferences(depth="light", mode="web_search")
         )
@@ -212,7 +212,7 @@ async def test_the_served_graph_records_only_as_the_authenticated_user() -> None
         await graph.ainvoke({}, {"configurable": sent})
     alice = {**sent, "langgraph_auth_user": Authenticated("alice")}
     await graph.ainvoke({}, {"configurable": alice})
-    async with domain_session() as session:
+    async with (await domain_database()).session_scope() as session:
         assert (await queries.get_chat(session, user_id="alice", thread_id="t-record")).title
         with pytest.raises(NotFoundError):
             await queries.get_chat(session, user_id="bob", thread_id="t-record")

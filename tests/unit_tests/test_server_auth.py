@@ -31,7 +31,7 @@ from deep_research.preferences import (
 )
 from deep_research.server import auth as server_auth
 from deep_research.server.cors import CORSPolicy, allowed_origins
-from deep_research.server.database import domain_session
+from deep_research.server.database import domain_database
 from deep_research.server.run_cap import DatabaseSource, RunLimiter
 from deep_research.server.tokens import TokenVerifier, key_id, sign_token
 from deep_research.services import Services
@@ -263,9 +263,9 @@ async def test_runs_take_the_users_preferences_where_the_caller_set_nothing(
 ) -> None:
     _configure(monkeypatch, DEEP_RESEARCH_AUTH_TOKENS=f"{ALICE}=alice")
     preferences = Preferences(depth="light", mode="web_search", system_instructions="In French.")
-    async with domain_session() as session:
+    async with (await domain_database()).session_scope() as session:
         await put_user_preferences(session, user_id="alice", preferences=preferences)
-    async with domain_session() as session:
+    async with (await domain_database()).session_scope() as session:
         assert await get_user_preferences(session, user_id="alice") == preferences
         assert await get_user_preferences(session, user_id="bob") == Preferences()
     value: dict[str, Any] = {"metadata": {}, "kwargs": {"context": {"depth": "medium"}}}
