@@ -39,7 +39,8 @@ def _after_fork() -> None:
     _WORKER = _worker()
 
 
-os.register_at_fork(after_in_child=_after_fork)
+if hasattr(os, "register_at_fork"):  # POSIX; Windows does not fork
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 async def in_turn(function: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
