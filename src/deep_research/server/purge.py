@@ -140,9 +140,9 @@ async def purge_user(*, user_id: str) -> Erased:
     """
     runtime = current_runtime()
     erased = Erased(threads=(), documents=0)
+    threads, owned = await _chat_threads(user_id), await runtime.owned_threads(user_id)
     for _ in range(PURGE_ROUNDS):
-        threads = await _chat_threads(user_id)
-        await stop_runs([*threads, *await runtime.owned_threads(user_id)])
+        await stop_runs([*threads, *owned])
         await runtime.forget_threads(user_id, threads, all_owned=True)
         async with runtime.stores() as stores:
             more = await erase_user(
@@ -153,7 +153,8 @@ async def purge_user(*, user_id: str) -> Erased:
             documents=erased.documents + more.documents,
             items=erased.items + more.items,
         )
-        if not await _chat_threads(user_id) and not await runtime.owned_threads(user_id):
+        threads, owned = await _chat_threads(user_id), await runtime.owned_threads(user_id)
+        if not threads and not owned:
             return erased
         logger.info("purge of user %s: chats or threads appeared meanwhile; again", user_id)
     raise RunsStillActiveError(

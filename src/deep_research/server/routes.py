@@ -512,11 +512,7 @@ async def put_feedback(message_id: RowId, feedback: FeedbackIn, user: User) -> F
 @app.get("/preferences", tags=["preferences"])
 async def get_preferences(user: User) -> Preferences:
     """Your preferences: the defaults of your runs' mode, depth and system instructions."""
-
-    async def read(store: AsyncSession) -> Preferences:
-        return await get_user_preferences(store, user_id=user)
-
-    return await in_domain_session(read)
+    return await in_domain_session(lambda store: get_user_preferences(store, user_id=user))
 
 
 @app.put("/preferences", tags=["preferences"])
