@@ -85,3 +85,44 @@ def test_a_window_does_not_take_a_sentence_another_window_holds() -> None:
     assert "is a chain reaction" in quoted
     starts = sorted((s.start, s.end) for s in spans)
     assert all(a[1] <= b[0] for a, b in itertools.pairwise(starts))
+
+
+# a lead-in ending with a colon, then a list whose items never name the step's subject
+KILNS = _document(
+    "file:///c/kilns.md",
+    "# Electric kilns\n\n"
+    "Electric kilns have drawbacks that buyers should weigh before they order one. "
+    "The main ones are:\n\n"
+    "- The elements wear out after a few hundred firings.\n"
+    "- A reduction atmosphere cannot be reached without gas.\n"
+    "- Firing large pieces evenly takes a long soak at the top.\n\n"
+    "Some examples of kiln shelves are:\n\n"
+    "```\nshelf 40 x 40 cm\n```",
+)
+KILN_STEP = PlanStep(id="s01", title="What drawbacks do electric kilns have")
+
+
+def test_a_sentence_whose_line_ends_with_a_colon_is_quoted_with_the_list_it_opens() -> None:
+    quotes = [s.quote for s in select_evidence([KILNS], KILN_STEP, [KILN_STEP.title])]
+    opening = next(q for q in quotes if q.startswith("Electric kilns have drawbacks"))
+    assert "The main ones are:" in opening
+    assert "The elements wear out after a few hundred firings." in opening
+    assert "A reduction atmosphere cannot be reached without gas." in opening
+    assert len([s for s in opening.split("\n") if s.startswith("- ")]) == 2  # three sentences
+    assert KILNS.text[KILNS.text.index(opening) :].startswith(opening)  # a verbatim slice
+
+
+def test_a_lead_in_that_nothing_quotable_follows_is_not_quoted() -> None:
+    step = PlanStep(id="s01", title="Which examples of kiln shelves are there")
+    quotes = [s.quote for s in select_evidence([KILNS], step, [step.title])]
+    assert not any(q.rstrip().endswith(":") for q in quotes)
+    assert all("Some examples of kiln shelves" not in q for q in quotes)
+
+
+def test_list_items_are_not_joined_to_a_sentence_that_does_not_introduce_them() -> None:
+    text = (
+        "# Electric kilns\n\nElectric kilns have drawbacks that buyers should weigh.\n\n"
+        "- The elements wear out after a few hundred firings.\n"
+    )
+    quotes = [s.quote for s in select_evidence([_document("file:///c/k.md", text)], KILN_STEP, [])]
+    assert "Electric kilns have drawbacks that buyers should weigh." in quotes

@@ -9,7 +9,9 @@ already chosen is subtracted, so a sentence that repeats a chosen one gives way 
 says something else. A page's abbreviation of the step's words ("WAL" for write-ahead
 logging) counts as those words. Each chosen sentence grows into a window
 of contiguous sentences of its paragraph when its neighbours are on the step's subject too, so
-that a fact stated over two sentences survives; sentences far below the best are not taken.
+that a fact stated over two sentences survives, and a line ending with a colon ("Advantages
+include:") grows into the list it opens, whose items seldom name the subject; sentences far
+below the best are not taken.
 """
 
 from __future__ import annotations
@@ -90,6 +92,9 @@ WINDOW_FLOOR = 0.25
 
 _ANAPHOR = re.compile(r"^(?:it|its|this|these|that|those|they|their|such|then|thus|here)\b", re.I)
 """A sentence opening with one of these words leans on the sentence before it."""
+
+_LIST_MARKER = re.compile(r"(?:[-*•]|\d{1,3}[.)])?")
+"""What may open a list item's line, before its text: a bullet or an item number."""
 
 
 def step_terms(step: PlanStep, queries: Sequence[str] = ()) -> list[str]:
@@ -215,7 +220,7 @@ def _candidates(passages: Sequence[Passage]) -> list[Candidate]:
                 len(s.text) <= MAX_QUOTE_CHARS
                 and word_count(s.text) >= MIN_QUOTE_WORDS
                 and not s.text[0].islower()  # a fragment of a list or a cut-off sentence
-                and ends_sentence(s.text)
+                and (ends_sentence(s.text) or _leads_in(s.text))
                 and (passage.clean or not is_instruction(s.text))
             ):
                 placed = Sentence(
@@ -283,8 +288,10 @@ def _windows(
     while left and len(chosen) < limit:
         seed = max(left, key=lambda i: (gain(i), -i))
         members = _window(passages, candidates, scores, seed, used)
-        used.update(members)
+        used.update(members or [seed])
         left = [i for i in left if i not in used]
+        if not members:
+            continue
         bag = {t for i in members for t in bags[i]}
         chosen.append((_joined(passages, candidates, members, scores[seed]), bag))
     return [window for window, _ in chosen]
@@ -301,25 +308,40 @@ def _window(
 
     A neighbour belongs when it is the next (or previous) sentence of the same passage, on the
     same line, quotable, and on the step's subject (a positive score) or, for the sentence
-    before, when the one after it opens by referring back to it ("It...", "This...").
+    before, when the one after it opens by referring back to it ("It...", "This..."). A line
+    that ends with a colon ("Advantages include:") introduces what follows it: the window goes
+    on into the list it opens, item by item, whatever their scores, and a lead-in that nothing
+    quotable follows is no window at all (empty).
     """
     members = [seed]
+    listing = False  # the window has crossed a colon into what it introduces
 
-    def neighbour(i: int, step: int) -> int | None:
+    def neighbour(i: int, step: int) -> tuple[int, str] | None:
         j = i + step
         if j in used:
             return None
-        return j if _adjacent(passages, candidates, min(i, j), max(i, j)) else None
+        link = _link(passages, candidates, min(i, j), max(i, j))
+        return (j, link) if link else None
 
     while len(members) < WINDOW_SENTENCES:
         after = neighbour(members[-1], 1)
         before = neighbour(members[0], -1)
         if after is not None and (
-            scores[after] > 0 or _ANAPHOR.match(candidates[after].sentence.text)
+            after[1] == "opens"
+            or (listing and after[1] in ("line", "item"))
+            or (
+                after[1] == "line"
+                and (scores[after[0]] > 0 or _ANAPHOR.match(candidates[after[0]].sentence.text))
+            )
         ):
-            grown = [*members, after]
-        elif before is not None and _ANAPHOR.match(candidates[members[0]].sentence.text):
-            grown = [before, *members]
+            grown = [*members, after[0]]
+            opens = after[1] == "opens"
+        elif (
+            before is not None
+            and before[1] == "line"
+            and _ANAPHOR.match(candidates[members[0]].sentence.text)
+        ):
+            grown, opens = [before[0], *members], False
         else:
             break
         if (
@@ -327,23 +349,42 @@ def _window(
             > MAX_WINDOW_CHARS
         ):
             break
-        members = grown
+        members, listing = grown, listing or opens
+    while members and _leads_in(candidates[members[-1]].sentence.text):
+        members.pop()  # a lead-in without what it introduces says nothing
     return members
 
 
-def _adjacent(
+def _leads_in(sentence: str) -> bool:
+    """Whether ``sentence`` introduces what follows it (ends with a colon)."""
+    return sentence.rstrip().endswith(":")
+
+
+def _link(
     passages: Sequence[Passage], candidates: Sequence[Candidate], first: int, second: int
-) -> bool:
-    """Whether candidate ``second`` is the sentence right after ``first``, on the same line."""
+) -> str | None:
+    """How candidate ``second`` follows ``first``, if it comes right after it in their passage.
+
+    ``"line"``: the next sentence, on the same line. ``"opens"``: the first's line ends with a
+    colon (after it, or after a short lead-in of its own) and the second opens the next line,
+    after a list marker at most. ``"item"``: the second opens the next line, after a list
+    marker at most (the next item of a list). ``None``: anything else between them.
+    """
     if first < 0 or second >= len(candidates):
-        return False
+        return None
     a, b = candidates[first], candidates[second]
-    if a.passage != b.passage or b.order != a.order + 1:
-        return False
+    if a.passage != b.passage:
+        return None
     passage = passages[a.passage]
-    return (
-        "\n" not in passage.text[a.sentence.end - passage.start : b.sentence.start - passage.start]
-    )
+    gap = passage.text[a.sentence.end - passage.start : b.sentence.start - passage.start]
+    if "\n" not in gap:
+        return "line" if b.order == a.order + 1 else None
+    rest, _, following = gap.partition("\n")
+    if not all(_LIST_MARKER.fullmatch(line.strip()) for line in following.split("\n")):
+        return None
+    if _leads_in(a.sentence.text + rest) and b.order == a.order + (2 if rest.strip() else 1):
+        return "opens"
+    return "item" if not rest.strip() and b.order == a.order + 1 else None
 
 
 def _joined(
