@@ -126,3 +126,13 @@ def test_list_items_are_not_joined_to_a_sentence_that_does_not_introduce_them() 
     )
     quotes = [s.quote for s in select_evidence([_document("file:///c/k.md", text)], KILN_STEP, [])]
     assert "Electric kilns have drawbacks that buyers should weigh." in quotes
+
+
+def test_a_window_that_took_a_list_ends_with_the_list() -> None:
+    text = (
+        "# Electric kilns\n\nElectric kilns have one drawback that buyers should weigh. "
+        "The main one is:\n\n- The elements wear out after a few hundred firings.\n\n"
+        "Gas burners in a separate shed reach a reduction atmosphere.\n"
+    )
+    quotes = [s.quote for s in select_evidence([_document("file:///c/k.md", text)], KILN_STEP, [])]
+    assert quotes[0].endswith("The elements wear out after a few hundred firings.")

@@ -367,8 +367,8 @@ def _link(
 
     ``"line"``: the next sentence, on the same line. ``"opens"``: the first's line ends with a
     colon (after it, or after a short lead-in of its own) and the second opens the next line,
-    after a list marker at most. ``"item"``: the second opens the next line, after a list
-    marker at most (the next item of a list). ``None``: anything else between them.
+    after a list marker at most. ``"item"``: the second opens the very next line, after a list
+    marker (the next item of a list). ``None``: anything else between them.
     """
     if first < 0 or second >= len(candidates):
         return None
@@ -380,11 +380,13 @@ def _link(
     if "\n" not in gap:
         return "line" if b.order == a.order + 1 else None
     rest, _, following = gap.partition("\n")
-    if not all(_LIST_MARKER.fullmatch(line.strip()) for line in following.split("\n")):
+    lines = [line.strip() for line in following.split("\n")]
+    if not all(_LIST_MARKER.fullmatch(line) for line in lines):
         return None
     if _leads_in(a.sentence.text + rest) and b.order == a.order + (2 if rest.strip() else 1):
         return "opens"
-    return "item" if not rest.strip() and b.order == a.order + 1 else None
+    item = bool(lines[-1]) and len(lines) == 1  # the very next line, after a list marker
+    return "item" if item and not rest.strip() and b.order == a.order + 1 else None
 
 
 def _joined(
