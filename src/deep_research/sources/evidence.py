@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from deep_research.language import without_question_words
 from deep_research.sources.injection import is_instruction
@@ -95,6 +96,9 @@ _ANAPHOR = re.compile(r"^(?:it|its|this|these|that|those|they|their|such|then|th
 
 _LIST_MARKER = re.compile(r"(?:[-*•]|\d{1,3}[.)])?")
 """What may open a list item's line, before its text: a bullet or an item number."""
+
+Link = Literal["line", "opens", "item"]
+"""How one quotable sentence follows another in a window (:func:`_link`)."""
 
 
 def step_terms(step: PlanStep, queries: Sequence[str] = ()) -> list[str]:
@@ -316,7 +320,7 @@ def _window(
     members = [seed]
     listing = False  # the window has crossed a colon into what it introduces
 
-    def neighbour(i: int, step: int) -> tuple[int, str] | None:
+    def neighbour(i: int, step: int) -> tuple[int, Link] | None:
         j = i + step
         if j in used:
             return None
@@ -362,7 +366,7 @@ def _leads_in(sentence: str) -> bool:
 
 def _link(
     passages: Sequence[Passage], candidates: Sequence[Candidate], first: int, second: int
-) -> str | None:
+) -> Link | None:
     """How candidate ``second`` follows ``first``, if it comes right after it in their passage.
 
     ``"line"``: the next sentence, on the same line. ``"opens"``: the first's line ends with a
