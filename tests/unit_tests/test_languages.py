@@ -5,6 +5,8 @@ The Chinese and French corpora under tests/fixtures were written for these tests
 
 from __future__ import annotations
 
+import random
+import re
 import uuid
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
+from deep_research import text as text_module
 from deep_research.context import Context
 from deep_research.engines import OfflineEngine
 from deep_research.graph import build_graph
@@ -21,7 +24,15 @@ from deep_research.persistence.checkpointer import make_serde
 from deep_research.sources import LocalCorpus
 from deep_research.sources.local import default_index_path, query_terms
 from deep_research.state import PlanStep, Report, Verdict
-from deep_research.text import content_tokens, numbers, sentences, split_line, tokens, word_count
+from deep_research.text import (
+    CJK_CLASS,
+    content_tokens,
+    numbers,
+    sentences,
+    split_line,
+    tokens,
+    word_count,
+)
 from deep_research.verification.citations import extract_claims, normalize_draft
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
@@ -51,6 +62,22 @@ def test_tokens_are_the_same_whichever_path_the_text_takes() -> None:
     assert tokens("İstanbul 比亚迪 l’Été") == ["i̇stanbul", "比亚", "亚迪", "été"]
     assert tokens("ΣΊΣΥΦΟΣ, qu’il") == ["σίσυφος", "il"]
     assert tokens("Straße_und 1,200") == ["straße", "und", "1,200"]
+
+
+def test_the_fast_word_patterns_match_as_the_plain_ones() -> None:
+    """Possessive quantifiers, and ``[a-z0-9]`` in lower-cased ASCII, change no match."""
+    cjk, word = rf"[{CJK_CLASS}]", rf"[^\W_{CJK_CLASS}]"
+    plain = re.compile(rf"(?P<cjk>{cjk}+)|(?P<word>{word}+(?:[.,'’]{word}+)*)")
+    plain_spaced = re.compile(r"[^\W_]+(?:[.,'’][^\W_]+)*")
+    r = random.Random(33)
+    for alphabet in ("aZ9_ .,'-\n", "aZ9_ .,'’-éİß比亚\n"):
+        for _ in range(5000):
+            text = "".join(r.choice(alphabet) for _ in range(r.randrange(24)))
+            assert text_module._WORD.findall(text) == plain.findall(text)
+            assert text_module._SPACED_WORD.findall(text) == plain_spaced.findall(text)
+            if text.isascii():
+                lowered = text.lower()
+                assert text_module._ASCII_WORD.findall(lowered) == plain_spaced.findall(lowered)
 
 
 def test_numbers_are_found_inside_cjk_text() -> None:
