@@ -44,10 +44,10 @@ HOT_SPOT_NOTES = {
 EXCESS_NOTES = {
     "researcher": (
         "the researchers read their pages at the same moment, and each then ranks its pages' "
-        "passages (`rank_passages`: sentence splitting, tokenizing, BM25; 10 to 20 ms a step "
-        "here) in the compute worker, in turn (`compute.in_turn`: threads sharing the "
-        "interpreter by turns would all end late together), so the last researcher asks the "
-        "model for its evidence late"
+        "passages (`rank_passages`: sentence splitting, tokenizing, BM25; about 8 ms for a "
+        "step's 10 pages here) in the compute worker, in turn (`compute.in_turn`: threads "
+        "sharing the interpreter by turns would all end late together), so the last researcher "
+        "asks the model for its evidence late"
     ),
 }
 """Why a node's executions run past their calls' latency, as traced when first measured."""
