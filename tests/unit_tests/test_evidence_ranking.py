@@ -136,3 +136,13 @@ def test_a_window_that_took_a_list_ends_with_the_list() -> None:
     )
     quotes = [s.quote for s in select_evidence([_document("file:///c/k.md", text)], KILN_STEP, [])]
     assert quotes[0].endswith("The elements wear out after a few hundred firings.")
+
+
+def test_a_full_width_colon_opens_a_list_too() -> None:
+    text = (
+        "# 电窑\n\n电窑有一些缺点，购买的人在订购之前应该认真考虑这些缺点。主要的有：\n\n"
+        "- 加热元件在几百次烧制之后就会损坏。\n- 没有燃气就无法达到还原气氛。\n"
+    )
+    step = PlanStep(id="s01", title="电窑有哪些缺点")
+    quotes = [s.quote for s in select_evidence([_document("file:///c/zh.md", text)], step, [])]
+    assert "加热元件在几百次烧制之后就会损坏。" in quotes[0]

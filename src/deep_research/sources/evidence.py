@@ -360,8 +360,8 @@ def _window(
 
 
 def _leads_in(sentence: str) -> bool:
-    """Whether ``sentence`` introduces what follows it (ends with a colon)."""
-    return sentence.rstrip().endswith(":")
+    """Whether ``sentence`` introduces what follows it (ends with a colon, or a full-width one)."""
+    return sentence.rstrip().endswith((":", "："))
 
 
 def _link(
