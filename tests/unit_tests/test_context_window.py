@@ -103,6 +103,14 @@ def test_estimates_count_other_scripts_high() -> None:
     assert estimate_tokens("電池" * 100) == 200
 
 
+@pytest.mark.parametrize(
+    "text", ["", "abc", "a\x7f", "\x80", "café au lait", "電池 LFP 3 MWh", "🔋 ok", "x" * 1001]
+)
+def test_token_estimate_counts_ascii_characters_as_a_quarter(text: str) -> None:
+    ascii_chars = sum(1 for char in text if ord(char) < 128)
+    assert estimate_tokens(text) == (ascii_chars + 3) // 4 + len(text) - ascii_chars
+
+
 def test_evidence_is_kept_by_relevance_with_its_keys() -> None:
     evidence = [span(1, relevance=0.1), span(2, relevance=0.9), span(3, relevance=0.5)]
     one = estimate_tokens(evidence[0].quote) + 100

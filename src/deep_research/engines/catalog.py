@@ -122,7 +122,7 @@ def limits_of(
 
 def estimate_tokens(text: str) -> int:
     """Tokens ``text`` takes, estimated high (see the module docstring)."""
-    ascii_chars = sum(1 for char in text if char < "\x80")
+    ascii_chars = len(text) if text.isascii() else len(text.encode("ascii", "ignore"))
     return (ascii_chars + 3) // 4 + (len(text) - ascii_chars)
 
 
