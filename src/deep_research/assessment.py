@@ -35,6 +35,7 @@ from deep_research.state import (
     VerificationSummary,
 )
 from deep_research.urls import domain_of
+from deep_research.verification.checks import Analyses
 from deep_research.verification.citations import MARKER, keys_to_markers, render_numbers
 
 LIMITATIONS_TITLE = label("en", "limitations")
@@ -117,16 +118,19 @@ def _disagree(a: EvidenceSpan, b: EvidenceSpan, comparisons: Comparisons | None 
 
 
 def find_conflicts(
-    evidence: Sequence[EvidenceSpan], cited: Collection[str]
+    evidence: Sequence[EvidenceSpan],
+    cited: Collection[str],
+    analyses: Analyses | None = None,
 ) -> list[tuple[int, int]]:
     """Pairs of positions in ``evidence`` from different sources that disagree.
 
     One side of each pair is evidence the report cites (``cited``: evidence ids); a quote
     belongs to one conflict at most, and at most :data:`MAX_CONFLICTS` are returned.
+    ``analyses``: what the verifier already read from texts (their figures), reused.
     """
     pairs: list[tuple[int, int]] = []
     taken: set[str] = set()
-    comparisons = Comparisons()  # each quote split, each sentence pair compared, once
+    comparisons = Comparisons(analyses)  # each quote split, each sentence pair compared, once
     for i, a in enumerate(evidence):
         if a.id not in cited or a.quote in taken:
             continue
@@ -148,16 +152,18 @@ def assessment_input(
     claims: Sequence[Claim],
     plan: Sequence[PlanStep],
     findings: Sequence[Finding] = (),
+    analyses: Analyses | None = None,
 ) -> Assessment:
     """What the engine's ``assess`` is shown: the report with keys, its limits found so far.
 
     ``draft`` cites evidence with ``[@id]`` markers; ``evidence`` is what the run may cite;
     ``findings`` tell which steps ended thin. The engine sees the cited evidence, then the
     other sides of the conflicts. A step that rewords another (its intent is that step's
-    title) is named by the step it rewords.
+    title) is named by the step it rewords. ``analyses``: what the verifier already read
+    from texts, for :func:`find_conflicts`.
     """
     cited = list(dict.fromkeys(MARKER.findall(draft)))
-    conflicts = find_conflicts(evidence, set(cited))
+    conflicts = find_conflicts(evidence, set(cited), analyses)
     by_id = {e.id: e for e in evidence}
     shown_ids = list(dict.fromkeys([*cited, *(evidence[j].id for _, j in conflicts)]))
     shown = [by_id[i] for i in shown_ids if i in by_id]

@@ -68,14 +68,15 @@ class _Read:
     """Whether it holds a negation (without one on either side, only figures can disagree)."""
 
 
-def _read(text: str) -> _Read:
+def _read(text: str, analyses: Analyses | None = None) -> _Read:
     tokens = content_tokens(text)
     terms = {t for t in tokens if not t[0].isdigit()}
+    figures = analyses.quantities(text) if analyses is not None else quantities(text)
     return _Read(
         frozenset(terms),
         frozenset(_names(text)),
         frozenset([t for t in tokens if t in terms][:SUBJECT_TERMS]),
-        frozenset(q.kind for q in quantities(text)),
+        frozenset(q.kind for q in figures),
         bool(negations(text)),
     )
 
@@ -172,13 +173,18 @@ class Comparisons:
     function of its texts.
     """
 
-    def __init__(self) -> None:
-        """Start with nothing worked out."""
+    def __init__(self, analyses: Analyses | None = None) -> None:
+        """Start with nothing worked out but what ``analyses`` holds.
+
+        Args:
+            analyses: What the checks already read from texts (the verifier's, whose
+                passes read the same quotes' figures; see :class:`~deep_research.verifier.Memo`).
+        """
         self._sentences: dict[str, list[str]] = {}
         self._reads: dict[str, _Read] = {}
         self._pairs: dict[tuple[str, str], bool] = {}
-        self.analyses = Analyses()
-        """Shared by the offline checks of every pair."""
+        self.analyses = analyses if analyses is not None else Analyses()
+        """Shared by the offline checks of every pair, and the sentences' figures."""
 
     def sentences(self, quote: str) -> list[str]:
         """The quote's sentences (the quote itself when it has none)."""
@@ -189,7 +195,7 @@ class Comparisons:
     def read(self, text: str) -> _Read:
         """What the comparison reads from one sentence alone."""
         if text not in self._reads:
-            self._reads[text] = _read(text)
+            self._reads[text] = _read(text, self.analyses)
         return self._reads[text]
 
     def contradict(self, a: str, b: str) -> bool:

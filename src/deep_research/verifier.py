@@ -86,9 +86,10 @@ class Memo:
 
     A revise pass ranks alternates for the very claims the verify pass before it ranked, against
     the same evidence, and each later pass reads the same spans again; a graph keeps one memo
-    (see :class:`~deep_research.services.Services`) so that this is worked out once. Every
-    entry is a pure function of its texts, so a memo changes no result. It is bounded: past
-    :data:`MEMO_LIMIT` ranks it starts afresh.
+    (see :class:`~deep_research.services.Services`) so that this is worked out once; finalize's
+    search for conflicting evidence reads the figures of those spans' sentences from it too.
+    Every entry is a pure function of its texts, so a memo changes no result. It is bounded:
+    past :data:`MEMO_LIMIT` ranks it starts afresh.
     """
 
     def __init__(self, limit: int = MEMO_LIMIT) -> None:

@@ -30,6 +30,9 @@ from deep_research.state import (
     Verdict,
     VerificationSummary,
 )
+from deep_research.verification import alignment
+from deep_research.verification.checks import Analyses
+from deep_research.verification.quantities import Quantity
 from tests.fakes import offline_report
 from tests.unit_tests.test_report_schema import _export, violations
 
@@ -291,9 +294,9 @@ def test_finding_conflicts_compares_each_pair_of_sentences_once(
         compared.append((a, b) if a <= b else (b, a))
         return real(a, b, comparisons)
 
-    def reading(text: str) -> conflicts._Read:
+    def reading(text: str, analyses: Analyses | None = None) -> conflicts._Read:
         read.append(text)
-        return real_read(text)
+        return real_read(text, analyses)
 
     monkeypatch.setattr(conflicts, "_contradict", counting)
     monkeypatch.setattr(conflicts, "_read", reading)
@@ -329,3 +332,30 @@ def test_the_confidence_basis_reads_right_with_a_count_of_one(language: str, exp
     found = [Limitation.model_validate({"kind": k, "text": "t"}) for k in ("conflict", "uncovered")]
     confidence = report_confidence(verification, _refs("https://a.org/"), found, language)
     assert confidence.basis.endswith(expected), confidence.basis
+
+
+def test_finding_conflicts_reads_figures_through_the_analyses_it_is_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from deep_research import conflicts
+
+    evidence = [
+        span(1, HORNSDALE_NOW, "file:///c/hornsdale.md"),
+        span(4, HORNSDALE_2017, "file:///c/fcas.md"),
+    ]
+    fresh = find_conflicts(evidence, {"ev_1"})
+    analyses = Analyses()  # the verifier's, which read the same texts before
+    assert find_conflicts(evidence, {"ev_1"}, analyses) == fresh == [(0, 1)]
+    read: list[str] = []
+    real = conflicts.quantities
+
+    def reading(text: str) -> list[Quantity]:
+        read.append(text)
+        return real(text)
+
+    monkeypatch.setattr(conflicts, "quantities", reading)
+    monkeypatch.setattr(alignment, "quantities", reading)
+    assert find_conflicts(evidence, {"ev_1"}, analyses) == fresh
+    assert read == []  # every figure came from the analyses
+    assert find_conflicts(evidence, {"ev_1"}) == fresh
+    assert read  # without them, the figures are read again

@@ -54,6 +54,7 @@ async def assess(
         state.claims,
         plan,
         state.findings,
+        services.memo.analyses,  # the verify passes read most of these quotes' figures
     )
     return facts, await services.engine_for(context_of(runtime)).assess(facts)
 
