@@ -8,6 +8,7 @@ items stay list items; a rewrite keeps every valid key. (More on cells: test_tab
 
 from __future__ import annotations
 
+import random
 import re
 from typing import Any
 
@@ -20,6 +21,7 @@ from deep_research.nodes.revise import revise_claim, rewritten_cell
 from deep_research.report import sections
 from deep_research.report_html import render_html
 from deep_research.state import Claim, EvidenceSpan, Verdict
+from deep_research.verification import blocks
 from deep_research.verification.blocks import is_link_only, layout
 from deep_research.verification.citations import (
     TableCell,
@@ -119,6 +121,7 @@ def test_lines_that_are_links_or_images_only_are_not_prose() -> None:
     assert is_link_only("* [Docs](https://d.example) | [API](https://a.example)")
     assert is_link_only("https://example.org/page")
     assert not is_link_only("See [the docs](https://d.example) for 3 figures.")
+    assert is_link_only("<https://example.org>") and is_link_only("![a][ref] [b][c]")
     found = layout(["| a | b |", "|---|---|", "| 1 | 2 |", "", "```", "| x |", "```"])
     assert found.rows == {2} and found.table_heads == {0, 1} and found.verbatim == {4, 5, 6}
 
@@ -304,3 +307,31 @@ def test_a_line_that_is_one_inline_code_span_gets_no_period() -> None:
     )
     assert "\n`git status --short`\n- `make test`\n" in draft
     assert [c.text for c in extract_claims(draft)] == ["`LFP` outlasts `NMC`"]
+
+
+def test_the_link_pattern_matches_only_text_holding_a_link_mark() -> None:
+    pieces = [
+        "LFP cells",
+        " [@ev_1]",
+        "[@ev_1][@ev_2]",
+        "[a](b)",
+        "![x](y.png)",
+        "[r][1]",
+        "<b>",
+        "<https://x.org>",
+        "ftp://f.example/a",
+        "HTTPS://X.ORG",
+        "]",
+        "(",
+        "[",
+        "|",
+        " - ",
+        ":",
+        "42 %",
+        "é",
+    ]
+    rng = random.Random(7)
+    for _ in range(3000):
+        line = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 6)))
+        if blocks._LINK.search(line):  # the shortcut in is_link_only never hides a link
+            assert any(mark in line for mark in blocks._LINK_MARKS), line

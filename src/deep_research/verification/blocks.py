@@ -50,6 +50,9 @@ _LINK = re.compile(
     r"|\b(?:https?|ftp)://\S+",  # a bare URL
     re.I,
 )
+_LINK_MARKS = ("](", "][", "<", "://")
+"""Text that every match of :data:`_LINK` holds, one of its forms each: a line with none of it
+has no link (checked first, as the pattern's search of a long prose line is slow)."""
 _LEFT_OVER = re.compile(r"[\s\-–—|·•,;:()]*")
 """What may stand between the links of a link-only line."""
 _CODE_ONLY = re.compile(r"\s*(?:(?:[-*+]|\d+[.)])\s+)?`[^`]+`\s*")
@@ -96,7 +99,7 @@ def is_link_only(line: str) -> bool:
     """A line (or list item) that holds only images, links or URLs, and no words besides."""
     prefix = _LIST_PREFIX.match(line)
     rest = line[prefix.end() :] if prefix else line
-    if not _LINK.search(rest):
+    if not any(mark in rest for mark in _LINK_MARKS) or not _LINK.search(rest):
         return False
     return bool(_LEFT_OVER.fullmatch(_LINK.sub("", rest)))
 
