@@ -135,11 +135,21 @@ async def hot_spots(steps: int, limit: int = 8) -> list[dict[str, Any]]:
     return rows[:limit]
 
 
-def excess_by_node(records: list[CallRecord], latency: dict[str, float]) -> dict[str, float]:
+OUTSIDE_CALLS = "(outside calls)"
+"""The wall time beyond the bound that no node's calls span (see :func:`excess_by_node`)."""
+
+
+def excess_by_node(
+    records: list[CallRecord], latency: dict[str, float], wall: float | None = None
+) -> dict[str, float]:
     """Seconds each node's executions took beyond their share of the bound.
 
-    A researcher counts from its first call's start to its last call's end, against its own
-    chain of dependent calls; the longest researcher of the run is reported.
+    An execution counts from its first call's start to its last call's end. A researcher
+    counts against its own chain of dependent calls; the longest researcher of the run is
+    reported. With the run's ``wall`` time, :data:`OUTSIDE_CALLS` is the rest of the time
+    beyond the bound: the nodes' own computing before their first call and after their last
+    (prompts, reading the draft, the report), executions that make no call, and LangGraph's
+    steps between nodes.
     """
     spans: dict[str, list[CallRecord]] = defaultdict(list)
     for record in records:
@@ -153,6 +163,10 @@ def excess_by_node(records: list[CallRecord], latency: dict[str, float]) -> dict
             excess[node] = max(excess[node], actual - bound)
         else:
             excess[node] += actual - bound
+    if wall is not None:
+        excess[OUTSIDE_CALLS] = (
+            wall - critical_path(records, latency)["bound"] - sum(excess.values())
+        )
     return {node: round(seconds, 3) for node, seconds in excess.items()}
 
 
@@ -174,7 +188,7 @@ async def one_run(steps: int, latency: dict[str, float]) -> dict[str, Any]:
         "bound": bound,
         "ratio": wall / bound["bound"] if bound["bound"] else float("nan"),
         "calls": dict(calls),
-        "excess": excess_by_node(trace.records, latency),
+        "excess": excess_by_node(trace.records, latency, wall),
         "serial": serial_calls(trace.records),
         "sources": len(state.get("sources", [])),
         "plan": len(state.get("plan", [])),

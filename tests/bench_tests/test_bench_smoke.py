@@ -84,6 +84,10 @@ def test_orchestration_run_is_bounded_by_its_critical_path() -> None:
     assert result["plan"] == 2 and result["calls"]["SearchQueries"] == 2
     assert result["bound"]["researchers"] > 0 and result["bound"]["main"] > 0
     assert result["ratio"] >= 0.98
+    # the time beyond the bound is the nodes' and what no node's calls span
+    beyond = result["wall"] - result["bound"]["bound"]
+    assert sum(result["excess"].values()) == pytest.approx(beyond, abs=0.01)
+    assert result["excess"][orchestration.OUTSIDE_CALLS] > 0
 
 
 def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
