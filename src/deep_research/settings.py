@@ -209,7 +209,8 @@ class Settings(BaseSettings):
         default=Path(".data"),
         validation_alias=AliasChoices("DEEP_RESEARCH_DATA_DIR"),
     )
-    """Folder for corpus indexes, caches and SQLite files."""
+    """Folder for corpus indexes, caches and SQLite files; a relative one is taken from the
+    working directory when the settings load, and kept absolute from then on."""
 
     database_url: str | None = Field(default=None, validation_alias="DEEP_RESEARCH_DATABASE_URL")
     """Checkpoints (and the domain store): ``sqlite:///path``, ``postgresql+psycopg://...`` or
@@ -325,6 +326,13 @@ class Settings(BaseSettings):
             return None
         return value
 
+    @field_validator("data_dir", mode="after")
+    @classmethod
+    def _absolute_data_dir(cls, value: Path) -> Path:
+        # Resolved once, here: a relative folder (the default ``.data``) read later would call
+        # ``os.getcwd``, a blocking call that ``langgraph dev`` refuses inside request handlers.
+        return value.expanduser().resolve()
+
     @property
     def served_models(self) -> frozenset[str]:
         """The models a served run may pick (see ``allowed_models``)."""
@@ -346,7 +354,7 @@ class Settings(BaseSettings):
         """The database URL, defaulting to ``sqlite:///<data_dir>/deep_research.sqlite``."""
         if self.database_url:
             return self.database_url
-        return f"sqlite:///{(self.data_dir / 'deep_research.sqlite').resolve()}"
+        return f"sqlite:///{self.data_dir / 'deep_research.sqlite'}"
 
 
 @lru_cache(maxsize=1)

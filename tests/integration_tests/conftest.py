@@ -91,4 +91,4 @@ def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthServer
         "DEEP_RESEARCH_AUTH_SECRET": SECRET,
     }
     with langgraph_dev(workdir, env) as url:
-        yield AuthServer(url=url, data_dir=workdir / "data")
+        yield AuthServer(url=url, data_dir=workdir / ".data")

@@ -20,6 +20,7 @@ from deep_research.server.devserver import DevServerError, dev_server, langgraph
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REMOVED_VARIABLES = (
+    "DEEP_RESEARCH_DATA_DIR",
     "DEEP_RESEARCH_MODEL",
     "DEEP_RESEARCH_DATABASE_URL",
     "DEEP_RESEARCH_AUTH_TOKENS",
@@ -31,14 +32,18 @@ REMOVED_VARIABLES = (
     "LANGCHAIN_API_KEY",
     "LANGGRAPH_API_KEY",
 )
-"""Variables that would give the server a model, a key, auth or somewhere else to send traffic."""
+"""Variables that would give the server a model, a key, auth, somewhere else to send traffic,
+or a data folder other than a newcomer's (the relative default ``.data``)."""
 
 
 @contextmanager
 def langgraph_dev(
     workdir: Path, env: Mapping[str, str] | None = None, *, config: Path | None = None
 ) -> Iterator[str]:
-    """Run ``langgraph dev`` on a free port with its data in ``workdir``; yield its URL.
+    """Run ``langgraph dev`` on a free port in ``workdir``; yield its URL.
+
+    Its data folder is the default a newcomer gets, ``.data`` relative to its working
+    directory (``workdir/.data``), unless ``env`` names another.
 
     ``config`` is the ``langgraph.json`` to serve (default: the repository's; relative paths
     in another one are resolved against its own folder). Skips when the ``langgraph``
@@ -46,7 +51,7 @@ def langgraph_dev(
     """
     if langgraph_executable() is None:
         pytest.skip("the `langgraph` executable is missing: install the dev extra (make install)")
-    environment = {"DEEP_RESEARCH_DATA_DIR": str(workdir / "data"), **(env or {})}
+    environment = dict(env or {})
     try:
         with dev_server(
             config or REPO_ROOT / "langgraph.json",

@@ -86,7 +86,7 @@ async def test_synthesis_tokens_stream_on_messages_with_the_custom_events(
     assert plans and not missing, (sequence, [m[-200:] for m in missing])
     assert judges and not any("Write for engineers." in s for s in judges)
     assert sequence.count("ChatTitle") == 1
-    with sqlite3.connect(workdir / "data" / "deep_research.sqlite") as db:
+    with sqlite3.connect(workdir / ".data" / "deep_research.sqlite") as db:
         (title,) = db.execute("SELECT title FROM chats WHERE thread_id = ?", (thread,)).fetchone()
     assert title == TITLE
 

@@ -11,6 +11,7 @@ that do not exist. Their OpenAPI description is merged into the server's ``/open
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -102,14 +103,20 @@ RETRY_AFTER_SECONDS = 10
 
 @asynccontextmanager
 async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-    """Check the auth and CORS settings, say how requests are authenticated; close the store."""
+    """Load the settings, say how requests are authenticated and who may call; close the store.
+
+    The settings are built here, off the event loop, so that no request handler is the first to
+    build them (that reads the environment and resolves the data folder: blocking calls, which
+    ``langgraph dev`` refuses inside a request).
+    """
+    settings = await asyncio.to_thread(get_settings)
     verifier = current_verifier()
-    origins = allowed_origins(get_settings())
+    origins = allowed_origins(settings)
     if verifier.open:
         logger.warning(
             "deep-research auth is OFF: no DEEP_RESEARCH_AUTH_TOKENS or DEEP_RESEARCH_AUTH_SECRET"
             " is set, so every request acts as user %r. Set one before exposing this server.",
-            get_settings().user_id,
+            settings.user_id,
         )
     else:
         schemes = [f"{len(verifier.tokens)} token(s)"] if verifier.tokens else []
