@@ -3,6 +3,7 @@
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+UV_VERSION := 0.13.9
 COMPILED := $(VENV)/.compiled
 PYTHON ?= python3
 
@@ -16,18 +17,24 @@ PEER_VENV := bench/.venv-peer
 PEER_PACKAGE := open-deep-research==0.0.16
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint format typecheck check migrate dev clean bench bytecode cluster cluster-stop cluster-venv cluster-bench-venv
+.PHONY: help install lock run test lint format typecheck check migrate dev clean bench bytecode cluster cluster-stop cluster-venv cluster-bench-venv
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*?## "} /^[a-zA-Z_-]+:.*?## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-$(STAMP): pyproject.toml
+# Installs follow uv.lock exactly (`--locked`: a lock that no longer matches pyproject.toml fails
+# loudly instead of being re-resolved); `make lock` upgrades it. `--inexact` keeps uv itself,
+# which bootstraps the environment from pip.
+$(STAMP): pyproject.toml uv.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	test -x $(BIN)/uv || $(BIN)/python -m pip install --quiet uv
-	$(BIN)/uv pip install --python $(BIN)/python -e ".[dev]"
+	$(BIN)/uv --version 2>/dev/null | grep -qx 'uv $(UV_VERSION)' || $(BIN)/python -m pip install --quiet "uv==$(UV_VERSION)"
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(BIN)/uv sync --locked --inexact --extra dev --python $(BIN)/python
 	touch $@
 
-install: $(STAMP) $(COMPILED) ## Create .venv and install the package with its dev tools (uv)
+install: $(STAMP) $(COMPILED) ## Create .venv and install the locked versions of the package and its dev tools
+
+lock: $(STAMP) ## Upgrade uv.lock to the newest versions pyproject.toml allows (then review, test, commit)
+	$(BIN)/uv lock --upgrade
 
 # Bytecode: uv installs without compiling, and where PYTHONDONTWRITEBYTECODE is set (containers,
 # some CI) Python then compiles every imported module from source on every run, seconds of
@@ -70,19 +77,19 @@ dev: bytecode ## Serve the graph with `langgraph dev` on 127.0.0.1 (port DEV_POR
 CLUSTER_VENV := .cluster/venv
 PYTHON312 ?= $(shell for p in python3.12 "$$(pyenv root 2>/dev/null)"/versions/3.12*/bin/python3.12; do \
 	  "$$p" -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null && { echo "$$p"; break; }; done)
-AEGRA ?= aegra-api==0.11.* aegra-cli==0.11.*
+CLUSTER_SYNC := UV_PROJECT_ENVIRONMENT=$(CLUSTER_VENV) $(BIN)/uv sync -q --locked --python $(CLUSTER_VENV)/bin/python --extra cluster
 
-$(CLUSTER_VENV)/.installed: pyproject.toml | $(STAMP)
+$(CLUSTER_VENV)/.installed: pyproject.toml uv.lock | $(STAMP)
 	@test -n "$(PYTHON312)" || { echo "make cluster needs Python 3.12 (python3.12, or PYTHON312=...)"; exit 1; }
 	$(BIN)/uv venv -q --clear --python "$(PYTHON312)" $(CLUSTER_VENV)
-	$(BIN)/uv pip install -q --python $(CLUSTER_VENV)/bin/python -e . $(AEGRA)
+	$(CLUSTER_SYNC)
 	touch $@
 
 cluster-venv: $(CLUSTER_VENV)/.installed ## Create the cluster's Python 3.12 environment (Aegra and the package)
 
 # The bench's cluster section serves the simulated graph, which needs the bench extra there too.
 $(CLUSTER_VENV)/.bench: $(CLUSTER_VENV)/.installed
-	$(BIN)/uv pip install -q --python $(CLUSTER_VENV)/bin/python -e ".[bench]"
+	$(CLUSTER_SYNC) --extra bench
 	touch $@
 
 cluster-bench-venv:

@@ -15,7 +15,6 @@ def test_every_relative_path_of_the_project_config_is_made_absolute(tmp_path: Pa
     written = json.loads(portable_config(REPO_ROOT / "langgraph.json", tmp_path).read_text())
 
     specs = [
-        *written["dependencies"],
         *(g["path"] if isinstance(g, dict) else g for g in written["graphs"].values()),
         written["checkpointer"]["path"],
         written["store"]["path"],
@@ -26,7 +25,8 @@ def test_every_relative_path_of_the_project_config_is_made_absolute(tmp_path: Pa
     assert all(path.is_absolute() and path.exists() for path in files), specs
     assert written["graphs"]["deep_research"].endswith("src/deep_research/server/graph.py:graph")
     assert written["graphs"]["research"]["description"]  # a graph's object form keeps its fields
-    assert written["dependencies"] == [str(REPO_ROOT)]
+    assert written["source"] == {"kind": "uv", "root": str(REPO_ROOT)}  # installs by uv.lock
+    assert "dependencies" not in written  # langgraph-cli refuses both
     assert written["auth"]["openapi"]["securitySchemes"]  # everything else is kept as it was
 
 

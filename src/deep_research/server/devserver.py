@@ -80,7 +80,10 @@ def portable_config(config: Path, workdir: Path) -> Path:
     """Write ``config`` into ``workdir`` with every relative path made absolute; return it."""
     data: dict[str, Any] = json.loads(config.read_text())
     base = config.resolve().parent
-    data["dependencies"] = [_absolute(d, base) for d in data.get("dependencies", [])]
+    if "dependencies" in data:
+        data["dependencies"] = [_absolute(d, base) for d in data["dependencies"]]
+    if isinstance(data.get("source"), dict):  # {"kind": "uv", "root": "."}: pyproject + uv.lock
+        data["source"]["root"] = str((base / data["source"].get("root", ".")).resolve())
     graphs: dict[str, Any] = data.get("graphs", {})
     for name, spec in graphs.items():  # "./x.py:graph", or {"path": ..., "description": ...}
         if isinstance(spec, dict):
