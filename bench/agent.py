@@ -19,8 +19,8 @@ from langgraph.store.base import BaseStore
 
 from bench.sim.text import QUESTION
 from deep_research.context import Context
-from deep_research.engines.catalog import ModelLimits
-from deep_research.engines.llm import LLMEngine
+from deep_research.engines.llm.catalog import ModelLimits
+from deep_research.engines.llm.engine import LLMEngine
 from deep_research.graph import build_graph
 from deep_research.sources import SourceProvider
 from deep_research.state.models import DEPTH_BUDGETS

@@ -16,8 +16,8 @@ from typing import Any
 
 from bench.sim.model import SimulatedChatModel
 from bench.sim.requests import Reply, Request, tool
-from deep_research.language import language_of
-from deep_research.text import SENTENCE_PUNCT, ends_sentence, is_cjk, split_line, word_count
+from deep_research.text.language import language_of
+from deep_research.text.words import SENTENCE_PUNCT, ends_sentence, is_cjk, split_line, word_count
 from deep_research.verification.checks import check_claim
 
 FLAG_EVERY = 4

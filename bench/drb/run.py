@@ -28,7 +28,7 @@ from bench.drb.judge import Judge
 from bench.drb.measure import ask, measure
 from bench.drb.prompts import DrbPrompts
 from bench.drb.race import Order, clean, race_task
-from deep_research.engines.catalog import ModelLimits
+from deep_research.engines.llm.catalog import ModelLimits
 from deep_research.sources.base import SourceProvider
 
 BAR = 24

@@ -58,7 +58,7 @@ from bench.sim.model import SimulatedChatModel
 from bench.sim.strong import StrongRun, writer_quotes
 from deep_research.context import Context
 from deep_research.engines import Engine, OfflineEngine, Reply
-from deep_research.engines.llm import LLMEngine
+from deep_research.engines.llm.engine import LLMEngine
 from deep_research.engines.quotes import locate_quotes
 from deep_research.engines.schemas import PickedQuote
 from deep_research.graph import build_graph

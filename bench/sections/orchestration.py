@@ -37,7 +37,7 @@ from bench.sim.model import SimulatedChatModel
 from bench.sim.responder import Scenario
 from bench.sim.search import SimulatedSearch
 from bench.sim.trace import CallRecord, Trace, critical_path
-from deep_research import compute
+from deep_research import worker
 from deep_research.cli.ask import freeze_start_up
 from deep_research.events import namespace_path
 from deep_research.persistence.checkpointer import make_serde
@@ -103,7 +103,7 @@ async def hot_spots(steps: int, limit: int = 8) -> list[dict[str, Any]]:
 
     Node functions and the graph's wiring are left out (they contain everything); what is
     left names where the computing happens. cProfile sees one thread only, so for this run
-    ``asyncio.to_thread`` and :func:`deep_research.compute.in_turn` run their function in
+    ``asyncio.to_thread`` and :func:`deep_research.worker.in_turn` run their function in
     place: the computing the agent sends to worker threads (evidence selection) is counted too.
     """
     profile = cProfile.Profile()
@@ -111,7 +111,7 @@ async def hot_spots(steps: int, limit: int = 8) -> list[dict[str, Any]]:
     async def in_place(function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         return function(*args, **kwargs)
 
-    with patch.object(asyncio, "to_thread", in_place), patch.object(compute, "in_turn", in_place):
+    with patch.object(asyncio, "to_thread", in_place), patch.object(worker, "in_turn", in_place):
         profile.enable()
         await one_run(steps, dict.fromkeys(LATENCY, 0.0))
         profile.disable()

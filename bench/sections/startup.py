@@ -155,7 +155,7 @@ def run(options: Options) -> dict[str, Any]:
         cpu["ask_first_line"] = []
         firsts = [_first_line(ask, env, folder, cpu["ask_first_line"]) for _ in range(repeats)]
         log(f"ask, first progress line: {statistics.median(firsts):.3f} s")
-        modules = _modules() if not options.quick else ["deep_research.text"]
+        modules = _modules() if not options.quick else ["deep_research.text.words"]
         startup = {name for _, outer, name in _import_lines("pass", env, REPO_ROOT) if outer}
         imports = {m: _import_cost(m, env, REPO_ROOT, startup) for m in modules}
     python = statistics.median(baseline)

@@ -9,7 +9,7 @@ Reads ``../shared/data/wice/dev.jsonl`` and ``../shared/data/attributionbench/de
 (relative to the repository root; a data set that is absent is skipped with a message, and the
 data is never copied here), maps the labels as ``../shared/data/README.md`` says, judges every
 claim with the offline engine through
-:func:`deep_research.verifier.verify_claims` (the code
+:func:`deep_research.report.verify.verify_claims` (the code
 the graph and ``deep-research verify`` use), and writes ``bench/results/verifier.json``:
 accuracy, macro-F1, per-class precision/recall/F1 and the confusion matrix per data set, and
 under ``learned`` the cross-validated classifier against a token-recall baseline
@@ -134,7 +134,7 @@ def score(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) 
 def evaluate(dataset: Dataset, examples: Sequence[Example]) -> dict[str, Any]:
     """Judge every example with the offline engine and score the verdicts."""
     from deep_research.engines import OfflineEngine
-    from deep_research.verifier import verify_claims
+    from deep_research.report.verify import verify_claims
 
     started = time.perf_counter()
     items = [(e.claim, e.passages) for e in examples]

@@ -3,7 +3,7 @@
 A package re-exports its public names so that importers use the package, not its files. Some
 of those names live in modules that load LangGraph's graph machinery, SQLAlchemy or an
 extractor; importing the package must not pay for them until one is used (``deep-research
---help`` and ``import deep_research.text`` stay fast). Such a package lists those names with
+--help`` and ``import deep_research.text.words`` stay fast). Such a package lists those names with
 the module that defines them, imports them under ``TYPE_CHECKING`` for type checkers, and sets
 ``__getattr__ = lazy_exports(__name__, {...})``.
 """

@@ -43,10 +43,10 @@ from deep_research.persistence.records import (
     SessionUpdate,
 )
 from deep_research.persistence.scratch import drop_round_stages
+from deep_research.report.verify import Memo
 from deep_research.settings import get_settings
 from deep_research.sources import SourceProvider, load_sources
 from deep_research.state.models import Document
-from deep_research.verifier import Memo
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class Services:
     corpus roots (see :func:`deep_research.sources.load_sources`)."""
     memo: Memo = field(default_factory=Memo, compare=False, repr=False)
     """What the verifier's checks worked out, kept from one verify or revise pass to the next
-    (pure functions of texts, bounded; see :class:`~deep_research.verifier.Memo`)."""
+    (pure functions of texts, bounded; see :class:`~deep_research.report.verify.Memo`)."""
 
     def engine_for(self, context: Context) -> Engine:
         """The engine a run uses, following the context's system instructions if it can."""

@@ -44,7 +44,7 @@ class Settings(BaseSettings):
         default=None, ge=1024, validation_alias="DEEP_RESEARCH_CONTEXT_TOKENS"
     )
     """Context window of every model, in tokens; unset: each model's from the table of known
-    models (engines/catalog.py), 32768 for a model not in it."""
+    models (engines/llm/catalog.py), 32768 for a model not in it."""
 
     prices: dict[str, tuple[float, float]] = Field(
         default_factory=dict, validation_alias="DEEP_RESEARCH_PRICES"

@@ -37,7 +37,7 @@ from bench.drb.standin import answer
 from bench.sim import tokens
 from bench.sim.requests import Reply, Request
 from bench.sim.server import completion_body, completion_events
-from deep_research.text import BM25, content_tokens
+from deep_research.text.words import BM25, content_tokens
 
 
 @dataclass

@@ -141,7 +141,7 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
     env = dict(os.environ)
     baseline = {name for _, outer, name in startup._import_lines("pass", env, Path.cwd()) if outer}
-    cost = startup._import_cost("deep_research.text", env, Path.cwd(), baseline)
+    cost = startup._import_cost("deep_research.text.words", env, Path.cwd(), baseline)
     assert cost["ms"] > 0 and not cost["langgraph"]
     second = {"n": 1, "median": 0.05, "min": 0.05, "max": 0.05}
     slow = {"n": 1, "median": 2.0, "min": 2.0, "max": 2.0}
@@ -154,7 +154,7 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                 "help": command | {"seconds": second, "met": True},
                 "chats": command | {"seconds": slow, "goal_seconds": 1.0, "met": False},
             },
-            "imports": {"deep_research.text": cost},
+            "imports": {"deep_research.text.words": cost},
         },
         results,
     )

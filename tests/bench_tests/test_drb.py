@@ -32,9 +32,9 @@ from bench.drb.standin import StandinJudge
 from bench.drb.web import TaskWeb
 from bench.report import systems
 from bench.sections import Options, drb
-from deep_research.engines.catalog import ModelLimits
+from deep_research.engines.llm.catalog import ModelLimits
 from deep_research.settings import get_settings
-from deep_research.sources.web import WebConfig, web_reader
+from deep_research.sources.web.reader import WebConfig, web_reader
 from tests.bench_tests.drb_standin import Standin, serve
 
 pytestmark = [

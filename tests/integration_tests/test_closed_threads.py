@@ -24,8 +24,8 @@ from deep_research.persistence import repository as repo
 from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.persistence.content import open_store, put_documents
 from deep_research.persistence.db import open_database
-from deep_research.persistence.erase import erase_chats
 from deep_research.persistence.namespaces import DOCUMENTS_NAMESPACE
+from deep_research.persistence.purge import erase_chats
 from deep_research.persistence.recorder import Batch, RunScope, SqlRecorder
 from deep_research.persistence.scratch import thread_namespace
 from deep_research.state.models import Document

@@ -30,7 +30,7 @@ from langgraph_sdk.errors import NotFoundError
 from psycopg import sql
 
 from deep_research.persistence.db import open_database
-from deep_research.server.aegra_purge import erase_from_aegra
+from deep_research.server.runtimes.aegra_purge import erase_from_aegra
 from tests.integration_tests.cluster_process import (
     CLUSTER_PYTHON,
     Cluster,
@@ -464,7 +464,7 @@ def test_the_names_the_aegra_adapter_uses_exist_in_the_installed_aegra() -> None
     ensure_cluster_python()
     check = """
 import importlib, inspect, json, sys
-from deep_research.server.aegra import AEGRA_NAMES, STATE_ROUTES
+from deep_research.server.runtimes.aegra import AEGRA_NAMES, STATE_ROUTES
 missing = [f"{m}.{n}" for m, names in AEGRA_NAMES.items() for n in names
            if not hasattr(importlib.import_module(m), n)]
 from aegra_api.api import runs, threads

@@ -5,7 +5,7 @@ The tests of test_security.py and test_server_auth.py are collected here again w
 instance. Tests about what only langgraph-api has are left out, with the reason. Every other
 test holds on Aegra as it is: where Aegra answers differently by itself (CORS, webhooks, the
 health path, the state's keys), our adapter makes it answer as langgraph-api does
-(:mod:`deep_research.server.aegra`).
+(:mod:`deep_research.server.runtimes.aegra`).
 """
 
 from __future__ import annotations

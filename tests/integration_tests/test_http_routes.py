@@ -18,7 +18,7 @@ import httpx
 import pytest
 from langgraph_sdk import get_client
 
-from deep_research.report import article_markdown
+from deep_research.report.build import article_markdown
 from deep_research.state import Report
 from tests.integration_tests.conftest import AuthServer
 

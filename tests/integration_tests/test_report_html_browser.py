@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from deep_research.cli import main
-from deep_research.report_html import render_html
+from deep_research.report.html import render_html
 from deep_research.state import Report
 
 pytestmark = pytest.mark.browser

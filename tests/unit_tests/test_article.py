@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from deep_research.report import article_markdown
+from deep_research.report.build import article_markdown
 from deep_research.state import Reference, Report
 from tests.unit_tests.scripted_judge import ScriptedJudge, make_state, run_verification
 from tests.unit_tests.test_report_structure import ACTIVE, DRAFT, PASSIVE, spans

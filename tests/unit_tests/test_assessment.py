@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from pydantic import TypeAdapter
 
-from deep_research.assessment import (
+from deep_research.engines.schemas import ReportAssessment
+from deep_research.report.limits import (
     NO_LIMITS,
     assessment_input,
     find_conflicts,
@@ -15,7 +16,6 @@ from deep_research.assessment import (
     report_confidence,
     uncovered_steps,
 )
-from deep_research.engines.schemas import ReportAssessment
 from deep_research.schemas import shipped_report_schema
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path
@@ -284,7 +284,7 @@ async def test_a_report_exported_before_limits_existed_still_loads_and_validates
 def test_finding_conflicts_compares_each_pair_of_sentences_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from deep_research import conflicts
+    from deep_research.verification import conflicts
 
     compared: list[tuple[str, str]] = []
     read: list[str] = []
@@ -337,7 +337,7 @@ def test_the_confidence_basis_reads_right_with_a_count_of_one(language: str, exp
 def test_finding_conflicts_reads_figures_through_the_analyses_it_is_given(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from deep_research import conflicts
+    from deep_research.verification import conflicts
 
     evidence = [
         span(1, HORNSDALE_NOW, "file:///c/hornsdale.md"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from deep_research.engines import OfflineEngine
-from deep_research.report_html import render_html
+from deep_research.report.html import render_html
 from tests.fakes import CountingEngine
 from tests.unit_tests.scripted_judge import make_state, run_verification
 from tests.unit_tests.test_report_structure import spans

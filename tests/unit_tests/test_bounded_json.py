@@ -23,7 +23,7 @@ from deep_research.sources.bounded_json import (
 from deep_research.sources.mcp import McpSource, parse_mcp_config
 from deep_research.sources.scholarly.client import ApiClient
 from deep_research.sources.searxng import SearxngSearch
-from deep_research.sources.ssrf import IPAddress, SsrfGuard
+from deep_research.sources.web.ssrf import IPAddress, SsrfGuard
 
 DEEP = "[" * 50_000 + "]" * 50_000
 """Deeper than Python's recursion limit: ``json.loads`` raises ``RecursionError`` on it."""

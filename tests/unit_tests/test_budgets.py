@@ -11,8 +11,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from deep_research.context import Context, resolve_config
-from deep_research.engines.catalog import ModelLimits
-from deep_research.engines.llm import LLMEngine
+from deep_research.engines.llm.catalog import ModelLimits
+from deep_research.engines.llm.engine import LLMEngine
 from deep_research.engines.schemas import Reflection
 from deep_research.graph import build_graph
 from deep_research.graph.routing import route_after_reflect

@@ -69,7 +69,7 @@ def test_references_are_numbered_by_first_appearance() -> None:
 
 
 def test_drafts_and_documents_split_sentences_alike_abbreviations_included() -> None:
-    from deep_research.text import sentences
+    from deep_research.text.words import sentences
 
     line = 'Dr. Smith said "It works." [@ev_a] Costs fell 20% in 2023 [@ev_b].'
     drafted = split_sentences(line)
@@ -85,7 +85,7 @@ def test_drafts_and_documents_split_sentences_alike_abbreviations_included() -> 
 
 def test_an_abbreviation_ends_a_piece_only_as_a_word_of_its_own() -> None:
     """Only a piece's last characters are searched for an abbreviation; the word before counts."""
-    from deep_research.text import split_line
+    from deep_research.text.words import split_line
 
     said = "The plant was opened by the mayor and Mr. Jones attended."
     assert list(split_line(said)) == [said]
@@ -100,7 +100,7 @@ def test_an_abbreviation_ends_a_piece_only_as_a_word_of_its_own() -> None:
 
 
 def test_a_capital_after_a_number_is_a_unit_that_ends_a_sentence_not_an_initial() -> None:
-    from deep_research.text import split_line
+    from deep_research.text.words import split_line
 
     units = "Thermal runaway starts at around 270 C. The onset for NMC is 210 C. It burns hotter."
     assert list(split_line(units)) == [

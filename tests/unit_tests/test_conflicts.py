@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from deep_research.conflicts import denies_what_is_stated, disagreement
 from deep_research.verification.checks import check_one
+from deep_research.verification.conflicts import denies_what_is_stated, disagreement
 
 NO_NICKEL = "LFP contains no nickel and no cobalt."
 MINERALS = (

@@ -15,15 +15,15 @@ from langchain_core import exceptions as lc_errors
 from langchain_core.messages import AIMessage, BaseMessage
 
 from deep_research.engines.base import ClaimCheck
-from deep_research.engines.catalog import (
+from deep_research.engines.llm.catalog import (
     DEFAULT_CONTEXT_TOKENS,
     ModelLimits,
     estimate_tokens,
     limits_of,
 )
-from deep_research.engines.fitting import fit_evidence, fit_history
-from deep_research.engines.llm import LLMEngine
-from deep_research.engines.prompts import render_evidence
+from deep_research.engines.llm.engine import LLMEngine
+from deep_research.engines.llm.fitting import fit_evidence, fit_history
+from deep_research.engines.llm.prompts import render_evidence
 from deep_research.engines.schemas import (
     ClarifyDecision,
     Reflection,

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from deep_research import text
+from deep_research.text import words as text
 
 TEXT_MODULE = Path(text.__file__)
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from deep_research.sources.evidence import abbreviations, select_evidence, subject_names
+from deep_research.sources.evidence import abbreviations, select_evidence
 from deep_research.state import Document, PlanStep
 from deep_research.state.models import stable_id
+from deep_research.text.words import subject_names
 
 PAGES = {
     "file:///corpus/second-life.md": (

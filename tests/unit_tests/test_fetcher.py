@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from deep_research.errors import FetchBlockedError, FetchSkippedError, SourceError
-from deep_research.sources import fetcher as fetcher_module
-from deep_research.sources.fetcher import Fetcher, FetchLimits
-from deep_research.sources.ssrf import Allowlist, IPAddress, SsrfGuard
+from deep_research.sources.web import fetch as fetcher_module
+from deep_research.sources.web.fetch import Fetcher, FetchLimits
+from deep_research.sources.web.ssrf import Allowlist, IPAddress, SsrfGuard
 from tests.unit_tests.web_server import (
     LocalServer,
     LoopbackOnlyBackend,

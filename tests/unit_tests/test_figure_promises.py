@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from deep_research.engines import OfflineEngine
+from deep_research.report.verify import Judgement, verify_claims
 from deep_research.state import Verdict
-from deep_research.verifier import Judgement, verify_claims
 
 HPR = (
     "The expansion of Hornsdale Power Reserve, completed in 2020, raised its capacity to 150 MW "

@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from deep_research.context import Context
-from deep_research.engines.llm import LLMEngine
+from deep_research.engines.llm.engine import LLMEngine
 from deep_research.engines.schemas import (
     ChatTitle,
     ClarifyDecision,
@@ -33,7 +33,7 @@ from deep_research.persistence.checkpointer import make_serde
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path
 from deep_research.state import Report, Verdict
-from deep_research.text import split_line
+from deep_research.text.words import split_line
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured, text
 
 TITLE = "Grid battery chemistries and Hornsdale"

@@ -18,11 +18,11 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from deep_research.context import Context
-from deep_research.engines.llm import LLMEngine
+from deep_research.engines.llm.engine import LLMEngine
 from deep_research.engines.schemas import VerdictBatch
 from deep_research.graph import build_graph
 from deep_research.persistence.checkpointer import make_serde
-from deep_research.report import verification_note
+from deep_research.report.build import verification_note
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path
 from deep_research.state import Report

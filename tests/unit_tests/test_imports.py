@@ -31,14 +31,14 @@ def _loaded_after(code: str) -> list[str]:
     "module",
     [
         "deep_research",
-        "deep_research.text",
+        "deep_research.text.words",
         "deep_research.context",
         "deep_research.settings",
         "deep_research.state",
         "deep_research.engines",
         "deep_research.sources",
         "deep_research.cli",
-        "deep_research.verifier",
+        "deep_research.report.verify",
     ],
 )
 def test_importing_a_module_loads_no_framework(module: str) -> None:

@@ -15,14 +15,14 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from deep_research.context import Context
-from deep_research.engines.llm import LLMEngine
+from deep_research.engines.llm.engine import LLMEngine
 from deep_research.engines.schemas import ChatTitle, ClarifyDecision, ReportAssessment
 from deep_research.graph import build_graph
-from deep_research.inert import inert_markdown, inert_title
 from deep_research.persistence.checkpointer import make_serde
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path
 from deep_research.state import Report
+from deep_research.text.inert import inert_markdown, inert_title
 from tests.unit_tests import test_graph_llm
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured, text
 

@@ -7,8 +7,8 @@ import typing
 
 import pytest
 
-from deep_research.labels import LABELS, Label, label
-from deep_research.language import Language
+from deep_research.text.labels import LABELS, Label, label
+from deep_research.text.language import Language
 
 ALL: tuple[Label, ...] = typing.get_args(Label)
 

@@ -15,16 +15,16 @@ import pytest
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from deep_research import text as text_module
 from deep_research.context import Context
 from deep_research.engines import OfflineEngine
 from deep_research.graph import build_graph
-from deep_research.language import french_spanish_or_german, language_of, writes_decimal_comma
 from deep_research.persistence.checkpointer import make_serde
 from deep_research.sources import LocalCorpus
 from deep_research.sources.local import default_index_path, query_terms
 from deep_research.state import PlanStep, Report, Verdict
-from deep_research.text import (
+from deep_research.text import words as text_module
+from deep_research.text.language import french_spanish_or_german, language_of, writes_decimal_comma
+from deep_research.text.words import (
     CJK_CLASS,
     content_tokens,
     numbers,
@@ -257,7 +257,7 @@ def test_chinese_pages_are_cut_into_passages_of_comparable_size() -> None:
 
 
 def test_a_questions_own_function_words_are_not_its_terms() -> None:
-    from deep_research.engines.offline import _words
+    from deep_research.engines.offline.engine import _words
 
     assert _words("Wie viel hat die Batterie gekostet und wie groß ist sie?") == [
         "batterie",
@@ -298,7 +298,7 @@ async def test_a_german_cost_question_is_answered_with_what_it_cost(tmp_path: Pa
 
 
 def test_chinese_question_words_do_not_glue_to_the_subject() -> None:
-    from deep_research.engines.offline import _words
+    from deep_research.engines.offline.engine import _words
     from deep_research.sources.evidence import step_terms
 
     assert _words("磷酸铁锂电池有哪些优点和缺点？回收情况如何？") == [

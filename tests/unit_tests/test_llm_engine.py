@@ -9,12 +9,12 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_openai import ChatOpenAI
 
-from deep_research.engines._structured import StructuredMode, invoke_structured
 from deep_research.engines.base import Assessment, ClaimCheck, chat_title
-from deep_research.engines.llm import LLMEngine, build_chat_model
-from deep_research.engines.offline import OfflineEngine
-from deep_research.engines.outlining import REPORT_WORDS
-from deep_research.engines.prompts import FENCE_BEGIN, FENCE_END
+from deep_research.engines.llm.engine import LLMEngine, build_chat_model
+from deep_research.engines.llm.outline import REPORT_WORDS
+from deep_research.engines.llm.prompts import FENCE_BEGIN, FENCE_END
+from deep_research.engines.llm.structured import StructuredMode, invoke_structured
+from deep_research.engines.offline.engine import OfflineEngine
 from deep_research.engines.schemas import (
     ChatTitle,
     ClarifyDecision,

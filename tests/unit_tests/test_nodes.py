@@ -11,7 +11,7 @@ from langgraph.types import Send
 
 from deep_research.context import Context, resolve_config
 from deep_research.engines import OfflineEngine
-from deep_research.engines.llm import LLMEngine
+from deep_research.engines.llm.engine import LLMEngine
 from deep_research.engines.schemas import Reflection, ResearchPlan, SearchQueries
 from deep_research.errors import SourceError
 from deep_research.graph.routing import (

@@ -7,11 +7,11 @@ import typing
 import pytest
 
 from deep_research.engines import OfflineEngine
-from deep_research.engines.outline import FACETS, answers_kind, arrange, asks_cost
-from deep_research.language import Language
+from deep_research.engines.offline.facets import FACETS, answers_kind, arrange, asks_cost
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path
 from deep_research.state import EvidenceSpan, PlanStep
+from deep_research.text.language import Language
 from tests.fakes import offline_report
 
 FACET_TITLES = {f.title for f in FACETS}

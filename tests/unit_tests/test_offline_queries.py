@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from deep_research.engines import OfflineEngine
-from deep_research.engines.offline import feedback_terms
+from deep_research.engines.offline.engine import feedback_terms
 from deep_research.state import Finding, PlanStep
 
 

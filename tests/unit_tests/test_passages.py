@@ -6,11 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deep_research.engines import prompts, quotes
-from deep_research.engines.offline import OfflineEngine
+from deep_research.engines import quotes
+from deep_research.engines.llm import prompts
+from deep_research.engines.llm.validation import verbatim
+from deep_research.engines.offline.engine import OfflineEngine
 from deep_research.engines.quotes import MAX_PICK_CHARS, locate_quotes
 from deep_research.engines.schemas import PickedQuote
-from deep_research.engines.validation import verbatim
 from deep_research.sources import passages as passages_module
 from deep_research.sources.evidence import select_evidence, select_windows
 from deep_research.sources.passages import (
@@ -21,8 +22,8 @@ from deep_research.sources.passages import (
 )
 from deep_research.state import Document, Passage, PlanStep
 from deep_research.state.models import stable_id
-from deep_research.text import content_tokens
-from deep_research.verbatim import Folded, find_quote, fold
+from deep_research.text.verbatim import Folded, find_quote, fold
+from deep_research.text.words import content_tokens
 
 STEP = PlanStep(id="s01", title="Hornsdale battery capacity", intent="size of the battery")
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from deep_research.report import article_markdown
+from deep_research.report.build import article_markdown
 from deep_research.state import EvidenceSpan, Report
 from deep_research.verification.blocks import cells
 from tests.unit_tests.scripted_judge import ScriptedJudge, make_state, rejecting, run_verification

@@ -5,10 +5,10 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from deep_research.context import Context, resolve_config
-from deep_research.engines.llm import LLMEngine
-from deep_research.engines.outlining import REPORT_WORDS
+from deep_research.engines.llm.engine import LLMEngine
+from deep_research.engines.llm.outline import REPORT_WORDS
+from deep_research.engines.llm.validation import covers_grid
 from deep_research.engines.schemas import ResearchPlan
-from deep_research.engines.validation import covers_grid
 from deep_research.nodes import plan, synthesize
 from deep_research.services import Services
 from deep_research.state import EvidenceSpan, Finding, PlanStep, Requirements, State

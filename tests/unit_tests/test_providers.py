@@ -11,8 +11,8 @@ from langchain_openai import ChatOpenAI
 
 from deep_research.context import Context
 from deep_research.engines import load_engine
-from deep_research.engines.llm import LLMEngine
-from deep_research.engines.providers import build_chat_model, model_label, split_model
+from deep_research.engines.llm.engine import LLMEngine
+from deep_research.engines.llm.providers import build_chat_model, model_label, split_model
 from deep_research.engines.schemas import SearchQueries, StepNotes, VerdictBatch
 from deep_research.errors import ConfigurationError, ModelNotAllowedError
 from deep_research.services import Services

@@ -15,15 +15,15 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.runtime import Runtime
 
 from deep_research.context import Context, resolve_config
-from deep_research.engines import budgets
-from deep_research.engines.catalog import ModelLimits, limits_of
-from deep_research.engines.llm import LLMEngine
+from deep_research.engines.llm import budgets
+from deep_research.engines.llm.catalog import ModelLimits, limits_of
+from deep_research.engines.llm.engine import LLMEngine
 from deep_research.engines.schemas import EvidencePicks, StepNotes
 from deep_research.nodes import read_sources, take_notes
 from deep_research.services import Services
 from deep_research.state import Document, PlanStep, ResearcherState, SearchResult
 from deep_research.state.models import stable_id
-from deep_research.text import split_line
+from deep_research.text.words import split_line
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured, text
 
 STEP = PlanStep(id="s01", title="Grid battery storage capacity", intent="how large")

@@ -7,9 +7,9 @@ import typing
 
 import pytest
 
-from deep_research.labels import LABELS
 from deep_research.state import Claim, Reason
 from deep_research.state.models import ReasonCode
+from deep_research.text.labels import LABELS
 from deep_research.verification.checks import check_claim
 from deep_research.verification.reasons import REASONS, figure_check, reason, render, words
 

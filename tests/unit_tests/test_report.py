@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deep_research.report import (
+from deep_research.report.build import (
     compute_metrics,
     final_citations,
     number_references,
@@ -134,7 +134,7 @@ def test_final_citations_keep_the_kept_claims_with_numbers_and_quotes() -> None:
 def test_served_reports_show_local_paths_relative_to_the_corpus_root() -> None:
     from pathlib import Path
 
-    from deep_research.report import location
+    from deep_research.report.build import location
 
     url = "file:///srv/corpora/energy/notes%20on%20grids.md"
     assert location(url) == "/srv/corpora/energy/notes on grids.md"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deep_research.report_flags import flag_claims, footnotes
+from deep_research.report.flags import flag_claims, footnotes
 from deep_research.state import Claim, Reason, Verdict
 from deep_research.verification.reasons import reason, render
 
@@ -55,7 +55,7 @@ def test_a_fully_supported_report_has_no_markers_and_no_notes() -> None:
 
 
 async def test_report_html_shows_the_mark_and_links_it_to_its_note() -> None:
-    from deep_research.report_html import render_html
+    from deep_research.report.html import render_html
     from tests.unit_tests.test_verification import (
         PARTIAL,
         NeverFixes,
@@ -75,7 +75,7 @@ async def test_report_html_shows_the_mark_and_links_it_to_its_note() -> None:
 
 
 def test_the_note_says_when_revision_ran_but_changed_nothing() -> None:
-    from deep_research.report import verification_note
+    from deep_research.report.build import verification_note
     from deep_research.state import VerificationSummary
 
     assert "No claim needed revision (1 verification pass)." in verification_note(
@@ -117,7 +117,7 @@ def test_an_english_lead_sentence_agrees_with_its_count() -> None:
 
 
 def test_report_html_links_a_translated_mark_to_its_note() -> None:
-    from deep_research.report_html import _inline
+    from deep_research.report.html import _inline
 
     assert _inline("Beta [1] *(部分得到支持)*[^v1].") == (
         'Beta <a class="cite" href="#ref-1">[1]</a> <em class="flag">(部分得到支持)</em>'

@@ -8,8 +8,7 @@ from html.parser import HTMLParser
 from typing import Any
 
 from deep_research.context import Context, resolve_config
-from deep_research.labels import LABELS
-from deep_research.report_html import render_html
+from deep_research.report.html import render_html
 from deep_research.state import (
     Citation,
     Claim,
@@ -21,6 +20,7 @@ from deep_research.state import (
     Verdict,
     VerificationSummary,
 )
+from deep_research.text.labels import LABELS
 
 EVIL = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 

@@ -15,11 +15,12 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage
 
 from deep_research.engines import ClaimCheck, OfflineEngine, Reply
-from deep_research.engines.llm import LLMEngine
+from deep_research.engines.llm.engine import LLMEngine
 from deep_research.engines.schemas import Rewrite, VerdictBatch
 from deep_research.nodes.revise import revise_claim, rewritten_cell
-from deep_research.report import sections
-from deep_research.report_html import render_html
+from deep_research.report.build import sections
+from deep_research.report.html import render_html
+from deep_research.report.verify import verify_draft
 from deep_research.state import Claim, EvidenceSpan, Verdict
 from deep_research.verification import blocks
 from deep_research.verification.blocks import is_link_only, layout
@@ -30,7 +31,6 @@ from deep_research.verification.citations import (
     locate_sentences,
     normalize_draft,
 )
-from deep_research.verifier import verify_draft
 from tests.unit_tests.scripted_judge import ScriptedJudge, make_state, run_verification
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured
 
@@ -49,7 +49,7 @@ VERBATIM = [
 ]
 ACTIVE = VERBATIM[5:9]
 """Raw HTML, an image and links to pages that are not references: verification keeps them as
-written, and the final report makes them inert (deep_research.inert)."""
+written, and the final report makes them inert (deep_research.text.inert)."""
 PASSIVE = [block for block in VERBATIM if block not in ACTIVE]
 """Code, diagrams, math and a rule: the same in the final report as in the draft."""
 DRAFT = "\n\n".join(

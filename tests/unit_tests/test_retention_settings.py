@@ -8,7 +8,7 @@ import pytest
 
 from deep_research.errors import ConfigurationError
 from deep_research.persistence.content import store_ttl
-from deep_research.persistence.erase import CheckpointRetention, checkpoint_retention
+from deep_research.persistence.purge import CheckpointRetention, checkpoint_retention
 from deep_research.settings import get_settings
 
 

@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from deep_research.preferences import Preferences
+from deep_research.persistence.preferences import Preferences
 from deep_research.server import routes
 from deep_research.server.database import close_domain_stores
 from deep_research.settings import get_settings

@@ -20,16 +20,16 @@ from langgraph_sdk import Auth
 
 from deep_research.errors import ConfigurationError, NotFoundError
 from deep_research.persistence import queries
+from deep_research.persistence.preferences import Preferences, put_user_preferences
 from deep_research.persistence.recorder import Batch, RunScope, authenticated_user_id
-from deep_research.preferences import Preferences, put_user_preferences
 from deep_research.server import auth as server_auth
-from deep_research.server.aegra import ADMISSION_KEY, AegraRuntime
 from deep_research.server.database import domain_database
 from deep_research.server.graph import ServerRecorder
-from deep_research.server.langgraph_server import LangGraphApiRuntime
 from deep_research.server.run_cap import RunLimiter
-from deep_research.server.runtime import Runtime, authorization_header
-from deep_research.server.runtimes import current_runtime
+from deep_research.server.runtimes.aegra import ADMISSION_KEY, AegraRuntime
+from deep_research.server.runtimes.base import Runtime, authorization_header
+from deep_research.server.runtimes.langgraph_api import LangGraphApiRuntime
+from deep_research.server.runtimes.select import current_runtime
 from deep_research.settings import get_settings
 
 ALICE = "alice-token-0123456789"
@@ -234,9 +234,9 @@ def test_on_aegra_our_middleware_goes_outermost_and_refuses_webhooks(
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    from deep_research.server import aegra
     from deep_research.server.bodies import RequestBodies
     from deep_research.server.cors import CORSPolicy
+    from deep_research.server.runtimes import aegra
 
     monkeypatch.setattr(aegra, "_state_by_field_name", lambda: None)  # Aegra's routes: none here
     app = FastAPI()
@@ -272,7 +272,7 @@ def test_on_aegra_our_middleware_goes_outermost_and_refuses_webhooks(
 
 
 def test_a_batch_of_runs_with_any_webhook_is_refused_on_aegra() -> None:
-    from deep_research.server.aegra import asks_for_webhook
+    from deep_research.server.runtimes.aegra import asks_for_webhook
 
     assert asks_for_webhook([{"input": {}}, {"input": {}, "webhook": "https://x.example/h"}])
     assert not asks_for_webhook([{"input": {}}, {"webhook": None}])

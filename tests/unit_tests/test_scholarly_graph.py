@@ -93,7 +93,7 @@ async def test_one_work_found_by_several_apis_is_read_and_listed_once() -> None:
 async def test_report_html_lists_a_work_by_its_whole_reference() -> None:
     import html
 
-    from deep_research.report_html import render_html
+    from deep_research.report.html import render_html
 
     report, _ = await _research(FakeApis())
     page = render_html(report)

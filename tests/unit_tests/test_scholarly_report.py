@@ -6,12 +6,12 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from deep_research.bibliography import nlm_date, vancouver
 from deep_research.persistence import SqlRecorder, open_database
 from deep_research.persistence import tables as tables
 from deep_research.persistence.recorder import Batch, RunScope
 from deep_research.persistence.records import MessageKind, MessageRecord, SessionUpdate
-from deep_research.report import number_references
+from deep_research.report.bibliography import nlm_date, vancouver
+from deep_research.report.build import number_references
 from deep_research.state import BibRecord, EvidenceSpan, Source
 
 ARTICLE = BibRecord(

@@ -9,9 +9,9 @@ import httpx
 import pytest
 
 from deep_research.errors import FetchSkippedError, SourceError
-from deep_research.sources.cache import PageCache
 from deep_research.sources.scholarly.client import ApiClient, RateLimiter, retry_after
 from deep_research.sources.scholarly.openalex import rebuild_abstract
+from deep_research.sources.web.cache import PageCache
 from deep_research.state.models import BibRecord, SearchResult
 from tests.unit_tests.scholarly_apis import (
     COHORT_PMID,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from deep_research.errors import SourceError
-from deep_research.report import location
+from deep_research.report.build import location
 from deep_research.sources.local import LocalCorpus
 from deep_research.sources.served import ServedCorpus
 

@@ -19,11 +19,11 @@ from deep_research.cli import main
 from deep_research.cli.token import run_token_command
 from deep_research.context import Context
 from deep_research.engines import OfflineEngine
-from deep_research.engines.llm import LLMEngine
+from deep_research.engines.llm.engine import LLMEngine
 from deep_research.engines.schemas import ResearchPlan
 from deep_research.errors import ConfigurationError
 from deep_research.persistence.db import Database, open_database
-from deep_research.preferences import (
+from deep_research.persistence.preferences import (
     Preferences,
     apply_preferences,
     get_user_preferences,

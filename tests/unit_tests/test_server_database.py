@@ -20,6 +20,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.pool import QueuePool
 
 from deep_research.persistence import queries
+from deep_research.persistence.preferences import (
+    Preferences,
+    get_user_preferences,
+    put_user_preferences,
+)
 from deep_research.persistence.recorder import Batch, RunScope, recorder_for_url
 from deep_research.persistence.records import (
     MessageKind,
@@ -28,11 +33,6 @@ from deep_research.persistence.records import (
     SessionUpdate,
 )
 from deep_research.persistence.tables import Chat
-from deep_research.preferences import (
-    Preferences,
-    get_user_preferences,
-    put_user_preferences,
-)
 from deep_research.server import routes
 from deep_research.server.database import (
     DomainStores,

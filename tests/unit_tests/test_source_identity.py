@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 
-from deep_research.report import number_references
+from deep_research.report.build import number_references
 from deep_research.sources.pool import extend_pool
 from deep_research.state import BibRecord, EvidenceSpan, Source
 from deep_research.state.identity import on_kept_sources

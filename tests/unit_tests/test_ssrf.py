@@ -8,7 +8,7 @@ from ipaddress import ip_address
 import pytest
 
 from deep_research.errors import ConfigurationError, FetchBlockedError, SourceError
-from deep_research.sources.ssrf import (
+from deep_research.sources.web.ssrf import (
     Allowlist,
     IPAddress,
     SsrfGuard,

@@ -7,7 +7,7 @@ import pytest
 from deep_research.sources.evidence import select_evidence
 from deep_research.state import Document, PlanStep
 from deep_research.state.models import stable_id
-from deep_research.text import stem
+from deep_research.text.words import stem
 from deep_research.verification.alignment import words
 
 

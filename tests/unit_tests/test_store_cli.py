@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from deep_research.cli import main
-from deep_research.engines.llm import LLMEngine
+from deep_research.engines.llm.engine import LLMEngine
 from deep_research.settings import get_settings
 from tests.unit_tests.scripted_model import ScriptedChatModel
 from tests.unit_tests.test_graph_llm import TITLE, _tool, respond

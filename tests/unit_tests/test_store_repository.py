@@ -17,7 +17,7 @@ from deep_research.events import RecordedEvent
 from deep_research.persistence import Database, SqlRecorder, open_database, queries
 from deep_research.persistence import repository as repo
 from deep_research.persistence import tables as tables
-from deep_research.persistence.erase import erase_chats
+from deep_research.persistence.purge import erase_chats
 from deep_research.persistence.recorder import Batch, RunScope
 from deep_research.persistence.records import (
     IterationRecord,

@@ -14,13 +14,13 @@ import httpx
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from deep_research.engines._structured import attempt_structured, json_object
 from deep_research.engines.base import ClaimCheck
-from deep_research.engines.llm import LLMEngine
-from deep_research.engines.offline import OfflineEngine
-from deep_research.engines.providers import build_chat_model
+from deep_research.engines.llm.engine import LLMEngine
+from deep_research.engines.llm.providers import build_chat_model
+from deep_research.engines.llm.structured import attempt_structured, json_object
+from deep_research.engines.llm.validation import verbatim
+from deep_research.engines.offline.engine import OfflineEngine
 from deep_research.engines.schemas import EvidencePicks, StepNotes, VerdictBatch
-from deep_research.engines.validation import verbatim
 from deep_research.state.models import Claim, EvidenceSpan, Passage, PlanStep, Verdict
 
 from .scripted_model import DEFAULT_USAGE, ScriptedChatModel, _usage, invalid_json, structured, text

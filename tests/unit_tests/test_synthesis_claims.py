@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from deep_research.engines import OfflineEngine
+from deep_research.report.verify import verify_draft
 from deep_research.state import EvidenceSpan
 from deep_research.verification.citations import extract_claims, normalize_draft
 from deep_research.verification.claim_types import is_analysis
-from deep_research.verifier import verify_draft
 
 
 def _span(span_id: str, quote: str) -> EvidenceSpan:

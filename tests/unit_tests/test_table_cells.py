@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from deep_research.engines import ClaimCheck, OfflineEngine, Reply
 from deep_research.engines.schemas import ClaimVerdict, Rewrite
+from deep_research.report.verify import verify_draft
 from deep_research.state import EvidenceSpan, Verdict
 from deep_research.verification.blocks import cells
 from deep_research.verification.citations import (
@@ -22,7 +23,6 @@ from deep_research.verification.citations import (
     rewrite_row,
     table_cells,
 )
-from deep_research.verifier import verify_draft
 from tests.unit_tests.scripted_judge import make_state, run_verification
 
 TABLE = (

@@ -18,9 +18,9 @@ from deep_research.nodes import search_sources
 from deep_research.services import Services
 from deep_research.settings import get_settings
 from deep_research.sources import LocalCorpus, load_sources
-from deep_research.sources.cache import PageCache
 from deep_research.sources.tavily import TavilySearch
-from deep_research.sources.web import WebReader
+from deep_research.sources.web.cache import PageCache
+from deep_research.sources.web.reader import WebReader
 from deep_research.state import PlanStep, ResearcherState
 
 BASE = "http://tavily.test"

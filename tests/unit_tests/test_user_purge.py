@@ -18,11 +18,11 @@ import pytest
 from deep_research.persistence import queries
 from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.persistence.content import open_store
-from deep_research.persistence.erase import Erased
+from deep_research.persistence.purge import Erased
 from deep_research.persistence.recorder import Batch, RunScope, SqlRecorder
 from deep_research.server import purge
 from deep_research.server.database import close_domain_stores, domain_database
-from deep_research.server.runtime import Stores
+from deep_research.server.runtimes.base import Stores
 from deep_research.settings import get_settings
 
 USER = "purging-user"

@@ -16,26 +16,26 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.runtime import Runtime
 
-from deep_research import verifier
 from deep_research.context import Context, resolve_config
 from deep_research.engines import ClaimCheck, OfflineEngine, Reply
-from deep_research.engines.llm import LLMEngine
+from deep_research.engines.llm.engine import LLMEngine
 from deep_research.engines.schemas import ClaimVerdict, Rewrite, VerdictBatch
 from deep_research.graph.routing import route_after_verify
 from deep_research.nodes import finalize, revise, verify
 from deep_research.nodes.revise import revise_claim
+from deep_research.report import verify as verifier
+from deep_research.report.verify import (
+    Memo,
+    rank_alternates,
+    verify_claims,
+    verify_draft,
+)
 from deep_research.services import Services
 from deep_research.state import Claim, EvidenceSpan, Report, State, Verdict
 from deep_research.state.reducers import replace_claims
 from deep_research.state.revision import needs_final_revision, needs_revision, revision_due
 from deep_research.verification.checks import Analyses
 from deep_research.verification.citations import normalize_draft
-from deep_research.verifier import (
-    Memo,
-    rank_alternates,
-    verify_claims,
-    verify_draft,
-)
 from tests.fakes import CountingEngine
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from deep_research.bibliography import vancouver
-from deep_research.sources.cache import PageCache
-from deep_research.sources.extract import extract_page
-from deep_research.sources.fetcher import Fetcher
+from deep_research.report.bibliography import vancouver
 from deep_research.sources.reading import source_of
-from deep_research.sources.ssrf import Allowlist, SsrfGuard
-from deep_research.sources.web import WebReader
+from deep_research.sources.web.cache import PageCache
+from deep_research.sources.web.extract import extract_page
+from deep_research.sources.web.fetch import Fetcher
+from deep_research.sources.web.reader import WebReader
+from deep_research.sources.web.ssrf import Allowlist, SsrfGuard
 from deep_research.state import SearchResult
 from tests.unit_tests.web_server import LocalServer, LoopbackOnlyBackend, page
 

@@ -17,10 +17,8 @@ from deep_research.context import Context, resolve_config
 from deep_research.errors import ConfigurationError
 from deep_research.nodes import read_sources
 from deep_research.services import Services
-from deep_research.sources.cache import PageCache
 from deep_research.sources.chunking import chunk_text, content_hash
 from deep_research.sources.evidence import select_evidence
-from deep_research.sources.fetcher import Fetcher
 from deep_research.sources.injection import (
     _NOT_LOWERED,
     _PATTERNS,
@@ -28,11 +26,13 @@ from deep_research.sources.injection import (
     is_instruction,
 )
 from deep_research.sources.reading import interleave, read_results
-from deep_research.sources.ssrf import Allowlist, SsrfGuard
-from deep_research.sources.web import WebReader
+from deep_research.sources.web.cache import PageCache
+from deep_research.sources.web.fetch import Fetcher
+from deep_research.sources.web.reader import WebReader
+from deep_research.sources.web.ssrf import Allowlist, SsrfGuard
 from deep_research.state import Document, PlanStep, ResearcherState, SearchResult, Source
 from deep_research.state.reducers import merge_sources
-from deep_research.text import numbers, sentences
+from deep_research.text.words import numbers, sentences
 from tests.unit_tests.web_server import LocalServer, LoopbackOnlyBackend, page
 
 WORDS = ["grid", "battery", "storage", "cost", "fell", "lithium", "fire", "code", "hydro"]

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from deep_research.errors import FetchBlockedError, FetchSkippedError
-from deep_research.sources.cache import CachedPage, PageCache
-from deep_research.sources.extract import extract_page, pdf_supported, supported_types
-from deep_research.sources.fetcher import Fetcher
-from deep_research.sources.ssrf import Allowlist, SsrfGuard
-from deep_research.sources.web import WebReader
+from deep_research.sources.web.cache import CachedPage, PageCache
+from deep_research.sources.web.extract import extract_page, pdf_supported, supported_types
+from deep_research.sources.web.fetch import Fetcher
+from deep_research.sources.web.reader import WebReader
+from deep_research.sources.web.ssrf import Allowlist, SsrfGuard
 from tests.unit_tests.web_server import LocalServer, LoopbackOnlyBackend, page
 
 NOISY_PAGE = """<!doctype html>

@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 
 from deep_research.engines import OfflineEngine
+from deep_research.report.verify import verify_claims
 from deep_research.state import Verdict
 from deep_research.verification.agreement import agrees, conflicts
 from deep_research.verification.quantities import Quantity, quantities
-from deep_research.verifier import verify_claims
 
 
 def one(text: str) -> Quantity:

@@ -32,11 +32,15 @@ from deep_research.errors import (
     DatabaseUnavailableError,
     DeepResearchError,
 )
-from deep_research.inert import escaped_name
 from deep_research.persistence import queries
 from deep_research.persistence.db import open_database
-from deep_research.preferences import Preferences, apply_preferences, get_user_preferences
+from deep_research.persistence.preferences import (
+    Preferences,
+    apply_preferences,
+    get_user_preferences,
+)
 from deep_research.settings import get_settings
+from deep_research.text.inert import escaped_name
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -156,8 +160,8 @@ def write_report(report: Report, out: Path) -> tuple[Path, Path, Path]:
     Raises:
         DeepResearchError: a file cannot be written (with its name).
     """
-    from deep_research.report import article_markdown
-    from deep_research.report_html import render_html
+    from deep_research.report.build import article_markdown
+    from deep_research.report.html import render_html
 
     data = json.dumps(report.model_dump(mode="json", by_alias=True), indent=2, ensure_ascii=False)
     try:

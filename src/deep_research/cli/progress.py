@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
-from deep_research.inert import strip_controls
 from deep_research.settings import get_settings
+from deep_research.text.inert import strip_controls
 
 if TYPE_CHECKING:  # the storage commands print with this module and need neither
     from deep_research.context import Context

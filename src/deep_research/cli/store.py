@@ -1,6 +1,6 @@
 """The command line's storage commands: db upgrade, chats, show, delete, restore, purge.
 
-``purge`` erases for good (:func:`deep_research.persistence.erase.erase_chats`): the chats'
+``purge`` erases for good (:func:`deep_research.persistence.purge.erase_chats`): the chats'
 rows, their threads' checkpoints and the page text no other chat refers to. Every read is
 scoped to the command line's user (``DEEP_RESEARCH_USER_ID``, default ``local``). Output goes
 to stdout; errors are raised as ``DeepResearchError`` for the command line to print.
@@ -144,7 +144,7 @@ async def _prefs(args: argparse.Namespace, url: str, user: str, out: TextIO) -> 
     changes = {k: v for k, v in changes.items() if v is not None}
     from pydantic import ValidationError
 
-    from deep_research.preferences import (
+    from deep_research.persistence.preferences import (
         Preferences,
         get_user_preferences,
         put_user_preferences,
@@ -170,13 +170,14 @@ async def _purge(args: argparse.Namespace, url: str, user: str, out: TextIO) -> 
     """Erase from every store the user's chats deleted longer ago than the recovery window.
 
     With Aegra's database named (``--aegra-database-url`` or ``AEGRA_DATABASE_URL``), the
-    chats are erased there first (:func:`~deep_research.server.aegra_purge.erase_from_aegra`):
-    a graph served by Aegra checkpoints and stores its page text there, not in our stores.
+    chats are erased there first
+    (:func:`~deep_research.server.runtimes.aegra_purge.erase_from_aegra`): a graph served by
+    Aegra checkpoints and stores its page text there, not in our stores.
     """
     from deep_research.persistence.checkpointer import open_checkpointer
     from deep_research.persistence.content import open_store
-    from deep_research.persistence.erase import erase_chats, expire_checkpoints
-    from deep_research.server.aegra_purge import aegra_database_url, erase_from_aegra
+    from deep_research.persistence.purge import erase_chats, expire_checkpoints
+    from deep_research.server.runtimes.aegra_purge import aegra_database_url, erase_from_aegra
 
     days = get_settings().chat_recovery_days
     if args.older_than_days is not None:

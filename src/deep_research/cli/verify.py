@@ -9,7 +9,7 @@ input order, is::
 
 ``evidence_index`` is the 0-based passage the verdict relied on and ``start``/``end`` the span
 within it (all three ``null`` when there is none). The verifier is the graph's
-(:func:`deep_research.verifier.verify_claims`), with the configured engine
+(:func:`deep_research.report.verify.verify_claims`), with the configured engine
 (offline unless a model is configured) or the one ``--model`` names. A malformed line stops
 the command before any claim is judged, with one line naming it and exit status 2.
 """
@@ -25,8 +25,8 @@ from typing import TextIO
 
 from deep_research.engines import load_engine
 from deep_research.errors import InvalidInputError
+from deep_research.report.verify import verify_claims
 from deep_research.settings import get_settings
-from deep_research.verifier import verify_claims
 
 EXPECTED = '{"claim": str, "evidence": [str, ...]}'
 

@@ -18,7 +18,7 @@ from deep_research.engines.base import (
     evidence_key,
     passage_key,
 )
-from deep_research.engines.offline import OfflineEngine
+from deep_research.engines.offline.engine import OfflineEngine
 from deep_research.errors import ConfigurationError
 from deep_research.settings import OFFLINE, get_settings
 
@@ -52,7 +52,7 @@ def load_engine(
     own to ``build_graph(engine=...)``.
 
     Args:
-        model: The writer's model (see :mod:`deep_research.engines.providers`).
+        model: The writer's model (see :mod:`deep_research.engines.llm.providers`).
         judge_model: The model that judges claims, when it is another one.
         notes_model: The model that proposes queries and takes notes, when it is another one.
 
@@ -62,7 +62,7 @@ def load_engine(
     """
     if model == OFFLINE:
         return OfflineEngine()
-    from deep_research.engines.llm import LLMEngine, Role, build_chat_model
+    from deep_research.engines.llm.engine import LLMEngine, Role, build_chat_model
 
     settings = get_settings()
     key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
@@ -70,7 +70,7 @@ def load_engine(
     def build(name: str) -> BaseChatModel:
         return build_chat_model(name, api_key=key, base_url=settings.openai_base_url)
 
-    from deep_research.engines.catalog import limits_of
+    from deep_research.engines.llm.catalog import limits_of
 
     picked: dict[Role, str | None] = {"judge": judge_model, "notes": notes_model}
     if OFFLINE in picked.values():

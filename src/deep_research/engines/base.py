@@ -119,7 +119,7 @@ class Assessment:
 
 
 class Engine(Protocol):
-    """A reasoning engine; see :mod:`deep_research.engines.llm` and ``offline``."""
+    """A reasoning engine; see :mod:`deep_research.engines.llm.engine` and ``offline``."""
 
     name: str
     """``offline`` or the model name."""

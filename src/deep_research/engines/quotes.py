@@ -2,7 +2,7 @@
 
 The engine answers :meth:`~deep_research.engines.base.Engine.pick_evidence` with quotes, each
 naming the passage (``P#``) it copies; :func:`locate_quotes` finds each with the match the
-engine's own check accepts (:func:`~deep_research.verbatim.find_quote`: case, spacing, quote
+engine's own check accepts (:func:`~deep_research.text.verbatim.find_quote`: case, spacing, quote
 marks and an ellipsis forgiven), so that every span's ``quote`` is ``document.text[start:end]``
 whatever the model did to them, and a paraphrase never becomes evidence. Every pick that does
 not become a span is counted with its reason (:data:`DropReason`).
@@ -21,8 +21,8 @@ from deep_research.engines.base import passage_key
 from deep_research.engines.schemas import PickedQuote
 from deep_research.sources.injection import is_instruction
 from deep_research.state.models import EvidenceSpan, Passage, PlanStep, evidence_id
-from deep_research.text import numbers
-from deep_research.verbatim import Folded, find_quote
+from deep_research.text.verbatim import Folded, find_quote
+from deep_research.text.words import numbers
 
 MAX_PICK_CHARS = 1200
 """A located quote longer than this is dropped: evidence must stay short enough to check."""

@@ -16,11 +16,11 @@ from langgraph.types import Overwrite
 from deep_research.context import Context
 from deep_research.engines import Turn
 from deep_research.events import emit
-from deep_research.inert import inert_text
 from deep_research.nodes._chat import split_chat
 from deep_research.services import Services, context_of
 from deep_research.sources.pool import extend_pool
 from deep_research.state import Requirements, State, TokenUsage, VerificationSummary
+from deep_research.text.inert import inert_text
 
 
 def _fresh_question(question: str, history: list[Turn]) -> dict[str, Any]:

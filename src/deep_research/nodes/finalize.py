@@ -1,6 +1,6 @@
 """finalize: number references by first appearance and assemble the v1 report.
 
-The work is the pure functions of :mod:`deep_research.report`; the node feeds them the state,
+The work is the pure functions of :mod:`deep_research.report.build`; the node feeds them the state,
 announces the result and records it.
 """
 
@@ -13,15 +13,12 @@ from typing import Any
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from deep_research.assessment import assessment_input, limits, with_limitations
 from deep_research.context import Context
 from deep_research.engines import Assessment, Reply, chat_title
 from deep_research.engines.schemas import ReportAssessment
 from deep_research.events import emit
-from deep_research.inert_report import inert_report
-from deep_research.language import language_of
 from deep_research.nodes.synthesize import report_evidence
-from deep_research.report import (
+from deep_research.report.build import (
     budget_notice,
     build_report,
     compute_metrics,
@@ -29,11 +26,14 @@ from deep_research.report import (
     number_references,
     render_markdown,
 )
+from deep_research.report.inert import inert_report
+from deep_research.report.limits import assessment_input, limits, with_limitations
 from deep_research.services import Services, context_of
 from deep_research.settings import get_settings
 from deep_research.sources import corpus_roots
 from deep_research.state import EvidenceSpan, State, TokenUsage
 from deep_research.state.identity import on_kept_sources
+from deep_research.text.language import language_of
 
 
 async def assess(

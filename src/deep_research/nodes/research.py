@@ -7,7 +7,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from deep_research import compute
+from deep_research import worker
 from deep_research.context import Context
 from deep_research.engines import Engine, Windowed, evidence_key
 from deep_research.engines.quotes import locate_quotes
@@ -127,8 +127,8 @@ async def read_sources(
     await services.keep_documents(runtime, [document for _, document in pages])
     engine = services.engine_for(context_of(runtime))
     words = passage_words(engine, state.config.depth)
-    # pure computing: off the event loop, in turn with the other researchers' (compute.py)
-    scanned, passages = await compute.in_turn(_scan_and_rank, state, pages, words)
+    # pure computing: off the event loop, in turn with the other researchers' (worker.py)
+    scanned, passages = await worker.in_turn(_scan_and_rank, state, pages, words)
     reply = await engine.pick_evidence(state.question, state.step, state.queries, passages)
     located = locate_quotes(reply.value, passages, state.step)
     evidence = located.spans

@@ -15,7 +15,7 @@ The budget is ``max_revisions`` such passes. When it is spent and claims still n
 one last pass re-cites what an alternate supports and removes what is unsupported or
 contradicted without asking the engine, so the loop always ends. A claim still PARTIAL then
 stays, and the report marks it with a footnote giving the reason
-(:mod:`deep_research.report_flags`).
+(:mod:`deep_research.report.flags`).
 """
 
 from __future__ import annotations
@@ -29,6 +29,12 @@ from langgraph.runtime import Runtime
 
 from deep_research.context import Context
 from deep_research.engines import ClaimCheck, Engine
+from deep_research.report.verify import (
+    GOOD,
+    Memo,
+    key_index,
+    rank_alternates,
+)
 from deep_research.services import Services, context_of
 from deep_research.state import Claim, EvidenceSpan, State, TokenUsage, Verdict
 from deep_research.state.revision import needs_final_revision, needs_revision
@@ -43,12 +49,6 @@ from deep_research.verification.citations import (
     normalize_draft,
     remove_sentence,
     rewrite_row,
-)
-from deep_research.verifier import (
-    GOOD,
-    Memo,
-    key_index,
-    rank_alternates,
 )
 
 Outcome = Literal["recited", "corrected", "removed", "unchanged"]

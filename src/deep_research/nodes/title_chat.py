@@ -11,9 +11,9 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from deep_research.context import Context
-from deep_research.inert import inert_title
 from deep_research.services import Services, context_of
 from deep_research.state import State
+from deep_research.text.inert import inert_title
 
 
 async def title_chat(

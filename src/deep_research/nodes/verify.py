@@ -1,6 +1,6 @@
 """verify: split the draft into claims and judge each against the evidence it cites.
 
-The work is :func:`deep_research.verifier.verify_draft`: claims unchanged since
+The work is :func:`deep_research.report.verify.verify_draft`: claims unchanged since
 the last pass
 keep their verdicts, the others are judged in batches; a claim its citations do not support is
 judged again against the best uncited spans, and an alternate that supports it becomes a
@@ -18,10 +18,10 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context
 from deep_research.engines import OfflineEngine
 from deep_research.events import emit
+from deep_research.report.verify import verify_draft
 from deep_research.services import Services, context_of
 from deep_research.state import Claim, State, Verdict, VerificationSummary
 from deep_research.state.revision import revision_due
-from deep_research.verifier import verify_draft
 
 
 def summarize(claims: Sequence[Claim], previous: VerificationSummary) -> VerificationSummary:

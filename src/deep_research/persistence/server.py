@@ -6,7 +6,7 @@ directory), so the server, the command line and ``deep-research resume`` share c
 with a database URL set, runs are also recorded in the domain store, whose schema the
 checkpointer factory upgrades at startup.
 
-With a checkpoint retention (``checkpoint_retention`` in ``persistence/erase.py``:
+With a checkpoint retention (``checkpoint_retention`` in ``persistence/purge.py``:
 ``DEEP_RESEARCH_CHECKPOINT_TTL_MINUTES``, else ``checkpointer.ttl`` of ``langgraph.json``) the
 checkpointer factory deletes the checkpoints of idle chats when the server starts and then
 periodically while it runs; with a store retention (``store_ttl`` in ``persistence/content.py``:
@@ -35,7 +35,7 @@ from deep_research.errors import DatabaseUnavailableError
 from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.persistence.content import open_store
 from deep_research.persistence.db import ensure_schema, open_database
-from deep_research.persistence.erase import checkpoint_retention, expire_checkpoints
+from deep_research.persistence.purge import checkpoint_retention, expire_checkpoints
 from deep_research.settings import get_settings
 
 logger = logging.getLogger(__name__)

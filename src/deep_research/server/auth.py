@@ -33,7 +33,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from deep_research.errors import CorpusOutsideRootsError
 from deep_research.persistence import queries
 from deep_research.persistence.namespaces import RESERVED_NAMESPACE_ROOTS
-from deep_research.preferences import Preferences, apply_preferences, get_user_preferences
+from deep_research.persistence.preferences import (
+    Preferences,
+    apply_preferences,
+    get_user_preferences,
+)
 from deep_research.server.database import in_domain_session, server_database_url
 from deep_research.server.inputs import (
     CALLER_THREAD_ID,
@@ -44,8 +48,8 @@ from deep_research.server.inputs import (
     metadata_problem,
 )
 from deep_research.server.run_cap import run_limiter
-from deep_research.server.runtime import authorization_header
-from deep_research.server.runtimes import current_runtime
+from deep_research.server.runtimes.base import authorization_header
+from deep_research.server.runtimes.select import current_runtime
 from deep_research.server.tokens import current_verifier
 from deep_research.services import model_refusal
 from deep_research.settings import get_settings
@@ -185,7 +189,7 @@ async def own_threads(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> dic
 
     An update is a change of metadata (which keeps its owner), an action on one of its runs
     (cancelling it), or a direct write of the thread's state (``update_state``); the runtime's
-    adapter tells which (:meth:`~deep_research.server.runtime.Runtime.thread_update`). A state
+    adapter tells which (:meth:`~deep_research.server.runtimes.base.Runtime.thread_update`). A state
     write would store what the checks of :func:`create_run` refuse (a question, a budget), so
     it is refused when auth is configured; on an open, local server Studio's state editing
     keeps working.
@@ -236,7 +240,7 @@ async def create_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) 
     the answer would tell that it exists.
 
     The run's request is read, and the changed context handed back, in the shape of the
-    runtime serving us (:mod:`deep_research.server.runtime`).
+    runtime serving us (:mod:`deep_research.server.runtimes.base`).
     """
     owner = owner_id(ctx.user)
     _check_metadata(value)

@@ -1,13 +1,13 @@
 """Erasing for good over HTTP: one deleted chat, or everything a user left on the server.
 
 The routes (:mod:`deep_research.server.routes`) call these with the authenticated user. They
-erase what ``deep-research purge`` erases (:mod:`deep_research.persistence.erase`): the rows,
+erase what ``deep-research purge`` erases (:mod:`deep_research.persistence.purge`): the rows,
 every checkpoint of the chats' threads (all namespaces) and the page text no other chat refers
 to, in the checkpointer and store the served graph writes to, and the runtime's own record of
 each thread (its metadata, its runs, its copy of the last values). Where those live depends on
 the runtime (langgraph-api: the project's factories on ``DEEP_RESEARCH_DATABASE_URL``; Aegra:
 its own database), so they are reached through its adapter
-(:mod:`deep_research.server.runtime`).
+(:mod:`deep_research.server.runtimes.base`).
 
 Erasure is final: before anything is erased, the chats' runs still pending or running are
 cancelled and waited for (:func:`stop_runs`), so no run in flight writes its checkpoints,
@@ -31,9 +31,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from deep_research.errors import StoreError
 from deep_research.persistence import queries
 from deep_research.persistence.db import SQLITE_BUSY_TIMEOUT_MS
-from deep_research.persistence.erase import Erased, erase_chats, erase_user
+from deep_research.persistence.purge import Erased, erase_chats, erase_user
 from deep_research.server.database import domain_database, in_domain_session
-from deep_research.server.runtimes import current_runtime
+from deep_research.server.runtimes.select import current_runtime
 
 logger = logging.getLogger(__name__)
 

@@ -31,6 +31,11 @@ from deep_research.errors import DatabaseUnavailableError, NotFoundError, StoreE
 from deep_research.ids import THREAD_ID
 from deep_research.persistence import queries
 from deep_research.persistence import repository as repo
+from deep_research.persistence.preferences import (
+    Preferences,
+    get_user_preferences,
+    put_user_preferences,
+)
 from deep_research.persistence.tables import (
     Base,
     Chat,
@@ -40,13 +45,8 @@ from deep_research.persistence.tables import (
     ResearchEvent,
     Source,
 )
-from deep_research.preferences import (
-    Preferences,
-    get_user_preferences,
-    put_user_preferences,
-)
-from deep_research.report import article_markdown
-from deep_research.report_html import render_html
+from deep_research.report.build import article_markdown
+from deep_research.report.html import render_html
 from deep_research.server.auth import owner_id
 from deep_research.server.bodies import RequestBodies
 from deep_research.server.cors import CORSPolicy, allowed_origins
@@ -62,7 +62,7 @@ from deep_research.server.purge import (
     purge_user,
     stop_runs,
 )
-from deep_research.server.runtimes import current_runtime
+from deep_research.server.runtimes.select import current_runtime
 from deep_research.server.schemas import (
     ChatDetail,
     ChatRename,

@@ -9,7 +9,7 @@ With a domain store (the default), the admitted runs are rows of the ``active_ru
 (:class:`~deep_research.persistence.tables.ActiveRun`), which every server process sharing the
 database reads: replicas behind one load balancer hold one cap between them. A user's count is
 the user's rows whose lease has not run out, plus the pending and running runs the runtime
-lists for the user (through its adapter, :mod:`deep_research.server.runtime`: langgraph-api's
+lists for the user (through its adapter, :mod:`deep_research.server.runtimes.base`: langgraph-api's
 own API in process, or Aegra's runs table; this also counts runs admitted before the table
 existed).
 Counting and writing happen in one transaction under a per-user lock (PostgreSQL's
@@ -52,7 +52,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from deep_research.errors import DatabaseUnavailableError
 from deep_research.persistence.db import Database
 from deep_research.persistence.tables import ActiveRun
-from deep_research.server.runtimes import RuntimeRunBook
+from deep_research.server.runtimes.select import RuntimeRunBook
 
 RESERVATION_SECONDS = 5.0
 """How long an admitted run counts at most before the server has stored it (it does so within
@@ -134,7 +134,7 @@ class RunLimiter:
 
         Args:
             book: this server's runs (by default, the serving runtime's:
-                :class:`~deep_research.server.runtime.RuntimeRunBook`).
+                :class:`~deep_research.server.runtimes.base.RuntimeRunBook`).
             database: the shared table's database; by default the server's domain store.
                 Without one, admitted runs are held in this process.
             hold_seconds: how long a run the server has not stored counts.

@@ -124,7 +124,7 @@ def _tavily(settings: Settings, chosen: list[str]) -> list[SourceProvider]:
     if settings.tavily_api_key is None:
         raise ConfigurationError("Tavily search needs TAVILY_API_KEY; it is not set")
     from deep_research.sources.tavily import TavilySearch
-    from deep_research.sources.web import WebConfig, web_reader
+    from deep_research.sources.web.reader import WebConfig, web_reader
 
     reader = web_reader(WebConfig.from_settings(settings))
     search = TavilySearch(
@@ -148,7 +148,7 @@ def _searxng(settings: Settings, chosen: list[str]) -> list[SourceProvider]:
     if settings.searxng_url is None:
         raise ConfigurationError("SearXNG search needs DEEP_RESEARCH_SEARXNG_URL; it is not set")
     from deep_research.sources.searxng import SearxngSearch
-    from deep_research.sources.web import WebConfig, web_reader
+    from deep_research.sources.web.reader import WebConfig, web_reader
 
     search = SearxngSearch(
         settings.searxng_url,

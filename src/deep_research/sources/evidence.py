@@ -21,7 +21,6 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from deep_research.language import without_question_words
 from deep_research.sources.injection import is_instruction
 from deep_research.sources.passages import PASSAGE_BUDGET, rank_passages
 from deep_research.state.models import (
@@ -31,7 +30,8 @@ from deep_research.state.models import (
     PlanStep,
     evidence_id,
 )
-from deep_research.text import (
+from deep_research.text.language import without_question_words
+from deep_research.text.words import (
     BM25,
     STOPWORDS,
     Sentence,
@@ -40,7 +40,6 @@ from deep_research.text import (
     jaccard,
     numbers,
     sentences,
-    stem,
     word_count,
 )
 
@@ -48,26 +47,15 @@ MAX_QUOTE_CHARS = 600
 """Longer sentences are not quoted: a quote must be minimal to be checkable."""
 
 MIN_QUOTE_WORDS = 5
-"""Shorter sentences rarely state a checkable fact (words as :func:`~deep_research.text.word_count`
-counts them: two CJK characters make one). Lines without end punctuation (titles, captions) are
+"""Shorter sentences rarely state a checkable fact (words as
+:func:`~deep_research.text.words.word_count` counts them: two CJK characters make one). Lines
+without end punctuation (titles, captions) are
 not quoted either."""
 
 DIVERSITY = 0.5
 """Weight of a candidate's similarity to the windows already taken against its relevance
 (maximal marginal relevance; see docs/decisions.md for the measurements)."""
 
-ANSWER_TERMS = frozenset(
-    content_tokens(
-        "cost costs price prices paid pay spend spent funding budget invested large big "
-        "size sizes capacity year date timeline "
-        # the same in French, Spanish, German and Chinese questions
-        "coût coûts coûte coûté taille capacité année costo costó cuesta tamaño capacidad año "
-        "kosten kostet gekostet groß größe kapazität jahr "
-        "成本 造价 花费 价格 规模 容量"
-    )
-)
-"""Question terms that name what is asked, not what it is asked about: never part of a name
-(:func:`subject_names`, which conflict detection keeps to)."""
 
 PASSAGE_WEIGHT = 1.0
 """Score multiplier added in proportion to the sentence's passage score (the best passage's
@@ -412,28 +400,6 @@ def _joined(
         url=passage.url,
         document_id=passage.document_id,
     )
-
-
-def subject_names(question: str) -> list[list[str]]:
-    """The names the question asks about: runs of capitalised words, as stemmed terms.
-
-    ``Hornsdale Power Reserve`` gives ``[hornsdale, power, reserve]``; ``LFP and NMC`` gives
-    ``[lfp]`` and ``[nmc]``. The question's first word counts only as an acronym.
-    """
-    names: list[list[str]] = []
-    run: list[str] = []
-    words = re.findall(r"[\w'-]+|[^\w\s]", question)
-    for position, word in enumerate([*words, ""]):
-        first = position == 0 and not (word.isupper() and len(word) > 1)
-        term = stem(word.lower())
-        if word[:1].isupper() and not first and word.lower() not in STOPWORDS:
-            if term not in ANSWER_TERMS:
-                run.append(term)
-                continue
-        if run:
-            names.append(run)
-            run = []
-    return names
 
 
 def _span(window: Window, step: PlanStep) -> EvidenceSpan:

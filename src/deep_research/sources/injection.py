@@ -1,7 +1,7 @@
 """Spotting page text that tries to instruct the agent (prompt injection).
 
 Fetched text is data: every prompt fences it as such (see
-:func:`deep_research.engines.prompts.fence`). On top of that, text that addresses the agent
+:func:`deep_research.engines.llm.prompts.fence`). On top of that, text that addresses the agent
 ("ignore previous instructions", chat-template tokens, tool-call look-alikes) is flagged on its
 :class:`~deep_research.state.models.Source`, and sentences that do so are never selected as
 evidence, so they never reach a prompt even as quoted data.

@@ -3,7 +3,7 @@
 The index is a cache of the folder. :meth:`LocalCorpus.index` walks the folder, re-reads only
 the files whose sha256 changed and drops the rows of files that disappeared, in one
 transaction. Search ranks with BM25, a title counting five times as much as the body. HTML
-files are extracted as web pages are (:func:`~deep_research.sources.extract.extract_html_file`).
+files are extracted as web pages are (:func:`~deep_research.sources.web.extract.extract_html_file`).
 
 Queries reuse a few read-only connections, each used by one thread at a time; indexing writes
 through a connection of its own, and queries see each indexing pass once it commits (WAL).
@@ -31,13 +31,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from deep_research import text as textutil
 from deep_research.errors import CorpusNotFoundError, CorpusTooLargeError, SourceError
-from deep_research.inert import escaped_name
-from deep_research.sources.extract import clean_text, extract_html_file
 from deep_research.sources.snippets import make_snippet, term_stems
 from deep_research.sources.sqlite_readers import ReaderPool
+from deep_research.sources.web.extract import clean_text, extract_html_file
 from deep_research.state.models import Document, SearchResult
+from deep_research.text import words as textutil
+from deep_research.text.inert import escaped_name
 from deep_research.urls import normalize_url
 
 logger = logging.getLogger(__name__)

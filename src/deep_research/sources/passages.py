@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 from deep_research.state.models import Document, Passage, stable_id
-from deep_research.text import BM25, CJK_CLASS, content_tokens, has_cjk, sentences
+from deep_research.text.words import BM25, CJK_CLASS, content_tokens, has_cjk, sentences
 
 PASSAGE_TOKENS = 80
 """Tokens (whitespace-separated) a passage grows to before the next one starts."""
@@ -33,7 +33,7 @@ MAX_PASSAGE_TOKENS = 240
 
 PASSAGE_BUDGET: dict[str, int] = {"light": 2000, "medium": 2250, "extended": 2500}
 """Tokens of passages the offline engine reads per step and reading round, by depth. A model
-reads a budget sized by its window (:func:`deep_research.engines.budgets.passage_words`)."""
+reads a budget sized by its window (:func:`deep_research.engines.llm.budgets.passage_words`)."""
 
 LEAD_PASSAGES = 3
 """A page's first passages, where it says what its subject is (its lead, a manual page's
@@ -48,7 +48,7 @@ PAGE_DECAY = 0.75
 
 _WORD_UNIT = re.compile(rf"[{CJK_CLASS}]{{1,2}}|[^\s{CJK_CLASS}]+")
 """A word as passages count them: a run of non-space text, or two CJK characters (which are
-written without spaces; see :func:`~deep_research.text.word_count`). In a text without CJK
+written without spaces; see :func:`~deep_research.text.words.word_count`). In a text without CJK
 characters these are exactly ``str.split``'s words, which it counts faster."""
 
 

@@ -21,7 +21,7 @@ from deep_research.persistence.content import get_document_text
 from deep_research.sources import SourceProvider
 from deep_research.state.identity import source_keys
 from deep_research.state.models import POOL_PROVIDER, Document, SearchResult, Source
-from deep_research.text import BM25, content_tokens
+from deep_research.text.words import BM25, content_tokens
 
 POOL_LIMIT = 60
 """Most sources carried over to follow-up questions."""

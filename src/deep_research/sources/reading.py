@@ -24,7 +24,7 @@ from deep_research.sources.scholarly.works import (
     parse_date,
     year_of,
 )
-from deep_research.sources.web import WebReader
+from deep_research.sources.web.reader import WebReader
 from deep_research.state.models import (
     BibRecord,
     CrawlStatus,

@@ -28,7 +28,7 @@ import httpx
 
 from deep_research.errors import ConfigurationError, SourceError
 from deep_research.sources.bounded_json import MAX_JSON_BYTES, JsonLimitError, loads_bounded
-from deep_research.sources.fetcher import read_capped
+from deep_research.sources.web.fetch import read_capped
 from deep_research.state.models import Document, SearchResult
 
 TimeRange = Literal["day", "week", "month", "year"]

@@ -30,10 +30,10 @@ from tavily.errors import (
 from tavily.errors import TimeoutError as TavilyTimeoutError
 
 from deep_research.errors import ConfigurationError, SourceError
-from deep_research.sources.cache import CachedPage, PageCache
-from deep_research.sources.extract import clean_text
-from deep_research.sources.transport import default_ssl_context
-from deep_research.sources.web import page_document
+from deep_research.sources.web.cache import CachedPage, PageCache
+from deep_research.sources.web.extract import clean_text
+from deep_research.sources.web.reader import page_document
+from deep_research.sources.web.transport import default_ssl_context
 from deep_research.state.models import Document, SearchResult
 from deep_research.urls import normalize_url
 

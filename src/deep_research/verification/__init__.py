@@ -2,7 +2,7 @@
 
 * :mod:`~deep_research.verification.citations`: the draft's citation markers, sentences and
   claims with their offsets;
-* :mod:`~deep_research.verifier`: judging a draft's claims against the evidence
+* :mod:`~deep_research.report.verify`: judging a draft's claims against the evidence
   they cite (and the best uncited alternates), with any engine;
 * :mod:`~deep_research.verification.checks`, :mod:`~deep_research.verification.alignment`,
   :mod:`~deep_research.verification.agreement` and

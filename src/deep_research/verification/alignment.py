@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from deep_research.text import content_tokens, sentences
+from deep_research.text.words import content_tokens, sentences
 from deep_research.verification.agreement import agrees, conflicts
 from deep_research.verification.arithmetic import cue_words, derivation, miscomputed
 from deep_research.verification.quantities import Quantity, quantities
@@ -123,7 +123,7 @@ class Analyses:
         return self._quantities[text]
 
     def tokens(self, text: str) -> frozenset[str]:
-        """The distinct :func:`~deep_research.text.content_tokens` of ``text``."""
+        """The distinct :func:`~deep_research.text.words.content_tokens` of ``text``."""
         if text not in self._tokens:
             self._tokens[text] = frozenset(content_tokens(text))
         return self._tokens[text]

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from deep_research.state.models import Claim, stable_id
-from deep_research.text import (
+from deep_research.text.words import (
     CLOSERS,
     FULL_STOPS,
     SENTENCE_PUNCT,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from deep_research.state.models import ClaimType
-from deep_research.text import content_word_count, numbers
+from deep_research.text.words import content_word_count, numbers
 
 _ESTIMATE = re.compile(
     r"\b(?:about|approximately|around|roughly|estimated?|expected|projected|forecasts?|"
@@ -82,7 +82,7 @@ def is_analysis(body: str, section: str | None = None) -> bool:
     when it stands in a section whose heading announces analysis (conclusions, implications,
     comparison). Either way it must state no figure: figures are facts and need a citation.
     Whether it names only what the evidence names is for the verifier to check
-    (:func:`deep_research.verifier.verify_draft`).
+    (:func:`deep_research.report.verify.verify_draft`).
     """
     if numbers(body):
         return False

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from deep_research.language import Language
+from deep_research.text.language import Language
 from deep_research.verification import chinese_figures as zh
 
 __all__ = ["DATES", "DECADE", "MONTHS", "date_parts", "date_patterns"]

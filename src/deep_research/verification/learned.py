@@ -25,7 +25,7 @@ from functools import cache
 from importlib import resources
 
 from deep_research.state.models import Verdict
-from deep_research.text import content_tokens
+from deep_research.text.words import content_tokens
 from deep_research.verification.alignment import Alignment, Analyses, Unit, words
 
 __all__ = ["FEATURES", "Classifier", "claim_features", "default_classifier"]

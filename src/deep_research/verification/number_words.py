@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import NamedTuple
 
-from deep_research.language import Language
+from deep_research.text.language import Language
 
 __all__ = ["WORDS", "WORD_NUMBER", "WORD_NUMBERS", "WordNumber", "foreign_numbers"]
 

@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from deep_research.language import Language, french_spanish_or_german
+from deep_research.text.language import Language, french_spanish_or_german
 from deep_research.verification import chinese_figures as zh
 from deep_research.verification.currencies import canonical, currency_before
 from deep_research.verification.dates import DECADE, date_parts, date_patterns

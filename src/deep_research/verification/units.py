@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from deep_research.text import STOPWORDS, stem
+from deep_research.text.words import STOPWORDS, stem
 from deep_research.verification import chinese_figures as zh
 from deep_research.verification.currencies import currency_after
 

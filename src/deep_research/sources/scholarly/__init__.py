@@ -13,14 +13,14 @@ from pathlib import Path
 
 from deep_research.errors import ConfigurationError
 from deep_research.settings import Settings
-from deep_research.sources.cache import PageCache
 from deep_research.sources.scholarly.base import ScholarlyProvider
 from deep_research.sources.scholarly.client import ApiClient, RateLimiter
 from deep_research.sources.scholarly.clinicaltrials import ClinicalTrialsSearch
 from deep_research.sources.scholarly.europepmc import EuropePmcSearch
 from deep_research.sources.scholarly.openalex import OpenAlexSearch
 from deep_research.sources.scholarly.pubmed import PubMedSearch
-from deep_research.sources.web import page_cache_path
+from deep_research.sources.web.cache import PageCache
+from deep_research.sources.web.reader import page_cache_path
 from deep_research.state.scholarly import merge_works
 
 SCHOLARLY = ("pubmed", "europepmc", "openalex", "clinicaltrials")

@@ -13,9 +13,9 @@ import re
 from abc import ABC, abstractmethod
 
 from deep_research.errors import SourceError
-from deep_research.sources.cache import CachedPage, PageCache
 from deep_research.sources.scholarly.client import ApiClient
 from deep_research.sources.scholarly.works import ids_from_url, work_document
+from deep_research.sources.web.cache import CachedPage, PageCache
 from deep_research.state.models import Document, SearchResult
 
 MAX_PAGES = 3

@@ -31,9 +31,9 @@ import httpx
 
 from deep_research.errors import SourceError
 from deep_research.sources.bounded_json import JsonLimitError, loads_bounded
-from deep_research.sources.fetcher import read_capped
-from deep_research.sources.ssrf import SsrfGuard
-from deep_research.sources.transport import GuardedTransport, default_ssl_context
+from deep_research.sources.web.fetch import read_capped
+from deep_research.sources.web.ssrf import SsrfGuard
+from deep_research.sources.web.transport import GuardedTransport, default_ssl_context
 
 MAX_BACKOFF_SECONDS = 20.0
 """Longest wait between two attempts, ``Retry-After`` included."""

@@ -1,0 +1,517 @@
+"""The offline engine: extractive research with no model and no network.
+
+Questions are decomposed into steps by their parts and by standard facets; notes and reports
+are BM25-ranked, diversity-selected sentences quoted verbatim from the evidence, each with its
+citation; verdicts come from the lexical and numeric checks of :mod:`.checks`. Reports say that
+they are extracts. Nothing here is canned: every sentence of a report comes from a source.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from deep_research.engines.base import (
+    Assessment,
+    ClaimCheck,
+    ProgressCallback,
+    Reply,
+    Turn,
+    WritingInputs,
+    chat_title,
+    evidence_key,
+    passage_key,
+)
+from deep_research.engines.offline.facets import (
+    answers_kind,
+    arrange,
+    asks_cost,
+    facets_for,
+    spending_terms,
+)
+from deep_research.engines.schemas import (
+    ClaimVerdict,
+    ClarifyDecision,
+    LimitationDraft,
+    PickedQuote,
+    Reflection,
+    ReportAssessment,
+    ResearchPlan,
+    Rewrite,
+    StepDraft,
+    StepNotes,
+)
+from deep_research.sources.evidence import select_windows
+from deep_research.state.models import EvidenceSpan, Finding, Passage, PlanStep
+from deep_research.text.labels import label
+from deep_research.text.language import function_words, language_of, without_question_words
+from deep_research.text.words import (
+    FULL_STOPS,
+    STOPWORDS,
+    content_tokens,
+    is_cjk,
+    jaccard,
+    sentences,
+    split_line,
+    stem,
+    word_count,
+    words,
+)
+from deep_research.verification.checks import check_claim, coverage
+from deep_research.verification.citations import final_mark, join_sentences
+from deep_research.verification.conflicts import disagreement
+
+EXTRACTIVE_NOTICE = "> " + label("en", "notice")
+"""The first line of an English offline report (other languages: :func:`extractive_notice`)."""
+
+
+def extractive_notice(language: str) -> str:
+    """The notice that opens an offline report, in ``language``."""
+    return "> " + label(language, "notice")
+
+
+_COMPARING = re.compile(r"\b(?:compare[sd]?|comparison|differ(?:s|ence|ences)?)\b", re.I)
+_NAME = r"[A-Z][\w-]*(?: [A-Z][\w-]*)*"
+_NAME_PAIR = re.compile(rf"\b({_NAME}),? and ({_NAME})\b")
+_SPLIT = re.compile(
+    r"\?|？|;|；|。|\n|\b(?:and also|as well as|et aussi|ainsi que)\b"
+    r"|,?\s+and\s+(?=(?:what|how|why|when|where|which|who|whom|whether|is|are|was|were|does|do|did|"
+    r"can|could|should)\b)"
+    r"|,?\s+et\s+(?=(?:combien|quel(?:le)?s?|comment|pourquoi|quand|où|qui)\b)",
+    re.I,
+)
+_COMPARE = re.compile(
+    r"\b(?:vs\.?|versus|compared? (?:to|with)|or|ou|par rapport (?:à|au|aux))\b|与|对比|相比|还是",
+    re.I,
+)
+_SENTENCES_PER_SECTION = 4
+_REWRITE_COVERAGE = 0.3
+"""Share of the claim's words the closest evidence must state for a rewrite (else removal)."""
+_NEAR_DUPLICATE = 0.7
+"""Word overlap (Jaccard) above which a sentence repeats one already quoted."""
+_SENTENCES_PER_REPORT = 24
+"""A report of few sections gives each more sentences, up to this many in all."""
+_SUMMARY_SENTENCES = 2
+_CITED_SENTENCE = re.compile(r".+?(?:\[E\d+\])+[.!?。！？]")
+
+
+def _words(text: str) -> list[str]:
+    """The words of ``text`` that carry content, as written (lower case, not stemmed).
+
+    A run of CJK text stays whole (a search engine segments it better than bigrams would).
+    """
+    own = function_words(language_of(text))
+    spoken = without_question_words(text)
+    return [w for w in words(spoken) if w not in STOPWORDS and w not in own]
+
+
+def _compared_names(part: str) -> list[str]:
+    """The names a part compares: ``How do LFP and NMC batteries differ`` gives LFP, NMC.
+
+    A capitalised verb that opens the part is not a name's first word: ``Compare Git and
+    Mercurial`` gives Git, Mercurial.
+    """
+    if not _COMPARING.search(part):
+        return []
+    match = _NAME_PAIR.search(part)
+    if match is None:
+        return []
+    return [_COMPARING.sub("", name).strip() or name for name in match.groups()]
+
+
+def _headings(
+    question: str, plan: Sequence[PlanStep], evidence: Sequence[EvidenceSpan]
+) -> tuple[list[PlanStep], list[EvidenceSpan]]:
+    """The report's headings, and the evidence as found for them.
+
+    Steps that reflection added to reword a step (whose intent is that step's title) or to
+    look for words no finding mentioned (whose intent is the question) get no heading: what
+    they found goes under the step they reword, or under the heading it answers.
+    """
+    by_title = {s.title: s.id for s in plan}
+    folded = {
+        s.id: by_title.get(s.intent, "")
+        for s in plan
+        if s.round > 1 and (s.intent in by_title or s.intent == question)
+    }
+    headings = [s for s in plan if s.id not in folded]
+    placed = [
+        e.model_copy(update={"step_id": folded[e.step_id]}) if e.step_id in folded else e
+        for e in evidence
+    ]
+    return headings, placed
+
+
+def _topic(question: str) -> str:
+    return " ".join(dict.fromkeys(_words(question)))
+
+
+def _sentence(quote: str, keys: Sequence[str]) -> str:
+    """Render a quote in the canonical cited form: ``body [E1][E2].``, or ``正文[E1]。``.
+
+    A quote of several sentences (a window) cites its keys after each of them, so that every
+    sentence of the report is checked against the evidence it comes from.
+    """
+    pieces = list(split_line(" ".join(quote.split()))) or [quote]
+    return join_sentences(_cited_piece(piece, keys) for piece in pieces)
+
+
+def _cited_piece(piece: str, keys: Sequence[str]) -> str:
+    body, punct = final_mark(piece)
+    markers = "".join(f"[{k}]" for k in keys)
+    if not markers:
+        return f"{body}{punct}"
+    tight = bool(punct) and punct in FULL_STOPS or is_cjk(body[-1:] or " ")
+    return f"{body}{markers}{punct}" if tight else f"{body} {markers}{punct}"
+
+
+class OfflineEngine:
+    """Extractive engine; see the module docstring."""
+
+    name = "offline"
+    extractive = True
+
+    async def title(self, question: str) -> Reply[str]:
+        """The question itself, on one line and cut at a word (:func:`chat_title`)."""
+        return Reply(chat_title(question))
+
+    async def clarify(self, question: str, history: Sequence[Turn]) -> Reply[ClarifyDecision]:
+        """Ask only when the request names fewer than two content words and has no context."""
+        if history or len(set(content_tokens(question))) >= 2:
+            return Reply(ClarifyDecision(needs_clarification=False))
+        return Reply(
+            ClarifyDecision(
+                needs_clarification=True,
+                question=label(language_of(question), "broad").format(question=question.strip()),
+            )
+        )
+
+    async def plan(
+        self, question: str, history: Sequence[Turn], max_steps: int
+    ) -> Reply[ResearchPlan]:
+        """Decompose the question into its parts, compared items and standard facets."""
+        topic = _topic(question)
+        language = language_of(question)
+        # every part that asks something is a step ("..., and why would one use it?")
+        parts = [p.strip(" ,.，、") for p in _SPLIT.split(question) if content_tokens(p)]
+        steps = [StepDraft(title=p, intent=p) for p in parts] or [
+            StepDraft(title=topic, intent=question.strip())
+        ]
+        compared = [c.strip(" ,.?？，") for c in _COMPARE.split(question) if content_tokens(c)]
+        if len(compared) >= 2:
+            steps += [StepDraft(title=_topic(c), intent=f"Characterise {c}") for c in compared]
+        for part in parts:
+            steps += [
+                StepDraft(title=name, intent=f"Characterise {name}: {part}")
+                for name in _compared_names(part)
+            ]
+        subject = " ".join(_words(parts[0] if parts else question)[:4])
+        steps += [
+            StepDraft(title=title, intent=f"{intent}: {subject}", evidence_needed=intent)
+            for title, intent in (f.named(language) for f in facets_for(question, parts))
+        ]
+        unique: dict[str, StepDraft] = {}
+        for step in steps:
+            unique.setdefault(" ".join(sorted(set(content_tokens(step.title)))), step)
+        chosen = list(unique.values())[:max_steps]
+        size = word_count(topic)
+        complexity = "complex" if len(parts) >= 3 else "simple" if size <= 3 else "moderate"
+        brief = (
+            f"Research question: {question.strip()} The plan covers: "
+            + "; ".join(s.title for s in chosen)
+            + ". (Decomposed by the offline engine.)"
+        )
+        return Reply(ResearchPlan(brief=brief, complexity=complexity, steps=chosen))
+
+    async def queries(
+        self,
+        question: str,
+        step: PlanStep,
+        previous: Sequence[str],
+        n: int,
+        *,
+        finding: Finding | None = None,
+    ) -> Reply[list[str]]:
+        """The step's words, then broader and narrower variants.
+
+        On a second pass, first the step's words with those the evidence found so far repeats
+        (pseudo-relevance feedback, :func:`feedback_terms`), then what the notes say is missing.
+        """
+        title_terms = _words(step.title)
+        question_terms = _words(question)
+        intent_terms = _words(step.intent)
+        missing = list(dict.fromkeys(_words(finding.missing))) if finding is not None else []
+        feedback = (
+            feedback_terms(finding.notes, [*title_terms, *question_terms, *previous])
+            if finding is not None
+            else []
+        )
+        candidates = [
+            " ".join(dict.fromkeys(title_terms + feedback)) if feedback else "",
+            " ".join(dict.fromkeys(title_terms[:3] + missing[:6])) if missing else "",
+            " ".join(dict.fromkeys(title_terms + intent_terms[:6])),
+            " ".join(dict.fromkeys(title_terms + question_terms[:4])),
+            " ".join(title_terms),
+            " ".join(dict.fromkeys(question_terms)),
+            " ".join(title_terms[-3:]),
+        ]
+        spending = spending_terms(step.title)
+        if spending:
+            candidates.insert(1, " ".join(dict.fromkeys(title_terms + spending)))
+        seen = {q.lower() for q in previous}
+        fresh: list[str] = []
+        for query in candidates:
+            if query and query.lower() not in seen:
+                seen.add(query.lower())
+                fresh.append(query)
+        return Reply(fresh[:n])
+
+    async def pick_evidence(
+        self,
+        question: str,
+        step: PlanStep,
+        queries: Sequence[str],
+        passages: Sequence[Passage],
+    ) -> Reply[list[PickedQuote]]:
+        """Sentence windows of the passages, by relevance (:func:`select_windows`)."""
+        windows = select_windows(passages, step, queries)
+        return Reply(
+            [
+                PickedQuote(passage=passage_key(w.passage), quote=w.text, relevance=w.relevance)
+                for w in windows
+            ]
+        )
+
+    async def notes(
+        self, question: str, step: PlanStep, evidence: Sequence[EvidenceSpan]
+    ) -> Reply[StepNotes]:
+        """The three most relevant quotes; sufficient when two or more relevant ones exist."""
+        ranked = sorted(range(len(evidence)), key=lambda i: -evidence[i].relevance)[:3]
+        text = join_sentences(_sentence(evidence[i].quote, [evidence_key(i)]) for i in ranked)
+        strong = sum(1 for e in evidence if e.relevance >= 0.3)
+        covered = {t for e in evidence for t in content_tokens(e.quote)}
+        wanted = dict.fromkeys(_words(f"{step.title} {step.evidence_needed}"))
+        missing = [w for w in wanted if not set(content_tokens(w)) <= covered]
+        return Reply(StepNotes(notes=text, sufficient=strong >= 2, missing=" ".join(missing)))
+
+    async def reflect(
+        self,
+        question: str,
+        plan: Sequence[PlanStep],
+        findings: Sequence[Finding],
+        max_new_steps: int,
+        *,
+        brief: str = "",
+    ) -> Reply[Reflection]:
+        """Adjust steps that found too little; continue on question terms no finding covers."""
+        titles = {s.id: s.title for s in plan}
+        reworded = {s.intent for s in plan if s.round > 1}  # steps already replaced once
+        weak = [
+            f.step_id for f in findings if not f.sufficient and titles[f.step_id] not in reworded
+        ]
+        if weak and max_new_steps:
+            replaced = weak[:max_new_steps]
+            notes = {f.step_id: f.notes for f in findings}
+            return Reply(
+                Reflection(
+                    decision="adjust",
+                    reasoning=f"{len(weak)} step(s) found too little evidence; broadening them.",
+                    new_steps=[
+                        StepDraft(title=_broadened(titles[i], notes.get(i, "")), intent=titles[i])
+                        for i in replaced
+                    ],
+                    replaces=replaced,
+                )
+            )
+        covered = set(content_tokens(" ".join(f.notes for f in findings)))
+        missing = [
+            w for w in dict.fromkeys(_words(question)) if not set(content_tokens(w)) <= covered
+        ]
+        title = " ".join(missing)
+        if missing and max_new_steps and title not in {t.casefold() for t in titles.values()}:
+            return Reply(
+                Reflection(
+                    decision="continue",
+                    reasoning=f"No finding mentions: {', '.join(missing)}.",
+                    new_steps=[StepDraft(title=title, intent=question)],
+                )
+            )
+        return Reply(Reflection(decision="complete", reasoning="Every step found evidence."))
+
+    async def write_report(
+        self,
+        question: str,
+        brief: str,
+        plan: Sequence[PlanStep],
+        evidence: Sequence[EvidenceSpan],
+        on_progress: ProgressCallback | None = None,
+        *,
+        inputs: WritingInputs | None = None,
+    ) -> Reply[str]:
+        """One section per heading of its best diverse quotes (see :func:`.outline.arrange`)."""
+        quoted: set[str] = set()  # sentences already in the report (windows overlap)
+        bags: list[set[str]] = []
+        blocks = [extractive_notice(language_of(question))]
+        headings, placed = _headings(question, plan, evidence)
+        arranged = arrange(headings, placed)
+        filled = sum(1 for rows in arranged.values() if rows) or 1
+        per_section = max(_SENTENCES_PER_SECTION, _SENTENCES_PER_REPORT // filled)
+        for step in headings:
+            chosen: list[str] = []
+            for i in arranged[step.id]:
+                for said in _new_sentences(evidence[i].quote, quoted):
+                    bag = set(content_tokens(said))
+                    if any(jaccard(bag, other) > _NEAR_DUPLICATE for other in bags):
+                        continue  # another source's near copy is already quoted
+                    first = len(chosen) < _SENTENCES_PER_SECTION
+                    if _belongs(step, said, first=first):
+                        quoted.add(" ".join(said.split()))
+                        bags.append(bag)
+                        chosen.append(_sentence(said, [evidence_key(i)]))
+                if len(chosen) >= per_section:
+                    break
+            if chosen:
+                paragraphs = [
+                    join_sentences(chosen[n : n + _SENTENCES_PER_SECTION])
+                    for n in range(0, len(chosen), _SENTENCES_PER_SECTION)
+                ]
+                heading = f"## {step.title[:1].upper()}{step.title[1:]}"
+                blocks.append("\n\n".join([heading, *paragraphs]))
+        for block in blocks:
+            if on_progress:
+                on_progress(block + "\n\n")
+        return Reply("\n\n".join(blocks) + "\n")
+
+    async def answer(self, question: str, history: Sequence[Turn]) -> Reply[str]:
+        """The offline engine cannot answer without sources, and says so."""
+        return Reply(
+            "The offline engine answers only from sources it has read, so `simple` mode has "
+            "nothing to offer without a model. Ask again in `web_search` or `deep_research` "
+            "mode, or configure a model (DEEP_RESEARCH_MODEL and OPENAI_API_KEY)."
+        )
+
+    async def judge(self, checks: Sequence[ClaimCheck]) -> Reply[list[ClaimVerdict]]:
+        """Lexical coverage plus strict number and negation checks, per claim."""
+        verdicts = []
+        for item in checks:
+            quotes = [e.quote for e in item.evidence]
+            result = check_claim(item.claim.text, quotes)
+            relied = result.index >= 0
+            verdicts.append(
+                ClaimVerdict(
+                    claim_id=item.claim.id,
+                    verdict=result.verdict,
+                    confidence=result.confidence,
+                    reasoning=result.reasoning,
+                    reason=result.reason,
+                    evidence_key=evidence_key(result.index) if relied else None,
+                    quote=quotes[result.index][result.start : result.end] if relied else None,
+                    checked_by="offline",
+                )
+            )
+        return Reply(verdicts)
+
+    async def rewrite(self, check: ClaimCheck) -> Reply[Rewrite]:
+        """Narrow the claim to the evidence sentence that states most of it, or remove it.
+
+        The evidence closest to the claim is chosen, then its sentence sharing most of the
+        claim's words: a partial claim becomes the part the evidence states, a wrong figure
+        the evidence's, and a claim the evidence hardly mentions is removed.
+        """
+        scored = sorted(
+            ((coverage(check.claim.text, e.quote), i) for i, e in enumerate(check.evidence)),
+            reverse=True,
+        )
+        if scored and scored[0][0] >= _REWRITE_COVERAGE:
+            best = scored[0][1]
+            quote = _closest_sentence(check.claim.text, check.evidence[best].quote)
+            return Reply(Rewrite(text=final_mark(quote)[0], evidence_key=evidence_key(best)))
+        return Reply(Rewrite(text=""))
+
+    async def assess(self, facts: Assessment) -> Reply[ReportAssessment]:
+        """The first sentences of the report as its summary; the limits found, stated plainly."""
+        language = language_of(facts.question)
+        drafts = [
+            LimitationDraft(
+                kind="uncovered", text=label(language, "not_covered").format(title=step.title)
+            )
+            for step in facts.uncovered
+        ]
+        for i, j in facts.conflicts:
+            a, b = facts.evidence[i].quote, facts.evidence[j].quote
+            one, other = disagreement(a, b) or (a, b)
+            drafts.append(
+                LimitationDraft(
+                    kind="conflict",
+                    text=label(language, "sources_disagree").format(
+                        a=final_mark(one)[0],
+                        key_a=evidence_key(i),
+                        b=final_mark(other)[0],
+                        key_b=evidence_key(j),
+                    ),
+                )
+            )
+        return Reply(ReportAssessment(summary=_lead(facts.report), limitations=drafts))
+
+
+_KEY = re.compile(r"\[E\d+\]")
+FEEDBACK_TERMS = 3
+"""Most words a second search takes from the evidence the first one found."""
+
+
+def feedback_terms(notes: str, known: Sequence[str]) -> list[str]:
+    """Pseudo-relevance feedback: the words the evidence found so far repeats.
+
+    Words (as written) that stand in ``notes`` at least twice and are none of ``known`` (the
+    words already searched with), most frequent first: the corpus's own words for what the
+    step asks, such as "WAL" in the pages on write-ahead logging.
+    """
+    said = _words(_KEY.sub(" ", notes))
+    taken = {stem(w) for text in known for w in _words(text)}
+    counts: dict[str, int] = {}
+    for word in said:
+        if stem(word) not in taken:
+            counts[word] = counts.get(word, 0) + 1
+    ranked = sorted((w for w, c in counts.items() if c >= 2), key=lambda w: -counts[w])
+    return ranked[:FEEDBACK_TERMS]
+
+
+def _broadened(title: str, notes: str) -> str:
+    """A thin step's title searched again: its words and the words its evidence repeats."""
+    return " ".join(dict.fromkeys([*_words(title), *feedback_terms(notes, [title])]))
+
+
+def _closest_sentence(claim: str, quote: str) -> str:
+    """The sentence of ``quote`` sharing most of the claim's words (the first on ties)."""
+    pieces = [s.text for s in sentences(quote)] or [quote]
+    return max(pieces, key=lambda piece: coverage(claim, piece))
+
+
+def _new_sentences(quote: str, quoted: set[str]) -> list[str]:
+    """The sentences of ``quote`` (a window of one or more) not yet in the report."""
+    found = [s.text for s in sentences(quote)] or [quote]
+    return [s for s in found if " ".join(s.split()) not in quoted]
+
+
+def _belongs(step: PlanStep, sentence: str, *, first: bool) -> bool:
+    """Whether ``sentence`` goes under ``step``'s heading.
+
+    Never one of the wrong kind of answer (a fine under a cost). In the first paragraph any
+    other sentence of the quotes the heading took; past it, under a cost only money spent.
+    """
+    kind = answers_kind(step.title, sentence)
+    if kind < 0:
+        return False
+    if first or not asks_cost(step.title):
+        return True
+    return kind > 0
+
+
+def _lead(report: str) -> str:
+    """The first cited sentences of the report's first section, verbatim."""
+    for block in report.split("\n## ")[1:]:
+        body = block.partition("\n")[2].strip()
+        sentences = _CITED_SENTENCE.findall(body.split("\n\n")[0])
+        if sentences:
+            return join_sentences(s.strip() for s in sentences[:_SUMMARY_SENTENCES])
+    return ""
