@@ -32,7 +32,7 @@ from deep_research.nodes import (
     synthesize,
     verify,
 )
-from deep_research.nodes.research import generate_queries
+from deep_research.nodes.generate_queries import generate_queries
 from deep_research.services import Services
 from deep_research.state import (
     Document,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from deep_research.engines.llm import prompts
 from deep_research.engines.llm.outline import REPORT_WORDS
-from deep_research.nodes.synthesize import kept_findings, report_evidence
+from deep_research.report.build import kept_findings, report_evidence
 from deep_research.state import EvidenceSpan, Finding, PlanStep, State
 from deep_research.state.models import concrete_depth
 

@@ -17,7 +17,6 @@ from deep_research.context import Context
 from deep_research.engines import Assessment, Reply, chat_title
 from deep_research.engines.schemas import ReportAssessment
 from deep_research.events import emit
-from deep_research.nodes.synthesize import report_evidence
 from deep_research.report.build import (
     budget_notice,
     build_report,
@@ -25,6 +24,7 @@ from deep_research.report.build import (
     final_citations,
     number_references,
     render_markdown,
+    report_evidence,
 )
 from deep_research.report.inert import inert_report
 from deep_research.report.limits import assessment_input, limits, with_limitations

@@ -9,24 +9,10 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context, resolve_config
 from deep_research.engines.schemas import StepDraft
 from deep_research.events import emit
+from deep_research.nodes._steps import make_steps
 from deep_research.services import Services, context_of
-from deep_research.state import PlanStep, State
+from deep_research.state import State
 from deep_research.state.models import DEPTH_BUDGETS, concrete_depth
-
-
-def make_steps(drafts: list[StepDraft], *, first_index: int, round: int) -> list[PlanStep]:
-    """Number drafted steps ``s01``, ``s02``... from ``first_index``."""
-    return [
-        PlanStep(
-            id=f"s{first_index + i:02d}",
-            title=d.title.strip(),
-            intent=d.intent,
-            evidence_needed=d.evidence_needed,
-            round=round,
-        )
-        for i, d in enumerate(drafts)
-        if d.title.strip()
-    ]
 
 
 async def plan(state: State, runtime: Runtime[Context], *, services: Services) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from langgraph.runtime import Runtime
 
 from deep_research.context import Context
 from deep_research.events import emit
-from deep_research.nodes.plan import make_steps
+from deep_research.nodes._steps import make_steps
 from deep_research.services import Services, context_of
 from deep_research.state import State
 

@@ -10,7 +10,7 @@ from langgraph.types import interrupt
 from deep_research.context import Context
 from deep_research.engines.schemas import StepDraft
 from deep_research.events import emit
-from deep_research.nodes.plan import make_steps
+from deep_research.nodes._steps import make_steps
 from deep_research.services import Services, context_of
 from deep_research.state import PlanStep, State
 from deep_research.state.interrupts import (

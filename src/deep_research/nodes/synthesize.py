@@ -9,29 +9,13 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context
 from deep_research.engines import WritingInputs, evidence_key
 from deep_research.events import emit
+from deep_research.report.build import kept_findings, report_evidence
 from deep_research.services import Services, context_of
-from deep_research.state import EvidenceSpan, Finding, State
-from deep_research.state.identity import on_kept_sources
+from deep_research.state import State
 from deep_research.verification.citations import keys_to_markers, normalize_draft
 
 PROGRESS_EVERY_CHARS = 400
 """A ``synthesis_progress`` event is emitted each time this many more characters are written."""
-
-
-def kept_findings(state: State) -> list[Finding]:
-    """The findings of the steps reflection did not replace."""
-    replaced = {step.id for step in state.plan if step.replaced}
-    return [f for f in state.findings if f.step_id not in replaced]
-
-
-def report_evidence(state: State) -> list[EvidenceSpan]:
-    """The evidence the kept findings selected, in state order (what the writer may cite).
-
-    A span quoted under a link of a work that another step found by another link names the
-    work's one source (:func:`~deep_research.state.identity.on_kept_sources`).
-    """
-    chosen = {i for f in kept_findings(state) for i in f.evidence_ids}
-    return on_kept_sources([e for e in state.evidence if e.id in chosen], state.sources)
 
 
 async def synthesize(

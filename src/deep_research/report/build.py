@@ -39,9 +39,11 @@ from deep_research.state import (
     ReportConfidence,
     ReportSection,
     Source,
+    State,
     TokenUsage,
     VerificationSummary,
 )
+from deep_research.state.identity import on_kept_sources
 from deep_research.state.models import BudgetLimit
 from deep_research.text.inert import escaped_name
 from deep_research.text.labels import LABELS, label
@@ -383,3 +385,19 @@ def article_markdown(report: Report) -> str:
     if not listed:
         return body
     return f"{body}\n## {label(language, 'references')}\n\n" + "\n".join(listed) + "\n"
+
+
+def kept_findings(state: State) -> list[Finding]:
+    """The findings of the steps reflection did not replace."""
+    replaced = {step.id for step in state.plan if step.replaced}
+    return [f for f in state.findings if f.step_id not in replaced]
+
+
+def report_evidence(state: State) -> list[EvidenceSpan]:
+    """The evidence the kept findings selected, in state order (what the writer may cite).
+
+    A span quoted under a link of a work that another step found by another link names the
+    work's one source (:func:`~deep_research.state.identity.on_kept_sources`).
+    """
+    chosen = {i for f in kept_findings(state) for i in f.evidence_ids}
+    return on_kept_sources([e for e in state.evidence if e.id in chosen], state.sources)
