@@ -25,7 +25,7 @@ from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.persistence.content import open_store, put_documents
 from deep_research.persistence.db import open_database
 from deep_research.persistence.namespaces import DOCUMENTS_NAMESPACE
-from deep_research.persistence.purge import erase_chats
+from deep_research.persistence.purge import purge_chats
 from deep_research.persistence.recorder import Batch, RunScope, SqlRecorder
 from deep_research.persistence.scratch import thread_namespace
 from deep_research.state.models import Document
@@ -102,7 +102,7 @@ async def test_a_closed_thread_takes_no_writes_until_restored(database_url: str)
         await store.adelete(DOCUMENTS_NAMESPACE, PAGE.id)
         await put_documents(store, [PAGE], thread_id=thread)  # kept; its source not recorded
 
-        await erase_chats(database, saver, store, user_id=user, deleted_before=None)
+        await purge_chats(database, saver, store, user_id=user, deleted_before=None)
         assert await _checkpoints(database_url, thread) == 0
         assert await store.aget(stage, "0:read") is None
         assert await store.aget(DOCUMENTS_NAMESPACE, PAGE.id) is None, "its page text went too"
@@ -182,7 +182,7 @@ async def test_a_write_past_its_lookup_when_the_purge_closes_the_thread_does_not
             write = asyncio.create_task(store.aput(stage, "0:read", {"kept": True}))
         await asyncio.wait_for(looked_up.wait(), timeout=10)
         purge = asyncio.create_task(
-            erase_chats(database, purging_saver, purging_store, user_id=user, deleted_before=None)
+            purge_chats(database, purging_saver, purging_store, user_id=user, deleted_before=None)
         )
         await _blocked_or_done(postgres_url, purge)
         resume.set()

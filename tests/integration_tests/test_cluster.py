@@ -30,7 +30,7 @@ from langgraph_sdk.errors import NotFoundError
 from psycopg import sql
 
 from deep_research.persistence.db import open_database
-from deep_research.server.runtimes.aegra_purge import erase_from_aegra
+from deep_research.server.runtimes.aegra_purge import purge_from_aegra
 from tests.integration_tests.cluster_process import (
     CLUSTER_PYTHON,
     Cluster,
@@ -414,7 +414,7 @@ async def test_no_run_is_recorded_on_a_chat_while_the_command_line_purge_erases_
         # the purge waits at its first delete, past its look at the runs (there are none)
         await holder.execute("SELECT 1 FROM checkpoints WHERE thread_id = %s FOR UPDATE", (thread,))
         purge = asyncio.create_task(
-            erase_from_aegra(aegra_url, database, user_id="henry", threads=[thread])
+            purge_from_aegra(aegra_url, database, user_id="henry", threads=[thread])
         )
         deadline = time.monotonic() + 30
         while not await _waiting_deletes(aegra_url):

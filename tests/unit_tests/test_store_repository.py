@@ -17,7 +17,7 @@ from deep_research.events import RecordedEvent
 from deep_research.persistence import Database, SqlRecorder, open_database, queries
 from deep_research.persistence import repository as repo
 from deep_research.persistence import tables as tables
-from deep_research.persistence.purge import erase_chats
+from deep_research.persistence.purge import purge_chats
 from deep_research.persistence.recorder import Batch, RunScope
 from deep_research.persistence.records import (
     IterationRecord,
@@ -160,9 +160,9 @@ async def test_soft_delete_restore_and_purge(database: Database) -> None:
                 session, user_id="alice", thread_id="thread-1", window=timedelta(0)
             )
     saver, store = InMemorySaver(), InMemoryStore()
-    erased = await erase_chats(database, saver, store, user_id="bob", deleted_before=soon)
+    erased = await purge_chats(database, saver, store, user_id="bob", deleted_before=soon)
     assert erased.threads == ()
-    erased = await erase_chats(database, saver, store, user_id="alice", deleted_before=soon)
+    erased = await purge_chats(database, saver, store, user_id="alice", deleted_before=soon)
     assert erased.threads == ("thread-1",)
     left = await counts(database)
     assert left.pop("closed_threads") == 1, "the purged thread stays closed"

@@ -18,7 +18,7 @@ import pytest
 from deep_research.persistence import queries
 from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.persistence.content import open_store
-from deep_research.persistence.purge import Erased
+from deep_research.persistence.purge import Purged
 from deep_research.persistence.recorder import Batch, RunScope, SqlRecorder
 from deep_research.server import purge
 from deep_research.server.database import close_domain_stores, domain_database
@@ -75,17 +75,17 @@ async def test_a_chat_a_run_records_during_the_users_purge_is_erased_too(
     get_settings.cache_clear()
     runtime = QuietRuntime(url)
     monkeypatch.setattr(purge, "current_runtime", lambda: runtime)
-    real_erase = purge.erase_user
-    rounds: list[Erased] = []
+    real_erase = purge.purge_user_data
+    rounds: list[Purged] = []
 
-    async def erase_then_a_run_records(*args: Any, **kwargs: Any) -> Erased:
+    async def erase_then_a_run_records(*args: Any, **kwargs: Any) -> Purged:
         erased = await real_erase(*args, **kwargs)
         if not rounds:  # a run the purge did not list records its chat after the listing
             await _record_chat("late-chat")
         rounds.append(erased)
         return erased
 
-    monkeypatch.setattr(purge, "erase_user", erase_then_a_run_records)
+    monkeypatch.setattr(purge, "purge_user_data", erase_then_a_run_records)
     try:
         await _record_chat("early-chat")
         erased = await purge.purge_user(user_id=USER)

@@ -1,6 +1,6 @@
 """The command line's storage commands: db upgrade, chats, show, delete, restore, purge.
 
-``purge`` erases for good (:func:`deep_research.persistence.purge.erase_chats`): the chats'
+``purge`` purges for good (:func:`deep_research.persistence.purge.purge_chats`): the chats'
 rows, their threads' checkpoints and the page text no other chat refers to. Every read is
 scoped to the command line's user (``DEEP_RESEARCH_USER_ID``, default ``local``). Output goes
 to stdout; errors are raised as ``DeepResearchError`` for the command line to print.
@@ -167,17 +167,17 @@ async def _prefs(args: argparse.Namespace, url: str, user: str, out: TextIO) -> 
 
 
 async def _purge(args: argparse.Namespace, url: str, user: str, out: TextIO) -> int:
-    """Erase from every store the user's chats deleted longer ago than the recovery window.
+    """Purge from every store the user's chats deleted longer ago than the recovery window.
 
     With Aegra's database named (``--aegra-database-url`` or ``AEGRA_DATABASE_URL``), the
-    chats are erased there first
-    (:func:`~deep_research.server.runtimes.aegra_purge.erase_from_aegra`): a graph served by
+    chats are purged there first
+    (:func:`~deep_research.server.runtimes.aegra_purge.purge_from_aegra`): a graph served by
     Aegra checkpoints and stores its page text there, not in our stores.
     """
     from deep_research.persistence.checkpointer import open_checkpointer
     from deep_research.persistence.content import open_store
-    from deep_research.persistence.purge import erase_chats, expire_checkpoints
-    from deep_research.server.runtimes.aegra_purge import aegra_database_url, erase_from_aegra
+    from deep_research.persistence.purge import expire_checkpoints, purge_chats
+    from deep_research.server.runtimes.aegra_purge import aegra_database_url, purge_from_aegra
 
     days = get_settings().chat_recovery_days
     if args.older_than_days is not None:
@@ -192,11 +192,11 @@ async def _purge(args: argparse.Namespace, url: str, user: str, out: TextIO) -> 
             _hold_run_locks(doomed),
         ):
             if aegra_url is not None:
-                in_aegra = await erase_from_aegra(
+                in_aegra = await purge_from_aegra(
                     aegra_url, database, user_id=user, threads=doomed, all_owned=args.user
                 )
                 out.write(f"erased {len(in_aegra.threads)} thread(s) from Aegra's database\n")
-            erased = await erase_chats(
+            purged = await purge_chats(
                 database,
                 checkpointer,
                 store,
@@ -209,7 +209,7 @@ async def _purge(args: argparse.Namespace, url: str, user: str, out: TextIO) -> 
                 if ttl is None
                 else await expire_checkpoints(database, checkpointer, ttl_minutes=ttl)
             )
-    threads = erased.threads
+    threads = purged.threads
     out.write(f"purged {len(threads)} chat(s){': ' if threads else ''}{', '.join(threads)}\n")
     if expired:
         out.write(f"expired the checkpoints of {len(expired)} idle chat(s)\n")
@@ -217,7 +217,7 @@ async def _purge(args: argparse.Namespace, url: str, user: str, out: TextIO) -> 
 
 
 async def _doomed(database: Database, user: str, deleted_before: datetime | None) -> list[str]:
-    """The thread ids of the user's chats a purge erases (all of them without a date)."""
+    """The thread ids of the user's chats a purge removes (all of them without a date)."""
     async with database.session_scope() as session:
         chats = await queries.list_chats(
             session, user_id=user, include_deleted=True, limit=1_000_000
@@ -232,7 +232,7 @@ async def _doomed(database: Database, user: str, deleted_before: datetime | None
 
 @asynccontextmanager
 async def _hold_run_locks(doomed: list[str]) -> AsyncIterator[None]:
-    """Hold the run locks of the chats a purge erases (see :func:`chat_run_lock`).
+    """Hold the run locks of the chats a purge removes (see :func:`chat_run_lock`).
 
     Raises:
         ChatClosedError: one of them has a run in progress in another process.

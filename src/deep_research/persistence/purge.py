@@ -1,21 +1,21 @@
-"""Erasing for good: a purged chat leaves nothing behind in any of the three stores.
+"""Purging for good: a purged chat leaves nothing behind in any of the three stores.
 
 A chat lives in three places: the domain store (its rows), LangGraph's checkpointer (every
 checkpoint and pending write of its thread, subgraphs' namespaces included) and the content
 store (the page text its sessions read, kept by content hash and possibly shared with other
 chats, and the stages of a researcher that stopped inside its step, kept for its resume).
-:func:`erase_chats` removes the first two completely and, from the third, the stages and the
+:func:`purge_chats` removes the first two completely and, from the third, the stages and the
 documents that no remaining chat's sources refer to.
 
 Each stage can be repeated, so a purge interrupted anywhere is finished by running it again:
-the chats to erase are read first and their threads closed for good
+the chats to purge are read first and their threads closed for good
 (:mod:`~deep_research.persistence.closed`: from then on no recorder, checkpointer or content
 store writes under them, so a run still in flight cannot write them back); their checkpoints
 go next; their rows last, in one
 transaction (until then the chats are still there to be found again); the documents they
 referred to that nothing refers to any more are removed after that commit.
 
-Retention is erasure on a clock: :func:`expire_checkpoints` deletes the checkpoints of idle
+Retention is purging on a clock: :func:`expire_checkpoints` deletes the checkpoints of idle
 chats, after the time :func:`checkpoint_retention` gives the server.
 """
 
@@ -52,7 +52,7 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class Erased:
+class Purged:
     """What a purge removed."""
 
     threads: tuple[str, ...]
@@ -60,7 +60,7 @@ class Erased:
     documents: int
     """Documents removed from the content store (those no other chat refers to)."""
     items: int = 0
-    """Items removed from the user's own store namespaces (:func:`erase_user`)."""
+    """Items removed from the user's own store namespaces (:func:`purge_user_data`)."""
 
 
 async def _chats(
@@ -70,7 +70,7 @@ async def _chats(
     deleted_before: datetime | None,
     thread_id: str | None = None,
 ) -> tuple[list[int], list[str], set[str]]:
-    """The user's chats to erase: row ids, thread ids, and the documents they refer to."""
+    """The user's chats to purge: row ids, thread ids, and the documents they refer to."""
     query = select(Chat.id, Chat.thread_id).where(Chat.user_id == user_id)
     if deleted_before is not None:
         query = query.where(Chat.deleted_at.is_not(None), Chat.deleted_at < deleted_before)
@@ -99,7 +99,7 @@ async def _unreferenced(session: AsyncSession, document_ids: set[str]) -> set[st
     return document_ids - set(still)
 
 
-async def erase_chats(
+async def purge_chats(
     database: Database,
     checkpointer: BaseCheckpointSaver[str],
     store: BaseStore,
@@ -107,17 +107,17 @@ async def erase_chats(
     user_id: str,
     deleted_before: datetime | None,
     thread_id: str | None = None,
-) -> Erased:
-    """Erase a user's chats from the domain store, the checkpointer and the content store.
+) -> Purged:
+    """Purge a user's chats from the domain store, the checkpointer and the content store.
 
     Args:
         database: The domain store.
         checkpointer: Where the chats' threads are checkpointed.
         store: The content store.
         user_id: Whose chats.
-        deleted_before: Erase the chats soft-deleted before this moment; ``None`` erases all
+        deleted_before: Purge the chats soft-deleted before this moment; ``None`` purges all
             the user's chats, deleted or not (``purge --user``).
-        thread_id: Erase only this chat (if it is the user's and matches ``deleted_before``).
+        thread_id: Purge only this chat (if it is the user's and matches ``deleted_before``).
     """
 
     async def close(session: AsyncSession) -> tuple[list[int], list[str], set[str]]:
@@ -129,7 +129,7 @@ async def erase_chats(
 
     ids, threads, documents = await database.run_transaction(close)
     if not ids:
-        return Erased(threads=(), documents=0)
+        return Purged(threads=(), documents=0)
     for thread in threads:
         await checkpointer.adelete_thread(thread)
         documents |= await kept_documents(store, thread)  # kept before their sources' rows
@@ -144,22 +144,22 @@ async def erase_chats(
     orphans = await database.run_transaction(lambda session: _unreferenced(session, documents))
     for document in sorted(orphans):
         await store.adelete(DOCUMENTS_NAMESPACE, document)
-    return Erased(threads=tuple(threads), documents=len(orphans))
+    return Purged(threads=tuple(threads), documents=len(orphans))
 
 
-async def erase_user(
+async def purge_user_data(
     database: Database,
     checkpointer: BaseCheckpointSaver[str],
     store: BaseStore,
     *,
     user_id: str,
-) -> Erased:
-    """Erase everything a user left behind.
+) -> Purged:
+    """Purge everything a user left behind.
 
-    That is every chat (as :func:`erase_chats` does), their preferences and feedback, and the
+    That is every chat (as :func:`purge_chats` does), their preferences and feedback, and the
     items of their own store namespaces (those whose first element is their user id).
     """
-    erased = await erase_chats(database, checkpointer, store, user_id=user_id, deleted_before=None)
+    purged = await purge_chats(database, checkpointer, store, user_id=user_id, deleted_before=None)
 
     async def delete_rows(session: AsyncSession) -> None:
         await session.execute(delete(MessageFeedback).where(MessageFeedback.user_id == user_id))
@@ -172,7 +172,7 @@ async def erase_user(
             for item in found:
                 await store.adelete(item.namespace, item.key)
             items += len(found)
-    return replace(erased, items=items)
+    return replace(purged, items=items)
 
 
 async def expire_checkpoints(

@@ -1,7 +1,7 @@
-"""Erasing for good over HTTP: one deleted chat, or everything a user left on the server.
+"""Purging for good over HTTP: one deleted chat, or everything a user left on the server.
 
 The routes (:mod:`deep_research.server.routes`) call these with the authenticated user. They
-erase what ``deep-research purge`` erases (:mod:`deep_research.persistence.purge`): the rows,
+purge what ``deep-research purge`` purges (:mod:`deep_research.persistence.purge`): the rows,
 every checkpoint of the chats' threads (all namespaces) and the page text no other chat refers
 to, in the checkpointer and store the served graph writes to, and the runtime's own record of
 each thread (its metadata, its runs, its copy of the last values). Where those live depends on
@@ -9,12 +9,12 @@ the runtime (langgraph-api: the project's factories on ``DEEP_RESEARCH_DATABASE_
 its own database), so they are reached through its adapter
 (:mod:`deep_research.server.runtimes.base`).
 
-Erasure is final: before anything is erased, the chats' runs still pending or running are
+Purging is final: before anything is purged, the chats' runs still pending or running are
 cancelled and waited for (:func:`stop_runs`), so no run in flight writes its checkpoints,
 rows or report back after the purge. Deleting a chat stops its runs the same way, after it is
 marked deleted (so no new run is admitted on it); and the recorder refuses every write into a
 deleted chat (:func:`~deep_research.persistence.repository.upsert_chat`). A user's purge looks
-again once it has erased, and goes round again while the user has anything left: a run
+again once it has purged, and goes round again while the user has anything left: a run
 admitted as the purge began, on a thread it had not listed, may create a chat meanwhile.
 """
 
@@ -31,7 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from deep_research.errors import StoreError
 from deep_research.persistence import queries
 from deep_research.persistence.db import SQLITE_BUSY_TIMEOUT_MS
-from deep_research.persistence.purge import Erased, erase_chats, erase_user
+from deep_research.persistence.purge import Purged, purge_chats, purge_user_data
 from deep_research.server.database import domain_database, in_domain_session
 from deep_research.server.runtimes.select import current_runtime
 
@@ -49,7 +49,7 @@ the file's write lock in aiosqlite's thread cannot be interrupted."""
 
 
 class RunsStillActiveError(StoreError):
-    """A chat's cancelled run did not end in time: nothing was erased (409)."""
+    """A chat's cancelled run did not end in time: nothing was purged (409)."""
 
 
 async def stop_runs(threads: Sequence[str], *, timeout: float = STOP_TIMEOUT) -> None:
@@ -79,8 +79,8 @@ async def stop_runs(threads: Sequence[str], *, timeout: float = STOP_TIMEOUT) ->
         logger.warning("the chats' runs were not stopped: %s", exc)
 
 
-async def purge_chat(*, user_id: str, thread_id: str) -> Erased:
-    """Erase one deleted chat of ``user_id`` for good.
+async def purge_chat(*, user_id: str, thread_id: str) -> Purged:
+    """Purge one deleted chat of ``user_id`` for good.
 
     Raises:
         NotFoundError: the user has no such chat.
@@ -101,7 +101,7 @@ async def purge_chat(*, user_id: str, thread_id: str) -> Erased:
     runtime = current_runtime()
     await runtime.forget_threads(user_id, [thread_id])
     async with runtime.stores() as stores:
-        return await erase_chats(
+        return await purge_chats(
             await domain_database(),
             stores.checkpointer,
             stores.store,
@@ -112,7 +112,7 @@ async def purge_chat(*, user_id: str, thread_id: str) -> Erased:
 
 
 PURGE_ROUNDS = 5
-"""How many times a user's purge erases while new chats or threads keep appearing (then 409)."""
+"""How many times a user's purge goes round while new chats or threads keep appearing (then 409)."""
 
 
 async def _chat_threads(user_id: str) -> list[str]:
@@ -127,35 +127,35 @@ async def _chat_threads(user_id: str) -> list[str]:
     return await in_domain_session(read)
 
 
-async def purge_user(*, user_id: str) -> Erased:
-    """Erase everything ``user_id`` left on the server, deleted chats or not.
+async def purge_user(*, user_id: str) -> Purged:
+    """Purge everything ``user_id`` left on the server, deleted chats or not.
 
-    The chats' and the user's threads' runs are stopped first. Once erased, the chats and the
-    runtime's threads are listed again, and erased again if a run created one meanwhile,
+    The chats' and the user's threads' runs are stopped first. Once purged, the chats and the
+    runtime's threads are listed again, and purged again if a run created one meanwhile,
     until nothing is left.
 
     Raises:
         RunsStillActiveError: chats or threads still appeared after :data:`PURGE_ROUNDS`
-            rounds (the user keeps starting runs); what was found is erased.
+            rounds (the user keeps starting runs); what was found is purged.
     """
     runtime = current_runtime()
-    erased = Erased(threads=(), documents=0)
+    purged = Purged(threads=(), documents=0)
     threads, owned = await _chat_threads(user_id), await runtime.owned_threads(user_id)
     for _ in range(PURGE_ROUNDS):
         await stop_runs([*threads, *owned])
         await runtime.forget_threads(user_id, threads, all_owned=True)
         async with runtime.stores() as stores:
-            more = await erase_user(
+            more = await purge_user_data(
                 await domain_database(), stores.checkpointer, stores.store, user_id=user_id
             )
-        erased = Erased(
-            threads=(*erased.threads, *more.threads),
-            documents=erased.documents + more.documents,
-            items=erased.items + more.items,
+        purged = Purged(
+            threads=(*purged.threads, *more.threads),
+            documents=purged.documents + more.documents,
+            items=purged.items + more.items,
         )
         threads, owned = await _chat_threads(user_id), await runtime.owned_threads(user_id)
         if not threads and not owned:
-            return erased
+            return purged
         logger.info("purge of user %s: chats or threads appeared meanwhile; again", user_id)
     raise RunsStillActiveError(
         "new chats kept appearing while your data was purged; stop your runs and try again"

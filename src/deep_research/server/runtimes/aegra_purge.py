@@ -1,25 +1,25 @@
-"""Erasing a user's chats from Aegra's own database, from outside Aegra (``deep-research purge``).
+"""Purging a user's chats from Aegra's own database, from outside Aegra (``deep-research purge``).
 
 Under Aegra the served graph writes its checkpoints and page text to Aegra's checkpointer and
 store, and Aegra keeps its own records of threads, runs and crons, all in Aegra's database (the
 instances' ``DATABASE_URL``; ``AEGRA_DATABASE_URL`` for ``deploy/cluster.sh`` and for the
 command line). The server's purge reaches them in process, through Aegra's own objects
-(:mod:`deep_research.server.runtimes.aegra`); :func:`erase_from_aegra` reaches the same data with a
-connection of its own, so the command line's purge erases there as well as in our stores.
+(:mod:`deep_research.server.runtimes.aegra`); :func:`purge_from_aegra` reaches the same data with a
+connection of its own, so the command line's purge purges there as well as in our stores.
 
-What it erases, for each chat: every checkpoint and pending write of its thread (LangGraph's
+What it purges, for each chat: every checkpoint and pending write of its thread (LangGraph's
 ``checkpoints``, ``checkpoint_blobs``, ``checkpoint_writes``), the stages its researchers kept in
 the store, Aegra's ``thread`` row and with it (by cascade) the thread's ``runs``, ``crons`` and
 ``thread_ttl`` rows, and the page text (the store's ``documents``) that the chats referred to
 and no other chat does. With ``all_owned`` (``purge --user``) also every other thread Aegra
 holds for the user, the user's crons and the items of the user's own store namespaces.
 
-It erases in one transaction, holding Aegra's rows of the chats' threads (``FOR UPDATE``) from
+It purges in one transaction, holding Aegra's rows of the chats' threads (``FOR UPDATE``) from
 its look at their runs until it commits: while a run of one of them is pending or running it
-refuses, erasing nothing; a run asked for meanwhile waits for it, then finds its chat gone. So
+refuses, purging nothing; a run asked for meanwhile waits for it, then finds its chat gone. So
 no worker claims a run that writes a purged chat back.
 
-It is called before :func:`~deep_research.persistence.purge.erase_chats` erases the chats'
+It is called before :func:`~deep_research.persistence.purge.purge_chats` purges the chats'
 rows (which say which page text the chats referred to), and can be run again: a purge
 interrupted anywhere is finished by running it again.
 """
@@ -51,15 +51,15 @@ ACTIVE = ("pending", "running")
 
 
 class AegraRunsActiveError(StoreError):
-    """A chat to erase has a run pending or running on an Aegra instance: nothing was erased."""
+    """A chat to purge has a run pending or running on an Aegra instance: nothing was purged."""
 
 
 @dataclass(frozen=True)
-class AegraErased:
-    """What :func:`erase_from_aegra` removed from Aegra's database."""
+class AegraPurged:
+    """What :func:`purge_from_aegra` removed from Aegra's database."""
 
     threads: tuple[str, ...]
-    """The threads whose checkpoints, stages and records were erased."""
+    """The threads whose checkpoints, stages and records were purged."""
     records: int
     """Aegra's thread rows deleted (their runs, crons and TTLs with them)."""
     documents: int
@@ -77,15 +77,15 @@ def aegra_database_url(url: str | None = None) -> str | None:
     return found.replace("+psycopg", "", 1) if found else None
 
 
-async def erase_from_aegra(
+async def purge_from_aegra(
     url: str,
     database: Database,
     *,
     user_id: str,
     threads: Sequence[str],
     all_owned: bool = False,
-) -> AegraErased:
-    """Erase ``user_id``'s chats ``threads`` (with ``all_owned``, all they left) from Aegra.
+) -> AegraPurged:
+    """Purge ``user_id``'s chats ``threads`` (with ``all_owned``, all they left) from Aegra.
 
     Args:
         url: Aegra's database (a libpq or ``postgresql+psycopg`` URL).
@@ -93,7 +93,8 @@ async def erase_from_aegra(
         user_id: Whose chats.
         threads: The chats' thread ids.
         all_owned: Also every other thread of the user in Aegra, their crons and the items of
-            their own store namespaces (as :func:`~deep_research.persistence.purge.erase_user`).
+            their own store namespaces (as
+            :func:`~deep_research.persistence.purge.purge_user_data`).
 
     Raises:
         AegraRunsActiveError: a run of one of the threads is pending or running; an instance
@@ -132,7 +133,7 @@ async def erase_from_aegra(
                         items += len(found)
             # A row Aegra created meanwhile (a run asked for on a chat it then had no row for)
             # was not locked above: lock it and look again (refusing now rolls all of the purge
-            # back), and erase what a run on it wrote. Rows created after this look stay.
+            # back), and purge what a run on it wrote. Rows created after this look stay.
             locked = await _lock_idle(conn, doomed)
             for thread in sorted(set(locked) - set(first)):
                 await checkpointer.adelete_thread(thread)
@@ -142,7 +143,7 @@ async def erase_from_aegra(
         )
         if all_owned:
             await conn.execute("DELETE FROM crons WHERE user_id = %s", (user_id,))
-    return AegraErased(
+    return AegraPurged(
         threads=tuple(doomed), records=records.rowcount, documents=len(documents), items=items
     )
 
