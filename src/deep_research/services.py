@@ -26,7 +26,7 @@ from deep_research.context import Context
 from deep_research.engines import Engine, Instructable, load_engine
 from deep_research.errors import ModelNotAllowedError
 from deep_research.events import RecordedEvent, take_events
-from deep_research.persistence.content import put_documents
+from deep_research.persistence.content import get_document_text, put_documents
 from deep_research.persistence.legacy import has_legacy_evidence, resolve_legacy_evidence
 from deep_research.persistence.projection import project
 from deep_research.persistence.recorder import (
@@ -46,6 +46,7 @@ from deep_research.persistence.scratch import drop_round_stages
 from deep_research.report.verify import Memo
 from deep_research.settings import get_settings
 from deep_research.sources import SourceProvider, load_sources
+from deep_research.sources.pool import chat_pool
 from deep_research.state.models import Document
 
 
@@ -161,6 +162,15 @@ class Services:
             info = runtime.execution_info
             thread_id = str(info.thread_id) if info is not None and info.thread_id else None
             await put_documents(runtime.store, documents, thread_id=thread_id)
+
+    def chat_pool(self, state: Any, runtime: Runtime[Any]) -> list[SourceProvider]:
+        """The chat's pool as a source provider, reading the content store, if the run has one.
+
+        The pool reads its texts through the store's reader handed to it here: a provider
+        does not touch the store (see :mod:`deep_research.sources.pool`).
+        """
+        store = runtime.store
+        return chat_pool(state, partial(get_document_text, store) if store is not None else None)
 
     async def end_round(self, runtime: Runtime[Any]) -> None:
         """Drop the researchers' kept stages: their records are the graph's now."""

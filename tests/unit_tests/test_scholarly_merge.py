@@ -206,9 +206,11 @@ async def test_the_researcher_merges_works_ignores_the_domain_cap_and_skips_know
 
 
 async def test_a_follow_up_reads_a_pooled_work_from_the_content_store_keeping_its_record() -> None:
+    from functools import partial
+
     from langgraph.store.memory import InMemoryStore
 
-    from deep_research.persistence.content import put_document
+    from deep_research.persistence.content import get_document_text, put_document
     from deep_research.sources.pool import ChatPool
     from deep_research.state import Document, Source
 
@@ -221,7 +223,7 @@ async def test_a_follow_up_reads_a_pooled_work_from_the_content_store_keeping_it
     pooled = Source(
         url=url, title="Zinc trial", provider="europepmc", document_id="doc_zinc", bib=bib
     )
-    pool = ChatPool([pooled], store)
+    pool = ChatPool([pooled], partial(get_document_text, store))
     (hit,) = await pool.search("zinc diarrhoea", 3)
     assert hit.bib == bib
     found = await apis.provider("europepmc").search("zinc", 5)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from deep_research.context import Context
 from deep_research.engines import OfflineEngine
 from deep_research.graph import build_graph
 from deep_research.persistence.checkpointer import make_serde
+from deep_research.persistence.content import get_document_text
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.pool import ChatPool, extend_pool
 from deep_research.state import Document, SearchResult, Source
@@ -70,5 +72,5 @@ async def test_the_pool_keeps_read_sources_newest_first() -> None:
     failed = Source(url="https://b.example/x", title="b", provider="p", crawl_status="failed")
     new = Source(url="https://a.example/x", title="a2", provider="p", document_id="doc_a2")
     assert extend_pool([old], [failed, new]) == [new]
-    pool = ChatPool([new], InMemoryStore())
+    pool = ChatPool([new], partial(get_document_text, InMemoryStore()))
     assert await pool.search("anything", 3) == []  # no text in the content store

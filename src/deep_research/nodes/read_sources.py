@@ -14,7 +14,6 @@ from deep_research.events import emit
 from deep_research.services import Services, context_of
 from deep_research.sources.evidence import step_terms
 from deep_research.sources.passages import PASSAGE_BUDGET, rank_passages
-from deep_research.sources.pool import chat_pool
 from deep_research.sources.reading import read_results, source_of
 from deep_research.state import (
     Document,
@@ -38,7 +37,10 @@ async def read_sources(
     """
     providers = {
         p.name: p
-        for p in [*await services.sources_for(context_of(runtime)), *chat_pool(state, runtime)]
+        for p in [
+            *await services.sources_for(context_of(runtime)),
+            *services.chat_pool(state, runtime),
+        ]
     }
     outcomes = await read_results(state.results, providers, timeout=state.config.fetch_timeout)
     pages = [

@@ -12,7 +12,6 @@ from deep_research.errors import SourceError
 from deep_research.events import emit
 from deep_research.services import Services, context_of
 from deep_research.sources.base import SourceProvider
-from deep_research.sources.pool import chat_pool
 from deep_research.sources.reading import interleave
 from deep_research.state import (
     ResearcherState,
@@ -32,7 +31,10 @@ async def search_sources(
     per_domain: dict[str, int] = {}
     for source in state.sources:
         per_domain[domain_of(source.url)] = per_domain.get(domain_of(source.url), 0) + 1
-    providers = [*await services.sources_for(context_of(runtime)), *chat_pool(state, runtime)]
+    providers = [
+        *await services.sources_for(context_of(runtime)),
+        *services.chat_pool(state, runtime),
+    ]
     pairs = [(query, provider) for query in state.new_queries for provider in providers]
     # the searches are independent requests: send them together, then merge in query order
     outcomes = await asyncio.gather(*(_search(p, q, k) for q, p in pairs))

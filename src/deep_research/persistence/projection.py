@@ -54,7 +54,7 @@ def project(
     """The rows of what ``node`` did: ``None`` when it did nothing the store keeps.
 
     ``has_store``: the run has a content store, so its researchers search the chat's earlier
-    sources too (:func:`~deep_research.sources.pool.chat_pool`).
+    sources too (:meth:`~deep_research.services.Services.chat_pool`).
     """
     if update is None:
         return _interrupted(node)

@@ -5,19 +5,16 @@ into ``State.pool`` (small records; newest first, at most :data:`POOL_LIMIT`), a
 researcher gets the pool with its step. :func:`chat_pool` turns it into one more source
 provider, ``chat``, which ranks the pooled documents by BM25 and reads their text back from
 the content store, so a follow-up can cite them without searching or fetching them again.
-Without a content store (``runtime.store``) there is no pool.
+Without a content store there is no pool. The provider is handed the store's reader (a
+:data:`TextReader`, from :mod:`deep_research.services`): a provider does not touch the store.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from langgraph.runtime import Runtime
-from langgraph.store.base import BaseStore
-
 from deep_research.errors import SourceError
-from deep_research.persistence.content import get_document_text
 from deep_research.sources import SourceProvider
 from deep_research.state.identity import source_keys
 from deep_research.state.models import POOL_PROVIDER, Document, SearchResult, Source
@@ -25,6 +22,9 @@ from deep_research.text.words import BM25, content_tokens
 
 POOL_LIMIT = 60
 """Most sources carried over to follow-up questions."""
+
+TextReader = Callable[[str], Awaitable[str | None]]
+"""Reads a kept document's text by its id (``None`` when the content store does not have it)."""
 
 
 def extend_pool(pool: Sequence[Source], read: Sequence[Source]) -> list[Source]:
@@ -47,14 +47,14 @@ class ChatPool:
 
     name = POOL_PROVIDER
 
-    def __init__(self, pool: Sequence[Source], store: BaseStore) -> None:
+    def __init__(self, pool: Sequence[Source], read_text: TextReader) -> None:
         self._pool = {s.url: s for s in pool}
-        self._store = store
+        self._read_text = read_text
         self._texts: dict[str, str] = {}
 
     async def _text(self, source: Source) -> str | None:
         if source.url not in self._texts and source.document_id:
-            text = await get_document_text(self._store, source.document_id)
+            text = await self._read_text(source.document_id)
             if text is not None:
                 self._texts[source.url] = text
         return self._texts.get(source.url)
@@ -88,9 +88,9 @@ class ChatPool:
         return Document(id=source.document_id, url=url, title=source.title, text=text)
 
 
-def chat_pool(state: Any, runtime: Runtime[Any]) -> list[SourceProvider]:
+def chat_pool(state: Any, read_text: TextReader | None) -> list[SourceProvider]:
     """The pool provider for a researcher, or nothing (no pool or no content store)."""
     pool: Sequence[Source] = getattr(state, "pool", ())
-    if not pool or runtime.store is None:
+    if not pool or read_text is None:
         return []
-    return [ChatPool(pool, runtime.store)]
+    return [ChatPool(pool, read_text)]
