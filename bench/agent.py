@@ -19,11 +19,10 @@ from langgraph.store.base import BaseStore
 
 from bench.sim.text import QUESTION
 from deep_research.context import Context
-from deep_research.engines.llm.catalog import ModelLimits
-from deep_research.engines.llm.engine import LLMEngine
+from deep_research.engines.llm import LLMEngine, ModelLimits
 from deep_research.graph import build_graph
 from deep_research.sources import SourceProvider
-from deep_research.state.models import DEPTH_BUDGETS
+from deep_research.state import DEPTH_BUDGETS
 
 TODAY = date(2025, 6, 2)
 """The date our prompts state, fixed so that runs are comparable."""

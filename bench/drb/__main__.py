@@ -35,12 +35,11 @@ from bench.drb.scores import scores
 from bench.drb.standin import StandinJudge
 from bench.drb.web import TaskWeb
 from deep_research.context import source_names
-from deep_research.engines.llm.catalog import ModelLimits, limits_of
+from deep_research.engines.llm import ModelLimits, limits_of
 from deep_research.errors import DeepResearchError
 from deep_research.settings import get_settings
-from deep_research.sources import load_sources
-from deep_research.sources.base import SourceProvider
-from deep_research.sources.web.reader import WebConfig, web_reader
+from deep_research.sources import SourceProvider, load_sources
+from deep_research.sources.web import WebConfig, web_reader
 
 SIM = "sim"
 EXIT_USAGE = 2
@@ -95,7 +94,7 @@ def chat_model(name: str, http: httpx.AsyncClient) -> BaseChatModel:
     Raises:
         ConfigurationError: no key, or the provider's package is missing.
     """
-    from deep_research.engines.llm.engine import build_chat_model
+    from deep_research.engines.llm import build_chat_model
 
     return build_chat_model(name, api_key=None, base_url=None, http_async_client=http)
 

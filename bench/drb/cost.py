@@ -21,7 +21,7 @@ from typing import Any
 from bench.drb.data import Peer, Task
 from bench.drb.prompts import DrbPrompts
 from bench.drb.race import Order, criteria_list, orders_for
-from deep_research.engines.llm.catalog import ModelLimits, estimate_tokens
+from deep_research.engines.llm import ModelLimits, estimate_tokens
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from bench.drb.data import Task
 from bench.drb.judge import ATTEMPTS, Judge, json_of
 from bench.drb.prompts import DrbPrompts
 from deep_research.errors import SourceError
-from deep_research.state.models import Document
+from deep_research.state import Document
 
 URLS_AT_ONCE = 4
 """Cited URLs of one article read and judged at once (DRB validates in a process pool)."""

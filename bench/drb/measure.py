@@ -15,12 +15,12 @@ from langgraph.checkpoint.memory import InMemorySaver
 from bench.drb.data import Task
 from bench.drb.web import TaskWeb
 from deep_research.context import Context, Depth
-from deep_research.engines.llm.engine import LLMEngine
+from deep_research.engines.llm import LLMEngine
 from deep_research.graph import build_graph
-from deep_research.persistence.checkpointer import make_serde
-from deep_research.sources.base import SourceProvider
+from deep_research.persistence import make_serde
+from deep_research.sources import SourceProvider
 from deep_research.state import InputState, Report
-from deep_research.text.words import word_count
+from deep_research.text import word_count
 
 MALFORMED = re.compile(
     r"[:：;；]\.(?=\s|$)"  # a period after a colon

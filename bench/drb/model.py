@@ -16,9 +16,15 @@ from typing import Any
 
 from bench.sim.model import SimulatedChatModel
 from bench.sim.requests import Reply, Request, tool
-from deep_research.text.language import language_of
-from deep_research.text.words import SENTENCE_PUNCT, ends_sentence, is_cjk, split_line, word_count
-from deep_research.verification.checks import check_claim
+from deep_research.text import (
+    SENTENCE_PUNCT,
+    ends_sentence,
+    is_cjk,
+    language_of,
+    split_line,
+    word_count,
+)
+from deep_research.verification import check_claim
 
 FLAG_EVERY = 4
 """Every n-th restated fact of a report gets a figure that no evidence states."""

@@ -28,8 +28,8 @@ from bench.drb.judge import Judge
 from bench.drb.measure import ask, measure
 from bench.drb.prompts import DrbPrompts
 from bench.drb.race import Order, clean, race_task
-from deep_research.engines.llm.catalog import ModelLimits
-from deep_research.sources.base import SourceProvider
+from deep_research.engines.llm import ModelLimits
+from deep_research.sources import SourceProvider
 
 BAR = 24
 """Width of the progress bar, in characters."""

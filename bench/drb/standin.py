@@ -25,7 +25,7 @@ from typing import Any
 from bench.drb.prompts import LANGUAGES, DrbPrompts, parse
 from bench.sim.model import SimulatedChatModel
 from bench.sim.requests import Reply, Request
-from deep_research.text.words import content_tokens
+from deep_research.text import content_tokens
 
 SUPPORT_SHARE = 0.5
 """Share of a statement's words a page must hold for the stand-in to call it supported."""

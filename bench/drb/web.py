@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from bench.drb.data import Task
 from deep_research.errors import SourceError
-from deep_research.state.models import Document, SearchResult, stable_id
-from deep_research.text.words import BM25, content_tokens
+from deep_research.state import Document, SearchResult, stable_id
+from deep_research.text import BM25, content_tokens
 
 PROVIDER = "drb-sim"
 

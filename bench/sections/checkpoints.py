@@ -54,14 +54,13 @@ from bench.sim.requests import Scenario, step_title
 from bench.sim.search import SimulatedSearch
 from bench.sim.trace import Trace
 from deep_research.graph import build_graph
-from deep_research.langgraph_internals import DeltaSnapshot
-from deep_research.persistence.content import open_store
-from deep_research.state import State
-from deep_research.state.models import (
+from deep_research.persistence import DeltaSnapshot, open_store
+from deep_research.state import (
     EvidenceSpan,
     Finding,
     PlanStep,
     Source,
+    State,
     TokenUsage,
     stable_id,
 )

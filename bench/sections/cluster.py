@@ -40,7 +40,7 @@ from bench.sections.server import (
     _batches,
     _serve_and_measure,
 )
-from deep_research.server.devserver import free_port
+from deep_research.server import free_port
 
 NAME = "cluster"
 CLUSTER_PYTHON = REPO_ROOT / ".cluster" / "venv" / "bin" / "python"

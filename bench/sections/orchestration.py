@@ -38,9 +38,9 @@ from bench.sim.responder import Scenario
 from bench.sim.search import SimulatedSearch
 from bench.sim.trace import CallRecord, Trace, critical_path
 from deep_research import worker
-from deep_research.cli.ask import freeze_start_up
+from deep_research.cli import freeze_start_up
 from deep_research.events import namespace_path
-from deep_research.persistence.checkpointer import make_serde
+from deep_research.persistence import make_serde
 
 NAME = "orchestration"
 SIZES = (1, 4, 8, 16)

@@ -35,8 +35,7 @@ from bench.sim.responder import Scenario
 from bench.sim.search import SimulatedSearch
 from bench.sim.trace import Trace, read_journal
 from deep_research.events import namespace_path
-from deep_research.persistence import open_checkpointer
-from deep_research.persistence.content import open_store
+from deep_research.persistence import open_checkpointer, open_store
 
 Durability = Literal["sync", "async"]
 NAME = "resume"

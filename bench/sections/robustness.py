@@ -36,7 +36,7 @@ from bench.sim.requests import Scenario
 from bench.sim.search import SimulatedSearch
 from deep_research.engines import schemas
 from deep_research.errors import DeepResearchError
-from deep_research.persistence.checkpointer import make_serde
+from deep_research.persistence import make_serde
 
 NAME = "robustness"
 RATES = (0.0, 0.1, 0.3)

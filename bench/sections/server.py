@@ -23,7 +23,7 @@ from langgraph_sdk.errors import LangGraphError
 
 from bench.common import BENCH_DIR, REPO_ROOT, log, percentile, summary
 from bench.sections import Options
-from deep_research.server.devserver import DevServerError, dev_server, langgraph_executable
+from deep_research.server import DevServerError, dev_server, langgraph_executable
 
 NAME = "server"
 GRAPH_ID = "deep_research_bench"

@@ -33,8 +33,8 @@ from bench.sim.search import SimulatedSearch
 from bench.sim.server import ServedCall, SimEndpoint, serve
 from bench.sim.text import QUESTION
 from bench.sim.trace import Trace
-from deep_research.engines.llm.engine import build_chat_model
-from deep_research.persistence.checkpointer import make_serde
+from deep_research.engines.llm import build_chat_model
+from deep_research.persistence import make_serde
 
 NAME = "tokens"
 SIZES = (1, 4, 8, 16)

@@ -15,8 +15,8 @@ from bench.sim.requests import (
     tool,
     words,
 )
-from deep_research.text.words import content_tokens
-from deep_research.text.words import sentences as split_sentences
+from deep_research.text import content_tokens
+from deep_research.text import sentences as split_sentences
 
 
 def _ours_plan(request: Request, scenario: Scenario) -> Reply:

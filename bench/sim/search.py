@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from bench.sim import text
 from bench.sim.trace import CallRecord, Trace, current_ns
-from deep_research.state.models import Document, SearchResult, stable_id
+from deep_research.state import Document, SearchResult, stable_id
 
 PROVIDER = "sim"
 

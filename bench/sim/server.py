@@ -35,7 +35,7 @@ from starlette.routing import Route
 
 from bench.sim import text, tokens
 from bench.sim.responder import Reply, Request, Scenario, respond
-from deep_research.server.devserver import free_port
+from deep_research.server import free_port
 
 
 @dataclass

@@ -28,11 +28,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import Field
 
 from bench.sim.model import usage
-from deep_research.engines import Reply
-from deep_research.engines.base import Assessment, ClaimCheck, Turn
-from deep_research.engines.llm.catalog import ModelLimits, estimate_tokens
-from deep_research.engines.llm.engine import LLMEngine
-from deep_research.engines.quotes import locate_quotes
+from deep_research.engines import Assessment, ClaimCheck, Reply, Turn, locate_quotes
+from deep_research.engines.llm import LLMEngine, ModelLimits, estimate_tokens
 from deep_research.engines.schemas import (
     ClaimVerdict,
     ClarifyDecision,
@@ -44,7 +41,7 @@ from deep_research.engines.schemas import (
 )
 from deep_research.state import Finding, Passage, PlanStep
 from deep_research.testing import FakeToolChatModel
-from deep_research.text.words import content_tokens, sentences
+from deep_research.text import content_tokens, sentences
 
 WINDOW_TOKENS = 128_000
 """The context window the stand-in is run at: a GPT-4o-class model's."""

@@ -27,11 +27,25 @@ from typing import Any
 
 import numpy as np
 
-from bench.verifier.run import NOT_SUPPORTED, PARTIAL, SUPPORTED, UNSUPPORTED, Dataset, Example
+from bench.verifier.data import (
+    NOT_SUPPORTED,
+    PARTIAL,
+    SUPPORTED,
+    UNSUPPORTED,
+    Dataset,
+    Example,
+    score,
+)
 from deep_research.state import Verdict
-from deep_research.verification.alignment import Analyses, align, clean_claim
-from deep_research.verification.checks import check_claim
-from deep_research.verification.learned import Classifier, claim_features, token_recall
+from deep_research.verification import (
+    Analyses,
+    Classifier,
+    align,
+    check_claim,
+    claim_features,
+    clean_claim,
+    token_recall,
+)
 
 FOLDS = 5
 """Folds of the cross-validation."""
@@ -121,7 +135,6 @@ def choose_l2(
     Only the training set (``features``, ``labels`` and the rules' ``routes``) is used; the
     macro-F1 is that of the verdicts after the rules; ties go to the larger penalty.
     """
-    from bench.verifier.run import score
 
     rng = random.Random(SEED + 1)
     assignment = [0] * len(labels)
@@ -208,7 +221,6 @@ def _cuts(
 ) -> tuple[float, ...]:
     """The cuts on the expected support that maximize macro-F1 (after the rules) on the
     training data."""
-    from bench.verifier.run import score
 
     support = [model.support(f) for f in features]
     gold = [label.value for label in labels]
@@ -264,7 +276,6 @@ def judge(example: Example, classifier: Classifier, analyses: Analyses) -> Verdi
 
 def _thresholds(recalls: Sequence[float], gold: Sequence[str], labels: Sequence[str]) -> Any:
     """Baseline thresholds maximizing macro-F1 on training data (one per boundary)."""
-    from bench.verifier.run import score
 
     grid = [round(0.025 * i, 3) for i in range(41)]
     best: tuple[float, tuple[float, ...]] = (-1.0, ())
@@ -296,7 +307,6 @@ def cross_validate(
 
     ``seed`` assigns the folds (the inner cross-validation's folds stay as they are).
     """
-    from bench.verifier.run import score
 
     prepared = prepare(examples)
     assignment = folds(prepared, seed=seed)
@@ -337,7 +347,6 @@ def transfer(
     source_examples: Sequence[Example],
 ) -> dict[str, Any]:
     """A model and baseline fitted on ``source`` only, scored on ``dataset``."""
-    from bench.verifier.run import score
 
     analyses = Analyses()
     learned = [dataset.predict(judge(e, classifier, analyses).value) for e in examples]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.verifier.run import DATASETS, Example, evaluate, score
+from bench.verifier.data import DATASETS, Example, score
+from bench.verifier.run import evaluate
 
 pytestmark = pytest.mark.bench
 

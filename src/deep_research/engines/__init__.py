@@ -19,6 +19,7 @@ from deep_research.engines.base import (
     passage_key,
 )
 from deep_research.engines.offline.engine import OfflineEngine
+from deep_research.engines.quotes import locate_quotes
 from deep_research.errors import ConfigurationError
 from deep_research.settings import OFFLINE, get_settings
 
@@ -38,6 +39,7 @@ __all__ = [
     "chat_title",
     "evidence_key",
     "load_engine",
+    "locate_quotes",
     "passage_key",
 ]
 

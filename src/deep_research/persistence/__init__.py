@@ -18,6 +18,8 @@ __getattr__ = lazy_exports(
     __name__,
     {
         "open_checkpointer": _CHECKPOINTER,
+        "make_serde": _CHECKPOINTER,
+        "DeltaSnapshot": "deep_research.langgraph_internals",
         "open_store": _CONTENT,
         "Database": _DB,
         "open_database": _DB,
@@ -31,7 +33,8 @@ __getattr__ = lazy_exports(
 )
 
 if TYPE_CHECKING:
-    from deep_research.persistence.checkpointer import open_checkpointer
+    from deep_research.langgraph_internals import DeltaSnapshot
+    from deep_research.persistence.checkpointer import make_serde, open_checkpointer
     from deep_research.persistence.content import open_store
     from deep_research.persistence.db import Database, open_database
     from deep_research.persistence.recorder import (
@@ -44,6 +47,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "DeltaSnapshot",
+    "make_serde",
     "Batch",
     "Database",
     "NullRecorder",

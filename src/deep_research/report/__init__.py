@@ -19,9 +19,10 @@ if TYPE_CHECKING:
     from deep_research.report.html import render_html
     from deep_research.report.inert import inert_report
     from deep_research.report.limits import Limits
-    from deep_research.report.verify import DraftVerification, verify_draft
+    from deep_research.report.verify import DraftVerification, verify_claims, verify_draft
 
 __all__ = [
+    "verify_claims",
     "DraftVerification",
     "Limits",
     "article_markdown",
@@ -37,6 +38,7 @@ __getattr__ = lazy_exports(
     __name__,
     {
         "verify_draft": "deep_research.report.verify",
+        "verify_claims": "deep_research.report.verify",
         "DraftVerification": "deep_research.report.verify",
         "Limits": "deep_research.report.limits",
         "flag_claims": "deep_research.report.flags",

@@ -34,9 +34,11 @@ from deep_research.state.models import (
     TraceEvent,
     Verdict,
     VerificationSummary,
+    stable_id,
 )
 
 __all__ = [
+    "stable_id",
     "DEPTH_BUDGETS",
     "BibRecord",
     "Budget",

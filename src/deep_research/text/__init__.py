@@ -17,9 +17,24 @@ if TYPE_CHECKING:
     from deep_research.text.labels import label
     from deep_research.text.language import language_of
     from deep_research.text.verbatim import find_quote
-    from deep_research.text.words import BM25, content_tokens, sentences, tokens
+    from deep_research.text.words import (
+        BM25,
+        SENTENCE_PUNCT,
+        content_tokens,
+        ends_sentence,
+        is_cjk,
+        sentences,
+        split_line,
+        tokens,
+        word_count,
+    )
 
 __all__ = [
+    "SENTENCE_PUNCT",
+    "ends_sentence",
+    "is_cjk",
+    "split_line",
+    "word_count",
     "BM25",
     "content_tokens",
     "find_quote",
@@ -38,6 +53,11 @@ __getattr__ = lazy_exports(
         "content_tokens": "deep_research.text.words",
         "sentences": "deep_research.text.words",
         "BM25": "deep_research.text.words",
+        "SENTENCE_PUNCT": "deep_research.text.words",
+        "ends_sentence": "deep_research.text.words",
+        "is_cjk": "deep_research.text.words",
+        "split_line": "deep_research.text.words",
+        "word_count": "deep_research.text.words",
         "language_of": "deep_research.text.language",
         "label": "deep_research.text.labels",
         "find_quote": "deep_research.text.verbatim",
