@@ -105,9 +105,11 @@ MAX_QUESTION_CHARS = 4000
 """Longest accepted question, in characters."""
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
 """Characters a question may not hold: C0 and C1 controls but tab and newlines, and lone
 surrogates (undecodable bytes on the command line)."""
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+"""Lone surrogates alone: a question holding one is not valid UTF-8 text, and says so."""
 
 MAX_INSTRUCTIONS_CHARS = 4000
 """Longest accepted system instructions, in characters."""

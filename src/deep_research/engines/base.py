@@ -166,7 +166,7 @@ class Engine(Protocol):
         """Pick the quotes of ``passages`` (keyed ``P1``, ``P2``...) that answer a step.
 
         Each quote names its passage and should be copied verbatim from it; the caller locates
-        it in the page (:func:`deep_research.sources.passages.locate_quotes`) and drops any
+        it in the page (:func:`deep_research.engines.quotes.locate_quotes`) and drops any
         quote it cannot find. How many quotes a passage gives depends on what it holds.
         """
         ...

@@ -1,11 +1,10 @@
 """verify: split the draft into claims and judge each against the evidence it cites.
 
-The work is :func:`deep_research.report.verify.verify_draft`: claims unchanged since
-the last pass
-keep their verdicts, the others are judged in batches; a claim its citations do not support is
-judged again against the best uncited spans, and an alternate that supports it becomes a
-non-primary citation that revise re-cites to. Each judged claim is a ``claim_verified`` event;
-the pass ends with a ``verification_summary`` event.
+The work is :func:`deep_research.report.verify.verify_draft`: claims unchanged since the last
+pass keep their verdicts, the others are judged in batches; a claim its citations do not
+support is judged again against the best uncited spans, and an alternate that supports it
+becomes a non-primary citation that revise re-cites to. Each judged claim is a
+``claim_verified`` event; the pass ends with a ``verification_summary`` event.
 """
 
 from __future__ import annotations

@@ -340,7 +340,7 @@ def _apply(claim: Claim, verdict: ClaimVerdict, evidence: Sequence[EvidenceSpan]
 def check_synthesis(claim: Claim, evidence: Sequence[EvidenceSpan]) -> Claim:
     """A synthesis claim checked for names: kept unjudged, or a fact to judge if it names more.
 
-    Analysis states no figure (:func:`~deep_research.verification.citations.is_analysis`); it
+    Analysis states no figure (:func:`~deep_research.verification.claim_types.is_analysis`); it
     may name only what the evidence names. A synthesis claim that names something no evidence
     span mentions is a factual claim after all, and is returned as a ``fact`` to be judged.
     """

@@ -134,7 +134,7 @@ class RunLimiter:
 
         Args:
             book: this server's runs (by default, the serving runtime's:
-                :class:`~deep_research.server.runtimes.base.RuntimeRunBook`).
+                :class:`~deep_research.server.runtimes.select.RuntimeRunBook`).
             database: the shared table's database; by default the server's domain store.
                 Without one, admitted runs are held in this process.
             hold_seconds: how long a run the server has not stored counts.

@@ -118,7 +118,7 @@ def interleave(ranked: Sequence[Sequence[SearchResult]]) -> list[SearchResult]:
     No provider's results crowd out the others' under the per-domain and per-step caps.
     Duplicates (same normalized URL) keep their first, best-ranked place, except scholarly
     works found by several providers: each provider's record is kept, for
-    :func:`~deep_research.state.scholarly_works` to fold into one with every
+    :func:`~deep_research.state.scholarly.merge_works` to fold into one with every
     identifier.
     """
     merged: dict[tuple[str, str], SearchResult] = {}

@@ -1,7 +1,7 @@
 """One source per page or work, however many research steps found it.
 
 Each research step merges its own search results
-(:func:`~deep_research.state.scholarly_works`). Parallel steps meet in the main
+(:func:`~deep_research.state.scholarly.merge_works`). Parallel steps meet in the main
 graph's ``sources`` (and a chat's questions in its pool), where two sources are one when
 
 * they share a URL: their own, one they were merged from (:attr:`Source.aliases`), or a link

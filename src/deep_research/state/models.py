@@ -296,7 +296,7 @@ class Requirements(BaseModel):
     """What the question explicitly asks for, as it names it (nothing added).
 
     The planner fills it (a structured output: the descriptions are part of its prompt); the
-    report is outlined from it (:func:`deep_research.engines.outlines.report_outline`).
+    report is outlined from it (:func:`deep_research.engines.llm.outline.report_outline`).
     """
 
     items: list[str] = Field(
