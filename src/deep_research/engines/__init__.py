@@ -61,6 +61,14 @@ def load_engine(
     Raises:
         ConfigurationError: a model cannot be set up (no API key, its provider's package is
             missing).
+
+    Example:
+        >>> engine = load_engine("offline")
+        >>> engine.name, type(engine).__name__
+        ('offline', 'OfflineEngine')
+
+        ``load_engine("openai:gpt-4.1-mini")`` builds the LLM engine the same way (it needs the
+        provider's package and API key).
     """
     if model == OFFLINE:
         return OfflineEngine()

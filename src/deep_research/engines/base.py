@@ -119,7 +119,22 @@ class Assessment:
 
 
 class Engine(Protocol):
-    """A reasoning engine; see :mod:`deep_research.engines.llm.engine` and ``offline``."""
+    """A reasoning engine; see :mod:`deep_research.engines.llm.engine` and ``offline``.
+
+    Every step of a run that needs judgement asks the run's engine;
+    :func:`~deep_research.engines.load_engine` makes one from a model name, and
+    ``build_graph(engine=...)`` takes any object with these methods.
+
+    Example:
+        The offline engine needs no model; each answer is a :class:`Reply` with its usage:
+
+        >>> import asyncio
+        >>> from deep_research.engines import OfflineEngine
+        >>> engine: Engine = OfflineEngine()
+        >>> reply = asyncio.run(engine.title("How do LFP and NMC batteries compare?"))
+        >>> reply.value, reply.usage.calls
+        ('How do LFP and NMC batteries compare?', 0)
+    """
 
     name: str
     """``offline`` or the model name."""

@@ -63,6 +63,27 @@ def build_graph(
             ``DEEP_RESEARCH_DATABASE_URL`` is set (see :mod:`deep_research.services`).
         served: runs come from a server's users, who may read local corpora only inside
             ``DEEP_RESEARCH_CORPUS_ROOTS``.
+
+    Example:
+        A question researched offline in the bundled sample corpus (no model, no network):
+
+        >>> import asyncio
+        >>> from deep_research.context import Context
+        >>> from deep_research.engines import OfflineEngine
+        >>> from deep_research.persistence import open_checkpointer
+        >>> from deep_research.state import Report
+        >>> async def research(question: str) -> Report:
+        ...     async with open_checkpointer("memory") as checkpointer:
+        ...         graph = build_graph(engine=OfflineEngine(), checkpointer=checkpointer)
+        ...         config = {"configurable": {"thread_id": "example"}}
+        ...         asked = {"messages": [{"role": "user", "content": question}]}
+        ...         result = await graph.ainvoke(asked, config, context=Context(depth="light"))
+        ...         return result["report"]
+        >>> report = asyncio.run(research("What did Hornsdale Power Reserve cost?"))
+        >>> report.markdown.splitlines()[0]
+        '# What did Hornsdale Power Reserve cost?'
+        >>> report.verification.unsupported, report.verification.total > 0
+        (0, True)
     """
     services = Services(engine=engine, sources=sources, recorder=recorder, served=served)
     builder = StateGraph(

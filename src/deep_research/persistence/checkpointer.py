@@ -92,6 +92,19 @@ async def open_checkpointer(url: str) -> AsyncIterator[BaseCheckpointSaver[str]]
 
     Raises:
         ConfigurationError: the URL's scheme is not memory, sqlite or postgresql.
+
+    Example:
+        ``memory``, ``sqlite:///FILE`` or ``postgresql://...``; the tables are set up on open:
+
+        >>> import asyncio, tempfile
+        >>> async def saver_for(url: str) -> str:
+        ...     async with open_checkpointer(url) as saver:
+        ...         return type(saver).__name__
+        >>> asyncio.run(saver_for("memory"))
+        'CompactMemorySaver'
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     asyncio.run(saver_for(f"sqlite:///{folder}/checkpoints.db"))
+        'BlobSqliteSaver'
     """
     if url == "memory":
         yield CompactMemorySaver(serde=make_serde())

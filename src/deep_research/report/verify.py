@@ -249,6 +249,18 @@ async def verify_claims(
 
     Returns:
         One judgement per item, in order, and the tokens spent.
+
+    Example:
+        What ``deep-research verify`` does for each claim, with the offline engine:
+
+        >>> import asyncio
+        >>> from deep_research.engines import OfflineEngine
+        >>> page = "The Hornsdale Power Reserve cost about 90 million Australian dollars to build."
+        >>> claims = [("Hornsdale cost 90 million dollars.", [page]),
+        ...           ("Hornsdale cost 50 million dollars.", [page])]
+        >>> reply = asyncio.run(verify_claims(OfflineEngine(), claims))
+        >>> [judgement.verdict.value for judgement in reply.value]
+        ['SUPPORTED', 'CONTRADICTED']
     """
     checks = []
     for number, (claim, passages) in enumerate(items):
