@@ -1,4 +1,4 @@
-"""What README.md ("Verified claims") and docs/verification.md promise about figures, as tests.
+"""What docs/reports.md ("Verified claims") and docs/verification.md promise about figures.
 
 Each promise is checked end to end, on whole sentences, through ``verify_claims`` with the
 offline engine: the code ``deep-research verify`` and the graph's verify node run.

@@ -62,7 +62,7 @@ def test_a_classifier_decides_after_the_rules_and_never_supports_a_missing_figur
 
 
 def test_the_readme_accuracy_table_is_the_benchmarks_last_result() -> None:
-    """README's figures for the learned verifier and its baseline are bench/results' own."""
+    """docs/reports.md's learned verifier and baseline figures are bench/results' own."""
     import json
     import re
     from pathlib import Path
@@ -75,7 +75,7 @@ def test_the_readme_accuracy_table_is_the_benchmarks_last_result() -> None:
         "AttributionBench dev": learned["cross_validation"]["attributionbench"],
         "AttributionBench, model fitted on WiCE only": learned["transfer"]["attributionbench"],
     }
-    readme = (root / "README.md").read_text(encoding="utf-8")
+    readme = (root / "docs/reports.md").read_text(encoding="utf-8")
     for label, result in expected.items():
         row = re.search(rf"^\| {re.escape(label)}[^|]*\|[^|]*\|(.*)\|(.*)\|$", readme, re.M)
         assert row is not None, label
