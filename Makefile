@@ -28,7 +28,7 @@ help: ## List the targets
 $(STAMP): pyproject.toml uv.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/uv --version 2>/dev/null | grep -qx 'uv $(UV_VERSION)' || $(BIN)/python -m pip install --quiet "uv==$(UV_VERSION)"
-	UV_PROJECT_ENVIRONMENT=$(VENV) $(BIN)/uv sync --locked --inexact --extra dev --python $(BIN)/python
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(BIN)/uv sync --locked --inexact --extra dev --extra documents --python $(BIN)/python
 	touch $@
 
 install: $(STAMP) $(COMPILED) ## Create .venv and install the locked versions of the package and its dev tools

@@ -13,6 +13,8 @@ subclasses the builtin it resembles, so callers that catch ``ValueError`` keep w
     ├── InvalidIdError (ValueError)         a thread id holds characters ids may not hold
     ├── SourceError (RuntimeError)          a source provider failed
     │   ├── CorpusNotFoundError (FileNotFoundError)
+    │   ├── CorpusUnreadableError           nothing in a corpus folder could be read
+    │   ├── UnreadableDocumentError         a corpus file was skipped (with its reason)
     │   ├── FetchBlockedError               the SSRF guard refused a URL
     │   └── FetchSkippedError               a page's type or size is not accepted
     ├── EngineError (RuntimeError)          a reasoning engine failed
@@ -69,6 +71,20 @@ class SourceError(DeepResearchError, RuntimeError):
 
 class CorpusNotFoundError(SourceError, FileNotFoundError):
     """The local corpus folder does not exist or is not a folder."""
+
+
+class CorpusUnreadableError(SourceError):
+    """Not one file of a local corpus folder could be read (the message says why, by kind)."""
+
+
+class UnreadableDocumentError(SourceError):
+    """A corpus document was not read; ``reason`` says why (see ``sources.documents``)."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        """Name the reason (``encrypted``, ``no_text``, ``too_large``, ...) and its detail."""
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
 
 
 class FetchBlockedError(SourceError):
