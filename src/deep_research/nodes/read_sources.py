@@ -12,6 +12,7 @@ from deep_research.engines import Engine, Windowed
 from deep_research.engines.quotes import locate_quotes
 from deep_research.events import emit
 from deep_research.services import Services, context_of
+from deep_research.sources.documents import with_pages
 from deep_research.sources.evidence import step_terms
 from deep_research.sources.passages import PASSAGE_BUDGET, rank_passages
 from deep_research.sources.reading import read_results, source_of
@@ -55,7 +56,7 @@ async def read_sources(
     scanned, passages = await worker.in_turn(_scan_and_rank, state, pages, words)
     reply = await engine.pick_evidence(state.question, state.step, state.queries, passages)
     located = locate_quotes(reply.value, passages, state.step)
-    evidence = located.spans
+    evidence = with_pages(located.spans, [document for _, document in pages])  # "p. 12"
     read = iter(scanned)
     sources = [next(read) if isinstance(o, Document) else o for o in outcomes]
     for _, document in pages:

@@ -110,11 +110,17 @@ def number_references(
     by_id = {e.id: e for e in evidence}
     by_url = {s.url: s for s in sources}
     number_of_url: dict[str, int] = {}
+    pages: dict[str, dict[str, tuple[str, int]]] = {}  # url -> the cited pages, once each
     for evidence_id in cited_ids_in_order(draft):
         if evidence_id in by_id:
-            number_of_url.setdefault(by_id[evidence_id].url, len(number_of_url) + 1)
+            span = by_id[evidence_id]
+            number_of_url.setdefault(span.url, len(number_of_url) + 1)
+            if span.locator is not None and span.page is not None:
+                pages.setdefault(span.url, {})[span.locator] = (span.page_kind or "", span.page)
     references = [
-        reference(n, url, by_url.get(url), location(url, roots), language)
+        reference(n, url, by_url.get(url), location(url, roots), language).model_copy(
+            update={"locators": sorted(pages.get(url, {}), key=lambda k: pages[url][k])}
+        )
         for url, n in number_of_url.items()
     ]
     number_of = {i: number_of_url[e.url] for i, e in by_id.items() if e.url in number_of_url}
@@ -139,6 +145,29 @@ def reference(
         bib=bib,
         citation=vancouver(title, where, bib, language),
     )
+
+
+def listed_reference(ref: Reference) -> str:
+    """A line of the references list: ``3. <citation>``, then the pages it is cited at.
+
+    Example:
+        >>> ref = Reference(number=2, url="file:///m.pdf", title="M", location="m.pdf",
+        ...                 citation="M. m.pdf", locators=["p. 3", "p. 12"])
+        >>> listed_reference(ref)
+        '2. M. m.pdf (pp. 3, 12)'
+    """
+    return f"{ref.number}. {ref.citation}" + (
+        f" ({cited_at(ref.locators)})" if ref.locators else ""
+    )
+
+
+def cited_at(locators: Sequence[str]) -> str:
+    """The pages or slides cited, in one phrase: ``p. 3``, ``pp. 3, 12``, ``slides 2, 5``."""
+    if len(locators) > 1 and all(w.startswith("p. ") for w in locators):
+        return "pp. " + ", ".join(w.removeprefix("p. ") for w in locators)
+    if len(locators) > 1 and all(w.startswith("slide ") for w in locators):
+        return "slides " + ", ".join(w.removeprefix("slide ") for w in locators)
+    return ", ".join(locators)
 
 
 def verification_note(summary: VerificationSummary) -> str:
@@ -241,7 +270,7 @@ def render_markdown(
         markdown, placed = flagged.markdown, flagged.claims
         notes = footnotes(flagged.flags, language)
     if numbering.references:
-        listed = "\n".join(f"{r.number}. {r.citation}" for r in numbering.references)
+        listed = "\n".join(listed_reference(r) for r in numbering.references)
         markdown += f"\n## {label(language, 'references')}\n\n{listed}\n"
     if notes:
         markdown += f"\n{notes}"
@@ -277,6 +306,7 @@ def final_citations(
             update={
                 "reference_number": number_of.get(c.evidence_id),
                 "quote": by_id[c.evidence_id].quote if c.evidence_id in by_id else None,
+                "locator": by_id[c.evidence_id].locator if c.evidence_id in by_id else None,
             }
         )
         for c in citations
@@ -381,7 +411,7 @@ def article_markdown(report: Report) -> str:
         body = body[:limits] if limits >= 0 else body
     body = _FLAG_MARK.sub("", body).rstrip() + "\n"
     cited = {int(n) for n in _CITED.findall(body)}
-    listed = [f"{r.number}. {r.citation}" for r in report.references if r.number in cited]
+    listed = [listed_reference(r) for r in report.references if r.number in cited]
     if not listed:
         return body
     return f"{body}\n## {label(language, 'references')}\n\n" + "\n".join(listed) + "\n"

@@ -8,8 +8,8 @@ confidence, the verifier's reasoning and every quote the claim cites, with its n
 source. References are links.
 
 The page speaks the report's language, the question's
-(:func:`~deep_research.text.language.language_of`): its headings, the verdicts' names, the tally,
-the chart and the panel's words are the labels of :data:`~deep_research.text.labels.LABELS`, and
+(:func:`~deep_research.language.language_of`): its headings, the verdicts' names, the tally,
+the chart and the panel's words are the labels of :data:`~deep_research.labels.LABELS`, and
 the verifier's reasons are shown translated (:func:`~deep_research.verification.reasons.words`).
 
 Everything in a report comes from untrusted text (web pages, corpus files, model output), so
@@ -32,6 +32,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from deep_research.report.build import cited_at
 from deep_research.state import Claim, Report, Verdict
 from deep_research.text.labels import LABELS, Label, label
 from deep_research.text.language import language_of
@@ -60,7 +61,7 @@ _NAMES: dict[str, Label] = {
 _MARKER = re.compile(r"\[(\d+)\]")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _FLAG = re.compile(r"\*\(([^()*\n]+)\)\*\[\^(v\d+)\]")
-"""A claim's mark, ``*(partly supported)*[^v1]`` (see :mod:`deep_research.report.flags`)."""
+"""A claim's mark, ``*(partly supported)*[^v1]`` (see :mod:`deep_research.report_flags`)."""
 _NOTE = re.compile(r"^\[\^(v\d+)\]:")
 """The start of the footnote that gives the mark's reason."""
 
@@ -318,6 +319,7 @@ def _claims_data(report: Report, language: str) -> str:
         evidence[citation.claim_id].append(
             {
                 "quote": citation.quote,
+                "locator": citation.locator,
                 "number": citation.reference_number,
                 "title": title,
                 "url": url,
@@ -343,15 +345,21 @@ def _references(report: Report, language: str) -> str:
     items = "".join(
         f'<li id="ref-{r.number}" value="{r.number}"><a href="{html.escape(r.url)}">'
         + (
-            f"{html.escape(r.citation)}</a></li>"  # a work: its whole reference is the link
+            f"{html.escape(r.citation)}</a>"  # a work: its whole reference is the link
             if r.bib is not None and r.citation
-            else f'{html.escape(r.title)}</a> <span class="where">{html.escape(r.location)}'
-            "</span></li>"
+            else f'{html.escape(r.title)}</a> <span class="where">{html.escape(r.location)}</span>'
         )
+        + _pages(r.locators)
+        + "</li>"
         for r in report.references
     )
     heading = html.escape(label(language, "references"))
     return f"<h2>{heading}</h2><ol>{items}</ol>" if items else ""
+
+
+def _pages(locators: list[str]) -> str:
+    """The pages or slides a reference is cited at, after it: `` (pp. 3, 12)``."""
+    return f' <span class="pages">({html.escape(cited_at(locators))})</span>' if locators else ""
 
 
 def _with_summary(body: str, report: Report, language: str) -> str:
@@ -431,6 +439,7 @@ function show(span) {
     const link = el("a", `[${item.number}] ${item.title}`);
     link.href = item.url;
     source.append(link);
+    if (item.locator) source.append(el("span", `, ${item.locator}`, "page"));
     if (!item.primary) source.append(el("span", words.found));
     panel.append(source);
   }

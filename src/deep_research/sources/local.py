@@ -1,9 +1,16 @@
-"""The local corpus: a folder of Markdown, text and HTML files, searched with SQLite FTS5.
+"""The local corpus: a folder of documents, searched with SQLite FTS5.
+
+Markdown, text and HTML files are read here, HTML extracted as web pages are
+(:func:`~deep_research.sources.web.extract.extract_html_file`); PDF, Word, PowerPoint, EPUB and
+reStructuredText by the readers of :mod:`deep_research.sources.documents`, which also give
+where each page or slide starts (kept with the document, so that a quote names its page).
 
 The index is a cache of the folder. :meth:`LocalCorpus.index` walks the folder, re-reads only
 the files whose sha256 changed and drops the rows of files that disappeared, in one
-transaction. Search ranks with BM25, a title counting five times as much as the body. HTML
-files are extracted as web pages are (:func:`~deep_research.sources.web.extract.extract_html_file`).
+transaction. Every other file is recorded as skipped, with its reason (unsupported format,
+encrypted, no extractable text, too large, unreadable: :meth:`LocalCorpus.inventory`), so
+nothing is left out without a word; a skipped file is read again only when it changes.
+Search ranks with BM25, a title counting five times as much as the body.
 
 Queries reuse a few read-only connections, each used by one thread at a time; indexing writes
 through a connection of its own, and queries see each indexing pass once it commits (WAL).
@@ -31,7 +38,19 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from deep_research.errors import CorpusNotFoundError, CorpusTooLargeError, SourceError
+from deep_research.errors import (
+    CorpusNotFoundError,
+    CorpusTooLargeError,
+    SourceError,
+    UnreadableDocumentError,
+)
+from deep_research.sources.documents import (
+    DOCUMENT_TYPES,
+    DocumentLimits,
+    page_map,
+    read_document,
+)
+from deep_research.sources.inventory import CorpusInventory, SkippedFile, kind_of
 from deep_research.sources.snippets import make_snippet, term_stems
 from deep_research.sources.sqlite_readers import ReaderPool
 from deep_research.sources.web.extract import clean_text, extract_html_file
@@ -42,10 +61,11 @@ from deep_research.urls import normalize_url
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 """Version of the index schema and of the text extraction; an index of another version is
 rebuilt from scratch (version 2: HTML extracted by trafilatura, documents have a language;
-version 3: CJK characters indexed one by one, see :func:`spaced_cjk`)."""
+version 3: CJK characters indexed one by one, see :func:`spaced_cjk`; version 4: documents
+(PDF, DOCX, PPTX, EPUB, reStructuredText) with their page maps, and the skipped files)."""
 
 CONTENT_TYPES = {
     ".md": "text/markdown",
@@ -53,6 +73,7 @@ CONTENT_TYPES = {
     ".txt": "text/plain",
     ".html": "text/html",
     ".htm": "text/html",
+    **DOCUMENT_TYPES,
 }
 """Indexed file suffixes (lower-cased) and the content type each stands for."""
 
@@ -67,6 +88,8 @@ class CorpusLimits:
     """More files than this stop the indexing with an error."""
     max_total_bytes: int = 1024 * 1024 * 1024
     """More bytes in all than this stop the indexing with an error."""
+    documents: DocumentLimits = DocumentLimits()
+    """Caps on one document's pages, text and zip package (larger ones are skipped)."""
 
 
 READERS_KEPT = 4
@@ -103,7 +126,17 @@ _SCHEMA = (
         text TEXT NOT NULL,
         content_type TEXT NOT NULL,
         language TEXT,
+        pages TEXT,
         indexed_at TEXT NOT NULL
+    )""",
+    # Files that were not indexed, with why; ``sha256`` is NULL for an unsupported format
+    # (never read), so that a skipped file is read again only when it changes.
+    """CREATE TABLE skipped (
+        path TEXT PRIMARY KEY,
+        sha256 TEXT,
+        kind TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        detail TEXT NOT NULL
     )""",
     """CREATE VIRTUAL TABLE documents_fts USING fts5(
         title, text, content='documents', content_rowid='id',
@@ -150,6 +183,8 @@ class IndexStats:
     updated: int
     removed: int
     unchanged: int
+    skipped: int = 0
+    """Files not indexed (see :meth:`LocalCorpus.inventory` for why)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,10 +197,13 @@ class ParsedFile:
     """The file's original type; ``text`` is always plain (or Markdown) text."""
     language: str | None = None
     """The declared language of an HTML file (``<html lang>``), if any."""
+    pages: str | None = None
+    """Where the pages (PDF) or slides (PPTX) start in ``text``: see
+    :func:`~deep_research.sources.documents.page_map`."""
 
 
 class LocalCorpus:
-    """A folder of Markdown, text and HTML files, indexed in SQLite FTS5 and ranked by BM25.
+    """A folder of documents, indexed in SQLite FTS5 and ranked by BM25.
 
     Documents are addressed by the ``file://`` URI of their absolute path. The first
     :meth:`search` or :meth:`read` of an instance brings the index up to date. Connections
@@ -263,17 +301,19 @@ class LocalCorpus:
         await self._ensure_indexed()
         rows = await asyncio.to_thread(
             self._query_all,
-            "SELECT url, path, sha256, title, text, content_type, language FROM documents"
+            "SELECT url, path, sha256, title, text, content_type, language, pages FROM documents"
             " WHERE url = ? OR path = ? LIMIT 1",
             (key, unquote(urlsplit(key).path)),
         )
         if not rows:
             raise SourceError(f"no document of the local corpus {self.root} at {url}")
-        stored_url, path, file_sha256, title, text, content_type, language = rows[0]
+        stored_url, path, file_sha256, title, text, content_type, language, pages = rows[0]
         text_sha256 = hashlib.sha256(text.encode()).hexdigest()
         metadata = {"path": path, "sha256": text_sha256, "file_sha256": file_sha256}
         if language:
             metadata["language"] = language
+        if pages:
+            metadata["pages"] = pages
         return Document(
             id=f"doc_{text_sha256[:16]}",
             url=stored_url,
@@ -282,6 +322,33 @@ class LocalCorpus:
             content_type=content_type,
             metadata=metadata,
         )
+
+    def inventory(self) -> CorpusInventory:
+        """What the index holds, by kind, and the files it skipped, with their reasons.
+
+        Brings the index up to date first if this instance has not yet.
+
+        Raises:
+            SourceError: the index could not be built or read.
+        """
+        if not self._indexed:
+            self.index()
+        read: dict[str, int] = {}
+        for (path,) in self._query_all("SELECT path FROM documents ORDER BY path", ()):
+            kind = kind_of(Path(path).suffix.lower())
+            read[kind] = read.get(kind, 0) + 1
+        rows = self._query_all("SELECT path, kind, reason, detail FROM skipped ORDER BY path", ())
+        skipped = tuple(
+            SkippedFile(self._relative(path), kind, reason, detail)
+            for path, kind, reason, detail in rows
+        )
+        return CorpusInventory(read=read, skipped=skipped)
+
+    def _relative(self, path: str) -> str:
+        relative = Path(path)
+        if relative.is_relative_to(self.root):
+            relative = relative.relative_to(self.root)
+        return escaped_name(relative.as_posix())
 
     async def _ensure_indexed(self) -> None:
         if self._indexed:
@@ -352,12 +419,24 @@ class LocalCorpus:
             path: (rowid, sha)
             for rowid, path, sha in conn.execute("SELECT id, path, sha256 FROM documents")
         }
+        was_skipped: dict[str, str | None] = dict(
+            conn.execute("SELECT path, sha256 FROM skipped").fetchall()
+        )
         seen: set[str] = set()
+        skips: list[tuple[str, str | None, str, str, str]] = []
         added = updated = unchanged = total = 0
         now = datetime.now(UTC).isoformat()
-        for path in iter_corpus_files(self.root):
-            data = _read_bytes(path, self.root, self.limits.max_file_bytes)
-            if data is None:
+        for path in iter_folder(self.root):
+            key = str(path)
+            suffix = path.suffix.lower()
+            try:
+                if suffix not in CONTENT_TYPES:
+                    raise UnreadableDocumentError(
+                        "unsupported", f"unsupported format {suffix or '(no suffix)'}"
+                    )
+                data = _read_bytes(path, self.root, self.limits.max_file_bytes)
+            except UnreadableDocumentError as exc:
+                skips.append((key, None, kind_of(suffix), exc.reason, exc.detail))
                 continue
             total += len(data)
             if len(seen) >= self.limits.max_files or total > self.limits.max_total_bytes:
@@ -367,32 +446,54 @@ class LocalCorpus:
                     " (DEEP_RESEARCH_CORPUS_MAX_FILES, DEEP_RESEARCH_CORPUS_MAX_BYTES): choose"
                     " a smaller folder or raise the limits"
                 )
-            key = str(path)
-            seen.add(key)
             digest = hashlib.sha256(data).hexdigest()
             row = known.get(key)
-            if row is not None and row[1] == digest:
-                unchanged += 1
+            if (row is not None and row[1] == digest) or was_skipped.get(key) == digest:
+                seen.add(key)  # unchanged: indexed, or skipped for a reason it still has
+                unchanged += row is not None
                 continue
-            parsed = parse_file(path, data)
-            values = (digest, parsed.title, parsed.text, parsed.content_type, parsed.language, now)
+            try:
+                parsed = parse_file(path, data, self.limits.documents)
+            except UnreadableDocumentError as exc:
+                logger.warning("skipping %s: %s", path, exc.detail)
+                skips.append((key, digest, kind_of(suffix), exc.reason, exc.detail))
+                continue
+            seen.add(key)
+            values = (
+                digest,
+                parsed.title,
+                parsed.text,
+                parsed.content_type,
+                parsed.language,
+                parsed.pages,
+                now,
+            )
             if row is None:
                 conn.execute(
-                    "INSERT INTO documents (sha256, title, text, content_type, language,"
-                    " indexed_at, path, url) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO documents (sha256, title, text, content_type, language, pages,"
+                    " indexed_at, path, url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (*values, key, normalize_url(path.as_uri())),
                 )
                 added += 1
             else:
                 conn.execute(
                     "UPDATE documents SET sha256 = ?, title = ?, text = ?, content_type = ?,"
-                    " language = ?, indexed_at = ? WHERE id = ?",
+                    " language = ?, pages = ?, indexed_at = ? WHERE id = ?",
                     (*values, row[0]),
                 )
                 updated += 1
         gone = [(known[path][0],) for path in known.keys() - seen]
         conn.executemany("DELETE FROM documents WHERE id = ?", gone)
-        return IndexStats(added=added, updated=updated, removed=len(gone), unchanged=unchanged)
+        # a file skipped before and unchanged keeps its row; every other row is rewritten
+        still = {path for path in was_skipped if path in seen and path not in known}
+        conn.executemany(
+            "DELETE FROM skipped WHERE path = ?", [(p,) for p in was_skipped.keys() - still]
+        )
+        conn.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?, ?, ?)", skips)
+        skipped = len(skips) + len(still)
+        return IndexStats(
+            added=added, updated=updated, removed=len(gone), unchanged=unchanged, skipped=skipped
+        )
 
 
 def default_index_path(data_dir: Path, root: Path) -> Path:
@@ -447,41 +548,62 @@ def build_match_query(query: str) -> str | None:
     return match_expression(terms) if terms else None
 
 
-def parse_file(path: Path, data: bytes) -> ParsedFile:
+def parse_file(path: Path, data: bytes, limits: DocumentLimits | None = None) -> ParsedFile:
     """Decode a corpus file and extract its title and indexed text.
 
     Args:
         path: The file, whose suffix selects the format and whose stem is the fallback title.
-        data: The file's bytes, decoded as UTF-8 with replacement characters.
+        data: The file's bytes; text formats are decoded as UTF-8 with replacement characters.
+        limits: Caps on a document's pages, text and zip package (default: DocumentLimits()).
+
+    Raises:
+        UnreadableDocumentError: a document (PDF, DOCX, ...) could not be read, with why.
     """
-    content_type = CONTENT_TYPES[path.suffix.lower()]
-    text = clean_text(data.decode("utf-8", errors="replace"))
-    title: str | None
-    language = None
-    if content_type == "text/html":
-        page = extract_html_file(text)
-        text, title, language = page.text, page.title, page.language
-    elif content_type == "text/markdown":
-        title = _markdown_title(text)
+    suffix = path.suffix.lower()
+    content_type = CONTENT_TYPES[suffix]
+    pages = None
+    if suffix in DOCUMENT_TYPES:
+        document = read_document(suffix, data, limits)
+        text, title, language = document.text, document.title, document.language
+        if document.page_kind is not None:
+            pages = page_map(document.page_kind, document.pages)
     else:
-        title = next((line for line in text.split("\n") if line.strip()), None)
+        text, title, language = _parse_text(data, content_type)
     title = escaped_name(" ".join((title or "").split())[:300])  # printed and written
     return ParsedFile(
         title=title or escaped_name(path.stem),
         text=text,
         content_type=content_type,
         language=language,
+        pages=pages,
     )
+
+
+def _parse_text(data: bytes, content_type: str) -> tuple[str, str | None, str | None]:
+    """The text, title and language of a Markdown, text or HTML file."""
+    text = clean_text(data.decode("utf-8", errors="replace"))
+    if content_type == "text/html":
+        page = extract_html_file(text)
+        return page.text, page.title, page.language
+    if content_type == "text/markdown":
+        return text, _markdown_title(text), None
+    return text, next((line for line in text.split("\n") if line.strip()), None), None
 
 
 def iter_corpus_files(root: Path) -> Iterator[Path]:
     """Yield the indexable files under ``root`` in sorted order, skipping hidden entries."""
+    for path in iter_folder(root):
+        if path.suffix.lower() in CONTENT_TYPES:
+            yield path
+
+
+def iter_folder(root: Path) -> Iterator[Path]:
+    """Yield every file under ``root`` in sorted order; hidden files and folders are left out."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(name for name in dirnames if not name.startswith("."))
         for name in sorted(filenames):
-            path = Path(dirpath, name)
-            if not name.startswith(".") and path.suffix.lower() in CONTENT_TYPES:
-                yield path
+            if not name.startswith("."):
+                yield Path(dirpath, name)
 
 
 def _markdown_title(text: str) -> str | None:
@@ -494,33 +616,38 @@ def _markdown_title(text: str) -> str | None:
     return None
 
 
-def _read_bytes(path: Path, root: Path, max_bytes: int) -> bytes | None:
-    """The file's bytes, or ``None`` (logged with the reason) when it must not be indexed.
+def _read_bytes(path: Path, root: Path, max_bytes: int) -> bytes:
+    """The file's bytes, if it may be indexed.
 
     A corpus never reads outside its folder: a symbolic link is followed only when its
     target lies inside ``root``; anything but a regular file (a device, a FIFO, a socket) is
     skipped, and so is a file larger than ``max_bytes``.
+
+    Raises:
+        UnreadableDocumentError: ``too_large``, or ``unreadable`` (a link out of the corpus,
+            not a regular file, an error of the system).
     """
     try:
         if path.is_symlink() and not path.resolve().is_relative_to(root):
             logger.warning("skipping %s: a link to %s, outside the corpus", path, path.resolve())
-            return None
+            raise UnreadableDocumentError("unreadable", "a link to a file outside the corpus")
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):
             logger.warning("skipping %s: not a regular file", path)
-            return None
+            raise UnreadableDocumentError("unreadable", "not a regular file")
+        too_large = UnreadableDocumentError("too_large", f"larger than {max_bytes:,} bytes")
         if info.st_size > max_bytes:
             logger.warning("skipping %s: larger than %d bytes", path, max_bytes)
-            return None
+            raise too_large
         with path.open("rb") as file:
             data = file.read(max_bytes + 1)
         if len(data) > max_bytes:  # it grew, or its size was not what stat said
             logger.warning("skipping %s: larger than %d bytes", path, max_bytes)
-            return None
+            raise too_large
         return data
     except OSError as exc:
         logger.warning("skipping unreadable corpus file %s: %s", path, exc)
-        return None
+        raise UnreadableDocumentError("unreadable", exc.strerror or str(exc)) from None
 
 
 def _ensure_schema(conn: sqlite3.Connection) -> None:
@@ -531,7 +658,7 @@ def _ensure_schema(conn: sqlite3.Connection) -> None:
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if row is not None and row[0] == SCHEMA_VERSION:
             return
-    for table in ("documents_fts", "documents", "meta"):
+    for table in ("documents_fts", "documents", "skipped", "meta"):
         conn.execute(f"DROP TABLE IF EXISTS {table}")
     for statement in _SCHEMA:
         conn.execute(statement)

@@ -60,6 +60,20 @@ CrawlStatus = Literal["ok", "blocked", "failed", "skipped"]
 POOL_PROVIDER = "chat"
 """The provider name of a chat's earlier sources, searched by its follow-up questions."""
 
+PageKind = Literal["page", "slide"]
+"""What a document's numbered parts are: the pages of a PDF, the slides of a presentation."""
+
+
+def locator(kind: PageKind, number: int) -> str:
+    """How a reference names a page or a slide: ``p. 12``, ``slide 3``.
+
+    Example:
+        >>> locator("page", 12), locator("slide", 3)
+        ('p. 12', 'slide 3')
+    """
+    return f"p. {number}" if kind == "page" else f"slide {number}"
+
+
 CacheStatus = Literal["hit", "miss"]
 """Whether a web page came from the page cache or from the network."""
 
@@ -256,6 +270,18 @@ class EvidenceSpan(DomainModel):
     """Heading of the section the quote stands in."""
     relevance: Confidence = 0.0
     has_numbers: bool = False
+    page: int | None = Field(default=None, ge=1, exclude_if=lambda page: page is None)
+    """The page (of a PDF) or slide (of a presentation) on which the quote starts, from 1;
+    left out of exports for documents without pages (added in schema v1, compatibly)."""
+    page_kind: PageKind | None = Field(default=None, exclude_if=lambda kind: kind is None)
+    """Whether :attr:`page` numbers a ``page`` or a ``slide``."""
+
+    @property
+    def locator(self) -> str | None:
+        """``p. 12`` or ``slide 3``, or ``None`` for a document without pages."""
+        if self.page is None or self.page_kind is None:
+            return None
+        return locator(self.page_kind, self.page)
 
     @model_validator(mode="after")
     def _offsets_match_quote(self) -> EvidenceSpan:
@@ -421,6 +447,9 @@ class Citation(DomainModel):
     """The reference the evidence is listed under in the final report (set by finalize)."""
     quote: str | None = None
     """The evidence's verbatim quote (set in the final report, so it can be audited)."""
+    locator: str | None = Field(default=None, exclude_if=lambda where: where is None)
+    """Where the quote stands in its document, ``p. 12`` or ``slide 3``, for PDFs and
+    presentations (set in the final report; added in schema v1, compatibly)."""
 
 
 def citations_of(claim: Claim) -> list[Citation]:
@@ -445,6 +474,9 @@ class Reference(DomainModel):
     """Authors, date, venue and identifiers, when known (added in schema v1, compatibly)."""
     citation: str | None = None
     """The reference as the report lists it, in Vancouver style (see docs/scholarly-sources.md)."""
+    locators: list[str] = Field(default_factory=list, exclude_if=lambda where: not where)
+    """The pages or slides of the document that the report cites, in order (``p. 3``,
+    ``p. 12``); left out of exports when there are none (added in schema v1, compatibly)."""
 
 
 class VerificationSummary(DomainModel):

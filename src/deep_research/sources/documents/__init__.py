@@ -17,12 +17,11 @@ from deep_research.sources.documents._text import (
     SKIP_REASONS,
     DocumentLimits,
     DocumentText,
-    PageKind,
     SkipReason,
-    locator,
     page_at,
     page_map,
     parse_page_map,
+    with_pages,
 )
 
 __all__ = [
@@ -30,12 +29,11 @@ __all__ = [
     "SKIP_REASONS",
     "DocumentLimits",
     "DocumentText",
-    "PageKind",
     "SkipReason",
     "documents_supported",
-    "locator",
     "page_at",
     "page_map",
     "parse_page_map",
     "read_document",
+    "with_pages",
 ]

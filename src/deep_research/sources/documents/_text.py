@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from deep_research.errors import UnreadableDocumentError
+from deep_research.state.models import Document, EvidenceSpan, PageKind
 
 SkipReason = Literal["unsupported", "encrypted", "no_text", "too_large", "unreadable"]
 """Why a corpus file was not read."""
@@ -21,8 +23,6 @@ SKIP_REASONS: dict[SkipReason, str] = {
 }
 """Each reason as the command line and the report word it."""
 
-PageKind = Literal["page", "slide"]
-"""What a document's numbered parts are: PDF pages or presentation slides."""
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SPACES = re.compile(r"[ \t\u00a0]+")
@@ -156,11 +156,17 @@ def page_at(value: str | None, offset: int) -> tuple[PageKind, int] | None:
     return (kind, number) if number else None
 
 
-def locator(kind: PageKind, number: int) -> str:
-    """How a reference names a page or a slide: ``p. 12``, ``slide 3``.
+def with_pages(spans: Sequence[EvidenceSpan], documents: Iterable[Document]) -> list[EvidenceSpan]:
+    """``spans``, each quote of a PDF or a presentation given the page or slide it starts on.
 
-    Example:
-        >>> locator("page", 12), locator("slide", 3)
-        ('p. 12', 'slide 3')
+    The page comes from the page map its document was read with (metadata ``pages``); spans
+    of other documents are returned as they are.
     """
-    return f"p. {number}" if kind == "page" else f"slide {number}"
+    maps = {d.id: d.metadata["pages"] for d in documents if d.metadata.get("pages")}
+    paged = []
+    for span in spans:
+        found = page_at(maps.get(span.document_id), span.start)
+        if found is not None:
+            span = span.model_copy(update={"page_kind": found[0], "page": found[1]})
+        paged.append(span)
+    return paged
