@@ -46,6 +46,8 @@ from deep_research.persistence.scratch import drop_round_stages
 from deep_research.report.verify import Memo
 from deep_research.settings import get_settings
 from deep_research.sources import SourceProvider, load_sources
+from deep_research.sources.base import Inventoried
+from deep_research.sources.inventory import limitation_text
 from deep_research.sources.pool import chat_pool
 from deep_research.state.models import Document
 
@@ -89,6 +91,19 @@ class Services:
         return await asyncio.to_thread(
             load_sources, context.sources, context.corpus_dir, served=self.served
         )
+
+    async def unread_files(self, context: Context) -> list[str]:
+        """A limitation per searched folder whose skipped files could matter to the report.
+
+        See :func:`~deep_research.sources.inventory.limitation_text`.
+        """
+        notes = []
+        for provider in await self.sources_for(context):
+            if isinstance(provider, Inventoried):
+                inventory = await asyncio.to_thread(provider.inventory)
+                if (text := limitation_text(inventory)) is not None:
+                    notes.append(text)
+        return notes
 
     def recorder_for(self) -> Recorder:
         """The recorder a run writes to (see the module docstring)."""

@@ -29,6 +29,7 @@ from deep_research.context import Context, make_context, validate_question
 from deep_research.errors import (
     ChatClosedError,
     CorpusNotFoundError,
+    CorpusUnreadableError,
     DatabaseUnavailableError,
     DeepResearchError,
 )
@@ -133,21 +134,34 @@ async def _drive(
         pending = Command(resume=_answer(interrupts[0].value, printer))
 
 
-async def preflight(context: Context) -> None:
+async def preflight(context: Context, printer: Printer | None = None) -> None:
     """Set up the run's engine and sources once, before the run stores anything.
 
     A configuration error (a model whose package is not installed, a source without its key)
-    then stops ``ask`` with one line and nothing to resume.
+    then stops ``ask`` with one line and nothing to resume. A local corpus is indexed here,
+    and what it read and skipped is shown (one line, by kind and reason): a folder none of
+    whose files could be read stops the run, rather than a run over an empty index.
 
     Raises:
         ConfigurationError: the engine or a source cannot be set up.
         CorpusNotFoundError: the corpus folder does not exist.
+        CorpusUnreadableError: not one file of the corpus folder could be read.
     """
     from deep_research.services import Services
+    from deep_research.sources.base import Inventoried
+    from deep_research.sources.inventory import nothing_read, summary_line
 
     services = Services()  # what the run's graph resolves per run, resolved once ahead
     services.engine_for(context)
-    await services.sources_for(context)
+    for provider in await services.sources_for(context):
+        if not isinstance(provider, Inventoried):
+            continue
+        inventory = await asyncio.to_thread(provider.inventory)
+        if printer is not None:
+            printer.note(summary_line(inventory))
+        if not inventory.total_read:
+            folder = escaped_name(context.corpus_dir or "the bundled sample corpus")
+            raise CorpusUnreadableError(nothing_read(folder, inventory))
 
 
 def write_report(report: Report, out: Path) -> tuple[Path, Path, Path]:
@@ -235,7 +249,7 @@ async def _run_ask(args: argparse.Namespace, held: ExitStack) -> int:
     first: Any = None
     if args.command == "ask":
         first = {"messages": [HumanMessage(question)]}
-        await preflight(context)  # before the run stores anything: nothing to resume
+        await preflight(context, printer)  # before the run stores anything: nothing to resume
     config = run_config(thread)
     async with (
         open_checkpointer(url) as checkpointer,

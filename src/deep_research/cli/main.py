@@ -40,7 +40,10 @@ VERIFY_INPUT = '{"claim": str, "evidence": [str, ...]}'
 def _add_ask(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ask = commands.add_parser("ask", help="research a question")
     ask.add_argument("question", help="the research question")
-    ask.add_argument("--corpus", help="folder of .md/.txt/.html files (default: sample corpus)")
+    ask.add_argument(
+        "--corpus",
+        help="folder of documents: PDF, DOCX, PPTX, EPUB, rst, md, txt, html (default: sample)",
+    )
     ask.add_argument("--mode", choices=["simple", "web_search", "deep_research"])
     ask.add_argument("--depth", choices=["auto", "light", "medium", "extended"])
     ask.add_argument("--sources", help=SOURCES_HELP)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from typing import Any
 
 from langchain_core.messages import AIMessage
@@ -15,7 +16,7 @@ from langgraph.runtime import Runtime
 
 from deep_research.context import Context
 from deep_research.engines import Assessment, Reply, chat_title
-from deep_research.engines.schemas import ReportAssessment
+from deep_research.engines.schemas import LimitationDraft, ReportAssessment
 from deep_research.events import emit
 from deep_research.report.build import (
     budget_notice,
@@ -59,6 +60,14 @@ async def assess(
     return facts, await services.engine_for(context_of(runtime)).assess(facts)
 
 
+def with_unread(assessment: ReportAssessment, unread: list[str]) -> ReportAssessment:
+    """The assessment with a limitation for each folder whose unread files could matter."""
+    if not unread:
+        return assessment
+    drafts = [LimitationDraft(kind="other", text=text) for text in unread]
+    return assessment.model_copy(update={"limitations": [*assessment.limitations, *drafts]})
+
+
 def report_title(state: State) -> str:
     """The report's H1: the chat's title for its first question, else the question, shortened."""
     if state.question_nr <= 1 and state.title:
@@ -78,6 +87,9 @@ async def finalize(
     draft, found, usage = state.draft, None, TokenUsage()
     if assessed is not None:
         facts, reply = assessed
+        unread = await services.unread_files(context_of(runtime))  # corpus files not read
+        reply = replace(reply, value=with_unread(reply.value, unread))
+        assessed = facts, reply
         draft, usage = with_limitations(draft, facts, reply.value), reply.usage
     language = language_of(state.question)
     numbering = number_references(draft, evidence, state.sources, roots, language)

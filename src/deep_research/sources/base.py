@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from deep_research.state.models import Document, SearchResult
+
+if TYPE_CHECKING:
+    from deep_research.sources.inventory import CorpusInventory
 
 
 class SourceProvider(Protocol):
@@ -39,5 +42,18 @@ class WorkReader(Protocol):
 
         Raises:
             SourceError: the work could not be read.
+        """
+        ...
+
+
+@runtime_checkable
+class Inventoried(Protocol):
+    """A provider over a folder of files: it can tell what it read and what it skipped."""
+
+    def inventory(self) -> CorpusInventory:
+        """Documents read by kind, files skipped with their reasons (blocking: a thread).
+
+        Raises:
+            SourceError: the index could not be built or read.
         """
         ...

@@ -15,6 +15,7 @@ from typing import TypeVar
 from urllib.parse import quote, unquote, urlsplit
 
 from deep_research.errors import SourceError
+from deep_research.sources.inventory import CorpusInventory
 from deep_research.sources.local import LocalCorpus
 from deep_research.state.models import Document, SearchResult
 
@@ -37,6 +38,10 @@ class ServedCorpus:
     def close(self) -> None:
         """Close the wrapped corpus's connections."""
         self.corpus.close()
+
+    def inventory(self) -> CorpusInventory:
+        """The wrapped corpus's inventory (its paths are relative to the corpus already)."""
+        return self.corpus.inventory()
 
     def public_url(self, url: str) -> str:
         """``corpus:///RELATIVE`` for the ``file://`` URI of a file inside the corpus.
