@@ -455,7 +455,7 @@ class LocalCorpus:
             try:
                 parsed = parse_file(path, data, self.limits.documents)
             except UnreadableDocumentError as exc:
-                logger.warning("skipping %s: %s", path, exc.detail)
+                logger.info("skipping %s: %s", path, exc.detail)
                 skips.append((key, digest, kind_of(suffix), exc.reason, exc.detail))
                 continue
             seen.add(key)
