@@ -423,6 +423,7 @@ class LocalCorpus:
             conn.execute("SELECT path, sha256 FROM skipped").fetchall()
         )
         seen: set[str] = set()
+        still: set[str] = set()  # skipped before, unchanged since: their rows stay
         skips: list[tuple[str, str | None, str, str, str]] = []
         added = updated = unchanged = total = 0
         now = datetime.now(UTC).isoformat()
@@ -448,9 +449,12 @@ class LocalCorpus:
                 )
             digest = hashlib.sha256(data).hexdigest()
             row = known.get(key)
-            if (row is not None and row[1] == digest) or was_skipped.get(key) == digest:
-                seen.add(key)  # unchanged: indexed, or skipped for a reason it still has
-                unchanged += row is not None
+            if row is not None and row[1] == digest:
+                seen.add(key)
+                unchanged += 1
+                continue
+            if row is None and was_skipped.get(key) == digest:  # skipped, for the same reason
+                still.add(key)
                 continue
             try:
                 parsed = parse_file(path, data, self.limits.documents)
@@ -484,8 +488,6 @@ class LocalCorpus:
                 updated += 1
         gone = [(known[path][0],) for path in known.keys() - seen]
         conn.executemany("DELETE FROM documents WHERE id = ?", gone)
-        # a file skipped before and unchanged keeps its row; every other row is rewritten
-        still = {path for path in was_skipped if path in seen and path not in known}
         conn.executemany(
             "DELETE FROM skipped WHERE path = ?", [(p,) for p in was_skipped.keys() - still]
         )
