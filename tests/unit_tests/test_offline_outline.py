@@ -43,10 +43,18 @@ async def test_a_specific_question_gets_no_standard_facets(question: str) -> Non
     assert titles[0].rstrip("?") in question
 
 
-@pytest.mark.parametrize("question", ["grid battery storage", "What are flow batteries?"])
+@pytest.mark.parametrize("question", ["grid battery storage", "Tell me about flow batteries"])
 async def test_a_broad_question_gets_the_facets_of_an_overview(question: str) -> None:
     titles = await _plan_titles(question)
     assert FACET_TITLES <= set(titles)
+
+
+@pytest.mark.parametrize("question", ["What are flow batteries?", "What is a sodium-ion battery?"])
+async def test_a_definitional_question_gets_no_key_figures_step(question: str) -> None:
+    # it asks what the thing is, not what it costs or measures (issue 46)
+    titles = set(await _plan_titles(question))
+    assert "Key figures, costs and sizes" not in titles
+    assert FACET_TITLES - {"Key figures, costs and sizes"} <= titles
 
 
 async def test_a_comparison_of_two_names_studies_each() -> None:

@@ -1,9 +1,10 @@
 """How the offline engine fits its plan and its sections to the question and the evidence.
 
 * :func:`facets_for`: the standard facets a question calls for. A broad question (a bare
-  topic, "what is X", "tell me about X") calls for an overview, so every facet; a specific
-  question ("what did X cost", "how does git bisect find a commit") calls for none: its parts
-  are its steps.
+  topic, "tell me about X") calls for an overview, so every facet; a definitional one ("what
+  is X") for every facet but the key figures, which it does not ask; a specific question
+  ("what did X cost", "how does git bisect find a commit") calls for none: its parts are its
+  steps.
 * :func:`arrange`: which quotes go under which heading. A quote goes under the heading it
   answers best (the words of the heading it states, and the kind of answer the heading asks
   for: a currency amount spent for a cost, a date for a timeline), so that a section about
@@ -35,6 +36,9 @@ class Facet:
     a quote of this facet."""
     names: tuple[tuple[str, str, str], ...] = ()
     """``(language, title, intent)`` in other languages than English."""
+    defines: bool = True
+    """Whether a definitional question ("what is X") calls for it: it asks what X is, not
+    its figures."""
 
     def named(self, language: str) -> tuple[str, str]:
         """The facet's step title and intent in ``language`` (English when it has none)."""
@@ -61,6 +65,7 @@ FACETS = (
         "Key figures, costs and sizes",
         "Numbers that characterise the subject",
         kinds=frozenset({"money", "money/energy", "power", "energy", "percent", "count", "mass"}),
+        defines=False,
         names=(
             ("fr", "Chiffres clés, coûts et tailles", "Les chiffres qui caractérisent le sujet"),
             ("zh", "关键数据、成本与规模", "描述该主题的数据"),
@@ -140,10 +145,12 @@ MARGIN = 0.25
 """How much better another heading must fit a quote to take it from the heading it was found
 for."""
 
-_BROAD = re.compile(
-    r"^\s*(?:(?:what|who) (?:is|are|was|were) (?:an? |the )?(?!\S+ of\b)\S+(?: \S+){0,2}\??\s*$"
-    r"|(?:tell me|teach me|learn) about\b|(?:an )?overview\b|explain\b|describe\b|summar)",
+_DEFINITION = re.compile(
+    r"^\s*(?:what|who) (?:is|are|was|were) (?:an? |the )?(?!\S+ of\b)\S+(?: \S+){0,2}\??\s*$",
     re.I,
+)
+_BROAD = re.compile(
+    r"(?:tell me|teach me|learn) about\b|(?:an )?overview\b|explain\b|describe\b|summar", re.I
 )
 _QUESTION_WORD = re.compile(
     r"\b(?:what|how|why|when|where|which|who|whom|whether|is|are|was|were|does|do|did|can|"
@@ -188,11 +195,16 @@ _SIZE_KINDS = frozenset({"power", "energy", "length", "mass", "count"})
 
 
 def facets_for(question: str, parts: Sequence[str]) -> list[Facet]:
-    """The facets ``question`` calls for: all for a broad question of one part, else none."""
+    """The facets ``question`` calls for (see the module docstring).
+
+    All for a broad question of one part, all but the key figures for a definitional one,
+    else none.
+    """
     if len(parts) > 1:
         return []
-    broad = bool(_BROAD.search(question)) or not _QUESTION_WORD.search(question)
-    return list(FACETS) if broad else []
+    if _BROAD.search(question) or not _QUESTION_WORD.search(question):
+        return list(FACETS)
+    return [f for f in FACETS if f.defines] if _DEFINITION.search(question) else []
 
 
 def _facet(step: PlanStep) -> Facet | None:
