@@ -53,6 +53,7 @@ SECTIONS: tuple[tuple[str, str, Callable[[dict[str, Any]], tuple[str, list[str]]
     ("resume", "Resume after SIGKILL: calls repeated", agent.resume),
     ("tokens", "Tokens per report: ours against open_deep_research", agent.tokens),
     ("corpus", "Local corpus: SQLite FTS5 against bm25s", systems.corpus),
+    ("documents", "Documents: indexing a 500-page PDF, DOCX, PPTX and EPUB", systems.documents),
     ("server", "Server: concurrent runs on `langgraph dev`", systems.server),
     ("cluster", "Cluster: concurrent runs over two Aegra instances, and a kill", systems.cluster),
     ("offline", "Offline end to end: `make run`", systems.offline),

@@ -25,6 +25,7 @@ ORDER = (
     "resume",
     "tokens",
     "corpus",
+    "documents",
     "server",
     "cluster",
     "offline",
