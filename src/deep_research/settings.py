@@ -109,6 +109,11 @@ class Settings(BaseSettings):
     )
     """Larger files of a local corpus are skipped."""
 
+    corpus_max_pages: int = Field(
+        default=2_000, ge=1, validation_alias="DEEP_RESEARCH_CORPUS_MAX_PAGES"
+    )
+    """PDFs with more pages, and presentations with more slides, are skipped as too large."""
+
     searxng_url: str | None = Field(default=None, validation_alias="DEEP_RESEARCH_SEARXNG_URL")
     """A self-hosted SearXNG instance (``http://127.0.0.1:8888``); its JSON output must be on.
     With ``sources=auto`` it is used when set and ``TAVILY_API_KEY`` is not."""

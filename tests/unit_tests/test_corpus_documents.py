@@ -191,3 +191,23 @@ def test_ask_over_a_folder_with_nothing_readable_stops_with_one_line(
     assert len(lines) == 1
     assert "nothing in the corpus folder" in lines[0] and "encrypted (locked.pdf)" in lines[0]
     assert "no extractable text" in lines[0] and not out.exists()
+
+
+def test_the_page_cap_setting_skips_longer_documents_as_too_large(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deep_research.settings import get_settings
+    from deep_research.sources import load_sources
+
+    folder = tmp_path / "docs"
+    write(folder, "short.pdf", pdf_bytes([text_page("One page of text.")] * 2))
+    write(folder, "long.pdf", pdf_bytes([text_page("Another page of text.")] * 3))
+    monkeypatch.setenv("DEEP_RESEARCH_CORPUS_MAX_PAGES", "2")
+    get_settings.cache_clear()
+    [corpus] = load_sources("local", str(folder))
+    assert isinstance(corpus, LocalCorpus)
+    inventory = corpus.inventory()
+    assert inventory.read == {"PDF": 1}
+    assert [(s.path, s.reason, s.detail) for s in inventory.skipped] == [
+        ("long.pdf", "too_large", "3 pages (more than 2)")
+    ]

@@ -11,6 +11,7 @@ from deep_research.context import resolved_sources
 from deep_research.errors import ConfigurationError, CorpusOutsideRootsError
 from deep_research.settings import Settings, get_settings
 from deep_research.sources.base import SourceProvider
+from deep_research.sources.documents import DocumentLimits
 from deep_research.sources.local import CorpusLimits, LocalCorpus, default_index_path
 from deep_research.sources.served import ServedCorpus
 
@@ -111,6 +112,7 @@ def _local_corpus(settings: Settings, corpus_dir: str | None, *, served: bool) -
         max_file_bytes=settings.corpus_max_file_bytes,
         max_files=settings.corpus_max_files,
         max_total_bytes=settings.corpus_max_bytes,
+        documents=DocumentLimits(max_pages=settings.corpus_max_pages),
     )
     return _local(corpus_dir or str(SAMPLE_CORPUS), str(settings.data_dir), limits)
 
