@@ -211,3 +211,22 @@ def test_the_page_cap_setting_skips_longer_documents_as_too_large(
     assert [(s.path, s.reason, s.detail) for s in inventory.skipped] == [
         ("long.pdf", "too_large", "3 pages (more than 2)")
     ]
+
+
+async def test_the_live_view_shows_what_the_corpus_read_and_skipped(tmp_path: Path) -> None:
+    import io
+
+    from rich.console import Console
+
+    from deep_research.cli.ask import preflight
+    from deep_research.cli.live import LiveProgress
+    from deep_research.context import make_context
+
+    folder = _mixed_folder(tmp_path / "docs")
+    screen = io.StringIO()
+    view = LiveProgress(Console(file=screen, width=400, color_system=None))
+    await preflight(make_context(sources="local", corpus_dir=str(folder)), view)
+    shown = screen.getvalue()
+    assert "corpus: read 6 documents" in shown
+    assert "1 PDF no extractable text (a scanned document?) (scan.pdf)" in shown
+    assert "1 XLSX unsupported format (sheet.xlsx)" in shown
