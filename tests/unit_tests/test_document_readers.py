@@ -349,3 +349,16 @@ def test_spans_of_a_paged_document_get_the_page_they_start_on() -> None:
     exported = paged[1].model_dump(mode="json", by_alias=True)
     assert exported["page"] == 2 and exported["pageKind"] == "page"
     assert "page" not in paged[2].model_dump(mode="json", by_alias=True)
+
+
+def test_a_pdf_whose_page_decompresses_like_a_bomb_is_too_large() -> None:
+    import zlib
+
+    packed = zlib.compress(b"BT /F1 11 Tf 72 700 Td (x) Tj ET\n" + b" " * (100 * 1024 * 1024), 9)
+    assert len(packed) < 200_000
+    stream = b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(packed) + packed
+    plain = pdf_bytes([text_page("Placeholder text.")])
+    start = plain.index(b"<< /Length")
+    end = plain.index(b"\nendstream", start)
+    bomb = plain[:start] + stream + plain[end:]  # pypdf rebuilds the shifted cross-references
+    assert _reason(".pdf", bomb) == "too_large"

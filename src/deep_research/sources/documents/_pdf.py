@@ -35,7 +35,7 @@ def read_pdf(data: bytes, limits: DocumentLimits) -> DocumentText:
             pages than the limit), ``no_text`` (no page has a text layer), ``unreadable``.
     """
     from pypdf import PdfReader
-    from pypdf.errors import DependencyError, PdfReadError
+    from pypdf.errors import DependencyError, LimitReachedError, PdfReadError
 
     try:
         reader = PdfReader(io.BytesIO(data))
@@ -57,7 +57,12 @@ def read_pdf(data: bytes, limits: DocumentLimits) -> DocumentText:
     builder = TextBuilder(limits)
     for number, page in enumerate(reader.pages):
         builder.page()
-        paragraphs = list(_paragraphs(page.extract_text()))
+        try:
+            paragraphs = list(_paragraphs(page.extract_text()))
+        except LimitReachedError as exc:  # a stream that unpacks past pypdf's caps: a bomb
+            raise UnreadableDocumentError(
+                "too_large", f"page {number + 1} decompresses past pypdf's limit ({exc})"
+            ) from None
         for level, title in marks.get(number, []):
             at = _named(paragraphs, title)
             if at is None:
