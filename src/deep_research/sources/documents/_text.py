@@ -64,7 +64,7 @@ class TextBuilder:
     parts: list[str] = field(default_factory=list)
     length: int = 0
     pages: list[int] = field(default_factory=list)
-    words: int = 0
+    body_chars: int = 0
     """Characters of body text (not headings) added: zero means no extractable text."""
 
     def page(self) -> None:
@@ -78,12 +78,15 @@ class TextBuilder:
             self._add(f"{'#' * max(1, min(level, 6))} {line}")
 
     def block(self, text: str) -> None:
-        """Add a paragraph, a table row or a list item: its lines kept, spaces tidied."""
+        """Add a paragraph, a table row or a list item: its lines kept, spaces tidied.
+
+        Lines of an extracted chapter that are ``#`` headings already stay headings.
+        """
         lines = [_SPACES.sub(" ", line).strip() for line in clean(text).split("\n")]
-        kept = "\n".join(line for line in lines if line)
+        kept = [line for line in lines if line]
         if kept:
-            self.words += len(kept)
-            self._add(kept)
+            self.body_chars += sum(len(line) for line in kept if not line.startswith("#"))
+            self._add("\n".join(kept))
 
     def _add(self, block: str) -> None:
         if self.length:
@@ -104,7 +107,7 @@ class TextBuilder:
         Raises:
             UnreadableDocumentError: nothing but headings (or nothing at all) was found.
         """
-        if not self.words:
+        if not self.body_chars:
             raise UnreadableDocumentError(
                 "no_text", "no extractable text (a scanned document, or images only?)"
             )
