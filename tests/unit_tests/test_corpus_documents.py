@@ -3,6 +3,7 @@ it does not read is reported with its reason; ``ask`` over such a folder cites p
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -214,8 +215,6 @@ def test_the_page_cap_setting_skips_longer_documents_as_too_large(
 
 
 async def test_the_live_view_shows_what_the_corpus_read_and_skipped(tmp_path: Path) -> None:
-    import io
-
     from rich.console import Console
 
     from deep_research.cli.ask import preflight
@@ -230,3 +229,23 @@ async def test_the_live_view_shows_what_the_corpus_read_and_skipped(tmp_path: Pa
     assert "corpus: read 6 documents" in shown
     assert "1 PDF no extractable text (a scanned document?) (scan.pdf)" in shown
     assert "1 XLSX unsupported format (sheet.xlsx)" in shown
+
+
+async def test_an_unreadable_folder_beside_a_web_source_is_shown_not_fatal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deep_research.cli.ask import preflight
+    from deep_research.cli.progress import ProgressPrinter
+    from deep_research.context import make_context
+    from deep_research.settings import get_settings
+
+    folder = tmp_path / "docs"
+    write(folder, "scan.pdf", pdf_bytes([PdfPage(painted=True)]))
+    monkeypatch.setenv("DEEP_RESEARCH_SEARXNG_URL", "http://127.0.0.1:9")  # never contacted
+    get_settings.cache_clear()
+    stream = io.StringIO()
+    context = make_context(sources="local+searxng", corpus_dir=str(folder))
+    await preflight(context, ProgressPrinter(stream=stream))
+    assert "corpus: read 0 documents; skipped 1 file: 1 PDF no extractable text" in (
+        stream.getvalue()
+    )

@@ -140,7 +140,8 @@ async def preflight(context: Context, printer: Printer | None = None) -> None:
     A configuration error (a model whose package is not installed, a source without its key)
     then stops ``ask`` with one line and nothing to resume. A local corpus is indexed here,
     and what it read and skipped is shown (one line, by kind and reason): a folder none of
-    whose files could be read stops the run, rather than a run over an empty index.
+    whose files could be read stops the run when it is the only source, rather than a run
+    over an empty index.
 
     Raises:
         ConfigurationError: the engine or a source cannot be set up.
@@ -153,13 +154,15 @@ async def preflight(context: Context, printer: Printer | None = None) -> None:
 
     services = Services()  # what the run's graph resolves per run, resolved once ahead
     services.engine_for(context)
-    for provider in await services.sources_for(context):
+    providers = await services.sources_for(context)
+    for provider in providers:
         if not isinstance(provider, Inventoried):
             continue
         inventory = await asyncio.to_thread(provider.inventory)
         if printer is not None:
             printer.note(summary_line(inventory))
-        if not inventory.total_read:
+        only_source = all(isinstance(p, Inventoried) for p in providers)
+        if not inventory.total_read and only_source:  # else the web or an API may answer
             folder = escaped_name(context.corpus_dir or "the bundled sample corpus")
             raise CorpusUnreadableError(nothing_read(folder, inventory))
 
