@@ -11,6 +11,7 @@ import pytest
 
 import deep_research.sources.local as local
 from deep_research.cli import main
+from deep_research.sources.documents import page_at
 from deep_research.sources.inventory import CorpusInventory, SkippedFile, limitation_text
 from deep_research.sources.local import LocalCorpus
 from tests.documents import (
@@ -249,3 +250,17 @@ async def test_an_unreadable_folder_beside_a_web_source_is_shown_not_fatal(
     assert "corpus: read 0 documents; skipped 1 file: 1 PDF no extractable text" in (
         stream.getvalue()
     )
+
+
+async def test_a_500_page_pdf_is_indexed_whole_and_its_last_page_cited(tmp_path: Path) -> None:
+    pages = [text_page(f"Page {n + 1} reports {n * 3} megawatts.") for n in range(500)]
+    pages[499] = text_page("The closing page names the Zephyrine reservoir, 812 megawatts.")
+    folder = tmp_path / "docs"
+    write(folder, "long.pdf", pdf_bytes(pages, title="A long report"))
+    corpus = LocalCorpus(folder, tmp_path / "index.sqlite")
+    [hit] = await corpus.search("Zephyrine reservoir", 1)
+    document = await corpus.read(hit.url)
+    starts = document.metadata["pages"].removeprefix("page:").split(",")
+    assert len(starts) == 500
+    at = document.text.index("Zephyrine")
+    assert page_at(document.metadata["pages"], at) == ("page", 500)
