@@ -8,8 +8,8 @@ confidence, the verifier's reasoning and every quote the claim cites, with its n
 source. References are links.
 
 The page speaks the report's language, the question's
-(:func:`~deep_research.language.language_of`): its headings, the verdicts' names, the tally,
-the chart and the panel's words are the labels of :data:`~deep_research.labels.LABELS`, and
+(:func:`~deep_research.text.language.language_of`): its headings, the verdicts' names, the tally,
+the chart and the panel's words are the labels of :data:`~deep_research.text.labels.LABELS`, and
 the verifier's reasons are shown translated (:func:`~deep_research.verification.reasons.words`).
 
 Everything in a report comes from untrusted text (web pages, corpus files, model output), so
@@ -61,7 +61,7 @@ _NAMES: dict[str, Label] = {
 _MARKER = re.compile(r"\[(\d+)\]")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _FLAG = re.compile(r"\*\(([^()*\n]+)\)\*\[\^(v\d+)\]")
-"""A claim's mark, ``*(partly supported)*[^v1]`` (see :mod:`deep_research.report_flags`)."""
+"""A claim's mark, ``*(partly supported)*[^v1]`` (see :mod:`deep_research.report.flags`)."""
 _NOTE = re.compile(r"^\[\^(v\d+)\]:")
 """The start of the footnote that gives the mark's reason."""
 
