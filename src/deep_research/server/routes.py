@@ -17,7 +17,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, get_args
 
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request
 from fastapi.encoders import jsonable_encoder
@@ -27,6 +27,7 @@ from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.types import ASGIApp
 
+from deep_research.context import Depth, Mode
 from deep_research.errors import DatabaseUnavailableError, NotFoundError, StoreError
 from deep_research.ids import THREAD_ID
 from deep_research.persistence import queries
@@ -54,6 +55,7 @@ from deep_research.server.database import (
     StoreDisabledError,
     close_domain_stores,
     in_domain_session,
+    server_database_url,
 )
 from deep_research.server.purge import (
     ChatNotDeletedError,
@@ -74,6 +76,7 @@ from deep_research.server.schemas import (
     FeedbackIn,
     FeedbackOut,
     IterationOut,
+    Options,
     PurgeOut,
     SessionDetail,
     SessionSummary,
@@ -81,6 +84,7 @@ from deep_research.server.schemas import (
     SubStepOut,
 )
 from deep_research.server.tokens import current_verifier
+from deep_research.server.webapp import WebApp
 from deep_research.settings import get_settings
 from deep_research.state import Report
 
@@ -157,6 +161,7 @@ app = RoutesApp(
 )
 """The custom routes' app."""
 
+app.add_middleware(WebApp)  # the page's files at /app, answered before authentication
 app.add_middleware(RequestBodies)  # every request's body within its cap; /mcp refusals
 app.add_middleware(CORSPolicy)  # outermost: it answers the whole server's CORS
 
@@ -514,6 +519,29 @@ async def put_feedback(message_id: RowId, feedback: FeedbackIn, user: User) -> F
         return FeedbackOut.model_validate(found)
 
     return await in_domain_session(write)
+
+
+@app.get("/options", tags=["preferences"])
+async def get_options(user: User) -> Options:
+    """What a run on this server may choose: models, sources, modes and depths.
+
+    The web app offers these; a run that picks anything else is refused as before.
+    """
+    settings = get_settings()
+    sources = ["auto", "local"]
+    sources += ["tavily"] if settings.tavily_api_key is not None else []
+    sources += ["searxng"] if settings.searxng_url else []
+    sources += ["mcp"] if settings.mcp_config is not None else []
+    sources += ["academic", "pubmed", "europepmc", "openalex", "clinicaltrials"]
+    return Options(
+        user=user,
+        models=sorted(settings.served_models),
+        default_model=settings.engine_model,
+        sources=sources,
+        modes=list(get_args(Mode)),
+        depths=list(get_args(Depth)),
+        store=server_database_url() is not None,
+    )
 
 
 @app.get("/preferences", tags=["preferences"])

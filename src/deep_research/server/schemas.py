@@ -223,3 +223,20 @@ class PurgeOut(BaseModel):
     """Pages of text removed from the content store (no other chat referred to them)."""
     items: int = 0
     """Items removed from your own store namespaces (``POST /me/purge``)."""
+
+
+class Options(BaseModel):
+    """What a run on this server may choose (``GET /options``)."""
+
+    user: str
+    """The user the request acts as."""
+    models: list[str]
+    """The models a run may pick (``offline`` is the extractive engine)."""
+    default_model: str
+    """The model a run uses when it picks none."""
+    sources: list[str]
+    """Source choices: ``auto``, the configured providers and the scholarly ones."""
+    modes: list[str]
+    depths: list[str]
+    store: bool
+    """Whether the server keeps chats (``False``: ``DEEP_RESEARCH_DATABASE_URL=memory``)."""
