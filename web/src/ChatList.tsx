@@ -1,0 +1,125 @@
+// The user's chats, newest first: open, rename, delete (undo while restorable), and the
+// deleted ones, each purged for good after an explicit confirmation.
+
+import { useState } from "react";
+import type { ChatSummary } from "./types";
+
+export function ChatList({
+  chats,
+  deleted,
+  current,
+  onOpen,
+  onRename,
+  onDelete,
+  onRestore,
+  onPurge,
+}: {
+  chats: ChatSummary[];
+  deleted: ChatSummary[];
+  current: string | null;
+  onOpen: (id: string) => void;
+  onRename: (id: string, title: string) => void;
+  onDelete: (id: string) => void;
+  onRestore: (id: string) => void;
+  onPurge: (id: string) => void;
+}) {
+  const [editing, setEditing] = useState<string | null>(null);
+  const [title, setTitle] = useState("");
+  const [confirming, setConfirming] = useState<string | null>(null);
+  return (
+    <nav className="chat-list" aria-label="Chats">
+      <h2>Chats</h2>
+      {chats.length === 0 ? <p className="muted">No chats yet.</p> : null}
+      <ul>
+        {chats.map((chat) => (
+          <li key={chat.thread_id} className={chat.thread_id === current ? "current" : ""} data-thread={chat.thread_id}>
+            {editing === chat.thread_id ? (
+              <form
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  if (title.trim()) onRename(chat.thread_id, title.trim());
+                  setEditing(null);
+                }}
+              >
+                <label className="sr-only" htmlFor={`rename-${chat.thread_id}`}>
+                  New title
+                </label>
+                <input
+                  id={`rename-${chat.thread_id}`}
+                  value={title}
+                  maxLength={200}
+                  autoFocus
+                  onChange={(e) => setTitle(e.target.value)}
+                  onKeyDown={(e) => e.key === "Escape" && setEditing(null)}
+                />
+                <button type="submit">Save</button>
+              </form>
+            ) : (
+              <>
+                <button
+                  type="button"
+                  className="open"
+                  aria-current={chat.thread_id === current ? "page" : undefined}
+                  onClick={() => onOpen(chat.thread_id)}
+                >
+                  {chat.title || "Untitled chat"}
+                </button>
+                <span className="row-actions">
+                  <button
+                    type="button"
+                    aria-label={`Rename ${chat.title || "chat"}`}
+                    onClick={() => {
+                      setEditing(chat.thread_id);
+                      setTitle(chat.title);
+                    }}
+                  >
+                    Rename
+                  </button>
+                  <button
+                    type="button"
+                    aria-label={`Delete ${chat.title || "chat"}`}
+                    onClick={() => onDelete(chat.thread_id)}
+                  >
+                    Delete
+                  </button>
+                </span>
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+      {deleted.length ? (
+        <details className="deleted">
+          <summary>Deleted ({deleted.length})</summary>
+          <ul>
+            {deleted.map((chat) => (
+              <li key={chat.thread_id} data-thread={chat.thread_id}>
+                <span className="title">{chat.title || "Untitled chat"}</span>
+                <span className="row-actions">
+                  <button type="button" aria-label={`Restore ${chat.title || "chat"}`} onClick={() => onRestore(chat.thread_id)}>
+                    Restore
+                  </button>
+                  {confirming === chat.thread_id ? (
+                    <span role="alertdialog" aria-label="Confirm erasing" className="confirm">
+                      Erase for good? This cannot be undone.
+                      <button type="button" className="danger" onClick={() => { setConfirming(null); onPurge(chat.thread_id); }}>
+                        Erase
+                      </button>
+                      <button type="button" onClick={() => setConfirming(null)}>
+                        Keep
+                      </button>
+                    </span>
+                  ) : (
+                    <button type="button" aria-label={`Erase ${chat.title || "chat"} for good`} onClick={() => setConfirming(chat.thread_id)}>
+                      Erase…
+                    </button>
+                  )}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+    </nav>
+  );
+}
