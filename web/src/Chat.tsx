@@ -73,16 +73,21 @@ export function Chat({
   const created = useRef<string | null>(null);
   const lastContext = useRef<RunContext | null>(null);
 
+  const shown = useRef<string | null>(threadId);
+  shown.current = threadId ?? created.current;
+  // reads the chat shown now, whichever render's callback calls it (the stream keeps its own)
   const refresh = useCallback(async () => {
-    if (!threadId) return;
+    const id = shown.current;
+    if (!id) return;
     try {
-      setDetail(await api.json<ChatDetail>(`/chats/${threadId}`));
+      const found = await api.json<ChatDetail>(`/chats/${id}`);
+      if (shown.current === id) setDetail(found);
     } catch (error) {
-      if (error instanceof HttpError && error.status === 404 && created.current !== threadId) {
-        onGone(threadId);
+      if (error instanceof HttpError && error.status === 404 && created.current !== id) {
+        onGone(id);
       }
     }
-  }, [api, threadId, onGone]);
+  }, [api, onGone]);
 
   const stream = useStream({
     assistantId: GRAPH,
@@ -121,6 +126,11 @@ export function Chat({
     lastContext.current = saved ? (JSON.parse(saved) as RunContext) : null;
     void refresh();
   }, [threadId, refresh]);
+
+  // a new chat's row is written as its run starts: read it once the plan is there
+  useEffect(() => {
+    if (progress.order.length && !detail) void refresh();
+  }, [progress.order.length, detail, refresh]);
 
   // the last run of a chat opened here: re-join it while it runs, say how it ended
   useEffect(() => {
@@ -161,6 +171,7 @@ export function Chat({
         {
           context: toContext(run),
           streamMode: ["custom"],
+          streamSubgraphs: true,
           onDisconnect: "continue",
           streamResumable: true,
           onError: (error: unknown) => setFailure(describeFailure(error)),
@@ -180,6 +191,7 @@ export function Chat({
       command: { resume: value },
       context: run ? toContext(run) : undefined,
       streamMode: ["custom"],
+      streamSubgraphs: true,
       onDisconnect: "continue",
       streamResumable: true,
     });

@@ -1,0 +1,540 @@
+"""The research web app at ``/app``, end to end: a real ``langgraph dev`` and headless Chromium.
+
+One server for the module, with auth (two listed users and signed tokens, so each test signs
+in as a user of its own) and a corpus root holding a planted page. Every test drives the page
+as a person would (keyboard or clicks), and checks what the server then holds through its API.
+Skipped locally without chromium, chromium-driver or the built page; a failure under CI.
+"""
+
+from __future__ import annotations
+
+import http.server
+import os
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from deep_research.server.tokens import sign_token
+from deep_research.sources import SAMPLE_CORPUS
+from tests.integration_tests.server_process import langgraph_dev
+from tests.integration_tests.webapp_browser import (
+    Page,
+    artifacts,
+    chromium,
+    require_built_page,
+)
+
+pytestmark = [pytest.mark.server, pytest.mark.browser]
+
+SECRET = "webapp-test-signing-secret-0123456789-abcdef"
+TOKENS = {"alice": "alice-webapp-token-0123456789", "bob": "bob-webapp-token-0123456789"}
+QUESTION = "What did Hornsdale Power Reserve cost, and how large is it?"
+
+
+class Canary(http.server.ThreadingHTTPServer):
+    """An HTTP server on 127.0.0.1 that records every request it is sent."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        canary = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                canary.seen.append(self.path)
+                self.send_response(200)
+                self.end_headers()
+
+            do_POST = do_GET
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        super().__init__(("127.0.0.1", 0), Handler)
+
+    @property
+    def origin(self) -> str:
+        """The canary's ``http://127.0.0.1:PORT``."""
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+@dataclass(frozen=True)
+class AppServer:
+    """The running server, its planted corpus and the canary."""
+
+    url: str
+    corpus: Path
+    canary: Canary
+
+    def token(self, user: str) -> str:
+        """A listed token for alice and bob, a signed one (a JWT) for anyone else."""
+        return TOKENS.get(user) or sign_token(user, SECRET)
+
+    def http(self, user: str) -> httpx.Client:
+        """An HTTP client of the server signed in as ``user``."""
+        return httpx.Client(
+            base_url=self.url,
+            headers={"Authorization": f"Bearer {self.token(user)}"},
+            trust_env=False,
+            timeout=60,
+        )
+
+
+def _planted(canary: str) -> str:
+    return f"""# Grid batteries and planted markup
+
+Grid batteries store electricity when it is cheap and release it when demand peaks.
+<img src="{canary}/img.png" alt="tracking pixel"> The Hornsdale battery in South Australia
+cost about 90 million Australian dollars when it opened in 2017.
+<script>fetch("{canary}/script")</script> Lithium iron phosphate cells last for thousands
+of cycles, which suits grid storage. ![chart]({canary}/chart.png)
+<a href="{canary}/link">Read more</a> <iframe src="{canary}/frame"></iframe>
+<b onmouseover="fetch('{canary}/hover')">Grid batteries also steady the frequency</b> of a
+network within milliseconds.
+"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    """``langgraph dev`` with auth and a corpus root holding a planted page; a canary beside."""
+    require_built_page()
+    canary = Canary()
+    thread = threading.Thread(target=canary.serve_forever, daemon=True)
+    thread.start()
+    workdir = tmp_path_factory.mktemp("webapp")
+    corpus = workdir / "planted"
+    corpus.mkdir()
+    (corpus / "grid-batteries.md").write_text(_planted(canary.origin), encoding="utf-8")
+    env = {
+        "DEEP_RESEARCH_AUTH_TOKENS": ",".join(f"{t}={u}" for u, t in TOKENS.items()),
+        "DEEP_RESEARCH_AUTH_SECRET": SECRET,
+        "DEEP_RESEARCH_CORPUS_ROOTS": os.pathsep.join((str(workdir), str(SAMPLE_CORPUS))),
+    }
+    try:
+        with langgraph_dev(workdir, env) as url:
+            yield AppServer(url=url, corpus=corpus, canary=canary)
+    finally:
+        canary.shutdown()
+        canary.server_close()
+
+
+@pytest.fixture(scope="module")
+def downloads(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The browser's download folder."""
+    return tmp_path_factory.mktemp("downloads")
+
+
+@pytest.fixture(scope="module")
+def browser(downloads: Path) -> Iterator[Any]:
+    """One headless Chromium for the module."""
+    with chromium(downloads) as session:
+        yield session
+
+
+@pytest.fixture
+def page(browser: Any, server: AppServer) -> Iterator[Page]:
+    """The page, signed out, in a normal window and the light scheme."""
+    browser.set_window_size(1280, 900)
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    view = Page(browser, server.url)
+    view.open()
+    browser.execute_script("sessionStorage.clear(); localStorage.clear();")
+    view.requests()  # start the network log afresh
+    yield view
+
+
+def user() -> str:
+    """A user of the test's own (a signed token), so tests do not see each other's chats."""
+    return f"user-{uuid.uuid4().hex[:10]}"
+
+
+def test_the_page_is_served_without_a_token_under_a_strict_policy(server: AppServer) -> None:
+    with httpx.Client(base_url=server.url, trust_env=False) as anonymous:
+        page = anonymous.get("/app/")
+        assert page.status_code == 200
+        policy = page.headers["content-security-policy"]
+        directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
+        assert directives["default-src"] == "'self'"
+        assert directives["script-src"] == "'self'"  # no inline script, no other origin
+        assert directives["connect-src"] == "'self'"
+        assert directives["frame-ancestors"] == "'none'"
+        assert "unsafe" not in policy and "http" not in policy
+        html = page.text
+        assert "<script>" not in html  # every script is a file of the page's own origin
+        asset = next(
+            part.split('"')[1] for part in html.split("src=")[1:] if part.startswith('"/app/')
+        )
+        script = anonymous.get(asset)
+        assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+        assert script.headers["content-security-policy"] == policy
+        assert anonymous.get("/app/config.json").json() == {"auth": True}
+        assert anonymous.get("/app/../chats").status_code == 401  # the API still needs a token
+        assert anonymous.get("/chats").status_code == 401
+        assert anonymous.get("/app/nothing-here.js").status_code == 404
+        assert anonymous.post("/app/").status_code == 405
+
+
+def test_sign_in_ask_watch_read_download_and_give_feedback(
+    page: Page, server: AppServer, downloads: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    # a refused token keeps the sign-in, saying so
+    page.open()
+    page.one("input[type=password]").send_keys("not-a-token")
+    page.one(".signin button[type=submit]").click()
+    page.wait(lambda: "refused" in page.one(".signin [role=alert]").text, "the refusal")
+
+    name = user()
+    token = server.token(name)
+    page.sign_in(token)
+    assert f"Signed in as {name}" in page.text()
+    page.ask(QUESTION, depth="light")
+    # the live view: the plan's steps, their searches and sources, the claims being judged
+    page.wait(lambda: page.by(".live li.step"), "the plan's steps")
+    thread = page.thread()
+    page.wait(lambda: "Finished:" in page.one(".live").text, "the run's end in the live view")
+    live = page.one(".live")
+    counts = [s.find_element(By.CSS_SELECTOR, ".counts").text for s in page.by(".live li.step")]
+    assert any(not c.startswith("0 searches") for c in counts), counts
+    assert any(" 0 sources" not in c for c in counts), counts
+    assert page.by(".live .claims-live li[data-verdict]"), "no claim was shown being judged"
+    assert "Claims judged" in live.text
+
+    # the report, read from its JSON: every claim highlighted by its verdict
+    report_element = page.wait_report()
+    with server.http(name) as api:
+        chat = api.get(f"/chats/{thread}").json()
+        session = chat["sessions"][-1]
+        report = api.get(f"/sessions/{session['id']}/report").json()
+        markdown = api.get(f"/sessions/{session['id']}/report.md").text
+    claims = report_element.find_elements(By.CSS_SELECTOR, "button.claim")
+    assert {c.get_attribute("data-claim") for c in claims} == {c["id"] for c in report["claims"]}
+    for element in claims:
+        claim = next(c for c in report["claims"] if c["id"] == element.get_attribute("data-claim"))
+        assert element.text == claim["text"]
+        assert f"v-{claim['verdict']}" in element.get_attribute("class")
+    cited = next(
+        c for c in report["claims"] if any(x["claimId"] == c["id"] for x in report["citations"])
+    )
+    button = report_element.find_element(
+        By.CSS_SELECTOR, f'button.claim[data-claim="{cited["id"]}"]'
+    )
+    button.click()
+    panel = page.one("aside.panel .evidence")
+    quotes = [q.text for q in panel.find_elements(By.CSS_SELECTOR, "blockquote")]
+    expected = [x["quote"] for x in report["citations"] if x["claimId"] == cited["id"]]
+    assert quotes == expected
+    assert panel.find_element(By.CSS_SELECTOR, "h4.verdict").text.startswith(
+        {"SUPPORTED": "Supported", "PARTIAL": "Partly", "UNSUPPORTED": "Unsupported"}.get(
+            cited["verdict"], "Contradicted"
+        )
+    )
+    assert button.get_attribute("aria-pressed") == "true"
+    references = page.by("section.references li")
+    assert len(references) == len(report["references"])
+    assert report["confidence"]["level"] in page.one(".report .confidence").text
+
+    # downloads: the files the routes serve, saved by the browser
+    for label, name_ in (("report.md", "report.md"), ("JSON", "report.json")):
+        page.driver.find_element(
+            By.XPATH, f"//div[@class='downloads']/button[normalize-space()='{label}']"
+        ).click()
+        page.wait(
+            lambda n=name_: (downloads / n).is_file() and (downloads / n).stat().st_size, name_
+        )
+    assert (downloads / "report.md").read_text(encoding="utf-8") == markdown
+    for label, name_ in (("Article", "report.article.md"), ("HTML", "report.html")):
+        page.driver.find_element(
+            By.XPATH, f"//div[@class='downloads']/button[normalize-space()='{label}']"
+        ).click()
+        page.wait(
+            lambda n=name_: (downloads / n).is_file() and (downloads / n).stat().st_size, name_
+        )
+
+    # feedback: stored through the route, shown again when the chat is opened again
+    page.one(".feedback textarea").send_keys("clear and sourced")
+    page.driver.find_element(
+        By.XPATH, "//section[@class='feedback']//button[contains(., 'Not helpful')]"
+    ).click()
+    page.wait(lambda: "saved" in page.one(".feedback .status").text, "the feedback saved")
+    answer = next(m for m in chat["messages"] if m["role"] == "assistant")
+    with server.http(name) as api:
+        stored = api.get(f"/messages/{answer['id']}/feedback").json()
+    assert (stored["rating"], stored["text"]) == (-1, "clear and sourced")
+    page.driver.refresh()
+    page.wait(
+        lambda: (
+            page.by(".feedback button[aria-pressed=true]")
+            and "Not helpful" in page.one(".feedback button[aria-pressed=true]").text
+        ),
+        "the feedback shown again",
+    )
+    assert page.one(".feedback textarea").get_attribute("value") == "clear and sourced"
+
+    # the token stayed in this tab: never in the address, never in localStorage
+    assert token not in page.driver.current_url
+    assert page.driver.execute_script("return JSON.stringify(localStorage)") == "{}"
+    assert token in page.driver.execute_script("return JSON.stringify(sessionStorage)")
+    # and every request went to the server itself
+    origins = {url.split("/")[2] for url in page.requests() if url.startswith("http")}
+    assert origins == {server.url.split("/")[2]}, origins
+
+
+def test_a_refused_token_brings_the_sign_in_back(page: Page, server: AppServer) -> None:
+    page.sign_in(server.token(user()))
+    page.driver.execute_script("sessionStorage.setItem('dr:token', 'expired-token')")
+    page.driver.refresh()
+    page.wait(lambda: page.by(".signin"), "the sign-in after a 401")
+    assert "sign in again" in page.text()
+
+
+def test_plan_review_approves_an_edited_plan(page: Page, server: AppServer) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    name = user()
+    page.sign_in(server.token(name))
+    page.ask(QUESTION, depth="light", review=True)
+    form = page.one("form.interrupt[aria-label='Plan review']")
+    fields = form.find_elements(By.CSS_SELECTOR, ".plan-edit input")
+    proposed = [f.get_attribute("value") for f in fields]
+    assert len(proposed) >= 2
+    fields[0].send_keys(Keys.CONTROL, "a")
+    fields[0].send_keys("Hornsdale Power Reserve construction cost")
+    form.find_elements(By.CSS_SELECTOR, ".plan-edit button")[-1].click()  # remove the last
+    form.find_element(By.XPATH, ".//button[normalize-space()='Add a step']").click()
+    form.find_elements(By.CSS_SELECTOR, ".plan-edit input")[-1].send_keys("Battery capacity in MWh")
+    submit = form.find_element(By.CSS_SELECTOR, "button[type=submit]")
+    assert submit.text == "Research the edited plan"
+    submit.click()
+    page.wait_report()
+    thread = page.thread()
+    titles = [e.text for e in page.by(".live li.step .title")]
+    assert titles[0] == "Hornsdale Power Reserve construction cost"
+    assert "Battery capacity in MWh" in titles
+    assert proposed[-1] not in titles[: len(proposed)]
+    with server.http(name) as api:
+        session = api.get(f"/chats/{thread}").json()["sessions"][-1]
+        plan = api.get(f"/sessions/{session['id']}").json()["plan"]
+    planned = [step["title"] for step in plan]
+    assert planned[0] == "Hornsdale Power Reserve construction cost"
+    assert "Battery capacity in MWh" in planned
+
+
+def test_a_clarifying_question_is_answered_in_place(page: Page, server: AppServer) -> None:
+    from selenium.webdriver.common.by import By
+
+    name = user()
+    page.sign_in(server.token(name))
+    page.ask("batteries", depth="light", clarify=True)
+    form = page.one("form.interrupt[aria-label='Clarifying question']")
+    asked = form.find_element(By.CSS_SELECTOR, ".asked").text
+    assert asked
+    form.find_element(By.CSS_SELECTOR, "textarea").send_keys("costs of grid batteries")
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    page.wait_report()
+    thread = page.thread()
+    with server.http(name) as api:
+        messages = api.get(f"/chats/{thread}").json()["messages"]
+    assert [m["content"] for m in messages[:3]] == ["batteries", asked, "costs of grid batteries"]
+    shown = [e.text for e in page.by(".messages .content")]
+    assert asked in shown and "costs of grid batteries" in shown
+
+
+def test_chats_are_renamed_deleted_restored_and_purged(page: Page, server: AppServer) -> None:
+    from selenium.webdriver.common.by import By
+
+    name = user()
+    page.sign_in(server.token(name))
+    page.ask("How large is Hornsdale Power Reserve?", depth="light")
+    page.wait_report()
+    thread = page.thread()
+    page.ask("What did it cost?", depth="light")  # a follow-up in the same chat
+    page.wait(lambda: len(page.by("article.report")) == 2, "the follow-up's report")
+    assert page.thread() == thread
+    row = f"nav.chat-list li[data-thread='{thread}']"
+    page.one(f"{row} button[aria-label^='Rename']").click()
+    field = page.one(f"{row} input")
+    field.clear()
+    field.send_keys("Battery notes")
+    page.one(f"{row} button[type=submit]").click()
+    page.wait(lambda: page.one(f"{row} .open").text == "Battery notes", "the new title")
+    with server.http(name) as api:
+        assert api.get(f"/chats/{thread}").json()["title"] == "Battery notes"
+
+    page.one(f"{row} button[aria-label^='Delete']").click()
+    page.wait(lambda: "Chat deleted." in page.one(".toast").text, "the undo offer")
+    assert "#/chat/" not in page.driver.current_url  # the deleted chat is closed
+    page.driver.find_element(By.XPATH, "//div[@class='toast']/button[.='Undo']").click()
+    page.wait(lambda: page.by(f"nav.chat-list > ul {row.split(' ', 1)[1]}"), "the chat restored")
+
+    page.one(f"{row} button[aria-label^='Delete']").click()
+    deleted = page.one("details.deleted")
+    deleted.find_element(By.TAG_NAME, "summary").click()
+    page.one(f"details.deleted li[data-thread='{thread}'] button[aria-label$='for good']").click()
+    confirm = page.one("details.deleted [role=alertdialog]")
+    assert "cannot be undone" in confirm.text
+    with server.http(name) as api:  # nothing is erased before the confirmation
+        assert api.get("/chats", params={"include_deleted": True}).json()
+    confirm.find_element(By.XPATH, ".//button[.='Erase']").click()
+    page.wait(lambda: "erased" in page.one(".toast").text, "the purge's confirmation")
+    with server.http(name) as api:
+        assert api.get("/chats", params={"include_deleted": True}).json() == []
+
+    # the preferences page: saved defaults are the ask form's defaults
+    page.open("#/preferences")
+    from selenium.webdriver.support.ui import Select
+
+    Select(
+        page.driver.find_element(By.XPATH, "//form[@class='preferences']//select[1]")
+    ).select_by_value("web_search")
+    page.one("form.preferences button[type=submit]").click()
+    page.wait(lambda: "Saved" in page.one("form.preferences .status").text, "preferences saved")
+    with server.http(name) as api:
+        assert api.get("/preferences").json()["mode"] == "web_search"
+    page.open("#/")
+    page.driver.refresh()
+    mode = page.driver.find_element(
+        By.XPATH, "//form[contains(@class,'ask')]//label[contains(., 'Mode')]/select"
+    )
+    page.wait(
+        lambda: Select(mode).first_selected_option.get_attribute("value") == "web_search",
+        "the default mode",
+    )
+
+
+def test_another_user_sees_none_of_the_chats(page: Page, server: AppServer) -> None:
+    with server.http("alice") as api:
+        thread = api.post("/threads", json={}).json()["thread_id"]
+        run = api.post(
+            f"/threads/{thread}/runs/wait",
+            json={
+                "assistant_id": "deep_research",
+                "input": {"messages": [{"role": "user", "content": QUESTION}]},
+                "context": {"depth": "light", "allow_clarification": False},
+            },
+        )
+        assert run.status_code == 200, run.text
+        assert any(c["thread_id"] == thread for c in api.get("/chats").json())
+    page.sign_in(server.token("bob"))
+    page.wait(lambda: "No chats yet." in page.one("nav.chat-list").text, "bob's empty list")
+    page.open(f"#/chat/{thread}")
+    page.wait(lambda: "#/chat/" not in page.driver.current_url, "alice's chat refused to bob")
+    assert "deleted" in page.one(".toast").text.lower() or not page.by("article.report")
+
+
+def test_reloading_during_a_run_reattaches_to_it(page: Page, server: AppServer) -> None:
+    name = user()
+    page.sign_in(server.token(name))
+    page.ask(
+        "How do LFP and NMC batteries compare for grid storage, and what did Hornsdale cost?",
+        depth="extended",
+    )
+    page.wait(lambda: page.by(".live li.step.researching"), "research under way")
+    thread = page.thread()
+    with server.http(name) as api:
+        runs = api.get(f"/threads/{thread}/runs").json()
+    assert runs[0]["status"] in ("pending", "running"), "the run ended before the reload"
+    page.driver.refresh()
+    # the replayed stream rebuilds the live view: the plan and its sources so far
+    page.wait(lambda: page.by(".live li.step"), "the live view after the reload")
+    page.wait_report()
+    assert "Finished:" in page.one(".live").text
+    live_nodes = page.driver.execute_script("return document.querySelectorAll('.live *').length")
+    events = int(page.one(".live").get_attribute("data-events"))
+    assert events > 100 and live_nodes < 600, (events, live_nodes)
+
+
+def test_planted_markup_stays_inert_and_no_request_leaves(page: Page, server: AppServer) -> None:
+    from selenium.webdriver.common.by import By
+
+    name = user()
+    with server.http(name) as api:
+        thread = api.post("/threads", json={}).json()["thread_id"]
+        run = api.post(
+            f"/threads/{thread}/runs/wait",
+            json={
+                "assistant_id": "deep_research",
+                "input": {
+                    "messages": [{"role": "user", "content": "How do grid batteries store energy?"}]
+                },
+                "context": {
+                    "depth": "light",
+                    "allow_clarification": False,
+                    "sources": "local",
+                    "corpus_dir": str(server.corpus),
+                },
+            },
+        )
+        assert run.status_code == 200, run.text
+        api.patch(
+            f"/chats/{thread}", json={"title": f'<img src="{server.canary.origin}/title.png">'}
+        )
+    page.sign_in(server.token(name))
+    page.open(f"#/chat/{thread}")
+    report = page.wait_report()
+    for claim in report.find_elements(By.CSS_SELECTOR, "button.claim"):
+        claim.click()  # every quote of the planted page is drawn in the panel
+    assert f'<img src="{server.canary.origin}/title.png">' in page.one("nav.chat-list").text
+    time.sleep(1.0)
+    counts = page.driver.execute_script(
+        "return [document.images.length, document.scripts.length,"
+        " document.querySelectorAll('iframe, object, embed').length]"
+    )
+    assert counts == [0, 1, 0], counts  # no image, no frame; the one script is the page's
+    assert server.canary.seen == []
+    origins = {url.split("/")[2] for url in page.requests() if url.startswith("http")}
+    assert origins == {server.url.split("/")[2]}, origins
+
+
+def test_keyboard_accessibility_and_colour_schemes(page: Page, server: AppServer) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    assert page.axe_violations() == [], "sign-in page"
+    # keyboard only: the token field has the focus order's first place, Enter signs in
+    name = user()
+    page.one("input[type=password]").click()
+    ActionChains(page.driver).send_keys(server.token(name), Keys.ENTER).perform()
+    page.wait(lambda: page.by("form.ask textarea"), "the ask form")
+    page.one("form.ask textarea").send_keys(QUESTION)
+    ActionChains(page.driver).key_down(Keys.CONTROL).send_keys(Keys.ENTER).key_up(
+        Keys.CONTROL
+    ).perform()
+    report = page.wait_report()
+    first = report.find_element("css selector", "button.claim")
+    page.driver.execute_script("arguments[0].focus()", first)
+    ActionChains(page.driver).send_keys(Keys.ENTER).perform()
+    page.wait(lambda: page.by("aside.panel .evidence"), "the evidence opened from the keyboard")
+    assert page.axe_violations() == [], "a chat with its report, light"
+    shots = artifacts()
+    page.driver.save_screenshot(str(shots / "webapp-light.png"))
+    page.driver.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia",
+        {"features": [{"name": "prefers-color-scheme", "value": "dark"}]},
+    )
+    assert page.driver.execute_script("return matchMedia('(prefers-color-scheme: dark)').matches")
+    background = page.driver.execute_script(
+        "return getComputedStyle(document.body).backgroundColor"
+    )
+    assert background != "rgb(255, 255, 255)"
+    assert page.axe_violations() == [], "a chat with its report, dark"
+    page.driver.save_screenshot(str(shots / "webapp-dark.png"))
+    page.driver.set_window_size(390, 844)
+    time.sleep(0.3)
+    width = page.driver.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 400, f"the narrow window scrolls sideways ({width} px)"
+    assert page.axe_violations() == [], "narrow"
+    page.driver.save_screenshot(str(shots / "webapp-narrow.png"))
+    page.driver.set_window_size(1280, 900)
+    page.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    page.open("#/preferences")
+    page.one("form.preferences")
+    assert page.axe_violations() == [], "preferences"
