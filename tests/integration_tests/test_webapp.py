@@ -145,6 +145,7 @@ def page(browser: Any, server: AppServer) -> Iterator[Page]:
     view = Page(browser, server.url)
     view.open()
     browser.execute_script("sessionStorage.clear(); localStorage.clear();")
+    browser.refresh()
     view.requests()  # start the network log afresh
     yield view
 
@@ -401,12 +402,12 @@ def test_chats_are_renamed_deleted_restored_and_purged(page: Page, server: AppSe
         assert api.get("/preferences").json()["mode"] == "web_search"
     page.open("#/")
     page.driver.refresh()
-    mode = page.driver.find_element(
-        By.XPATH, "//form[contains(@class,'ask')]//label[contains(., 'Mode')]/select"
-    )
+    xpath = "//form[contains(@class,'ask')]//label[contains(., 'Mode')]/select"
     page.wait(
-        lambda: Select(mode).first_selected_option.get_attribute("value") == "web_search",
-        "the default mode",
+        lambda: Select(page.driver.find_element(By.XPATH, xpath))
+        .first_selected_option.get_attribute("value")
+        == "web_search",
+        "the saved mode as the ask form's default",
     )
 
 

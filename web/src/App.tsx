@@ -32,7 +32,7 @@ export function App() {
   const [signInReason, setSignInReason] = useState("");
   const [offline, setOffline] = useState(false);
   const [options, setOptions] = useState<Options | null>(null);
-  const [preferences, setPreferences] = useState<Preferences>({});
+  const [preferences, setPreferences] = useState<Preferences | null>(null);
   const [chats, setChats] = useState<ChatSummary[]>([]);
   const [deleted, setDeleted] = useState<ChatSummary[]>([]);
   const [route, setRoute] = useState<Route>(readRoute);
@@ -91,7 +91,10 @@ export function App() {
   useEffect(() => {
     if (!signedIn) return;
     api.json<Options>("/options").then(setOptions).catch(() => undefined);
-    api.json<Preferences>("/preferences").then(setPreferences).catch(() => undefined);
+    api
+      .json<Preferences>("/preferences")
+      .then(setPreferences)
+      .catch(() => setPreferences({})); // no store: the server's defaults
     void loadChats();
   }, [api, signedIn, loadChats]);
 
@@ -220,14 +223,15 @@ export function App() {
           current={current}
           onOpen={(id) => go(`#/chat/${id}`)}
           onRename={(id, title) => void act(() => api.send("PATCH", `/chats/${id}`, { title }))}
-          onDelete={(id) =>
-            void act(() => api.call("DELETE", `/chats/${id}`), "Chat deleted.", id).then(() => gone(id))
-          }
+          onDelete={(id) => {
+            if (id === current) go("#/"); // this tab closes it; other tabs are told
+            void act(() => api.call("DELETE", `/chats/${id}`), "Chat deleted.", id);
+          }}
           onRestore={(id) => void act(() => api.send("POST", `/chats/${id}/restore`), "Chat restored.")}
           onPurge={(id) => void act(() => api.send("POST", `/chats/${id}/purge`), "Chat erased for good.")}
         />
         <main className="main" aria-labelledby={route.page === "prefs" ? "prefs-title" : "chat-title"}>
-          {!options ? (
+          {!options || !preferences ? (
             <p className="muted">Loading…</p>
           ) : route.page === "prefs" ? (
             <PreferencesPage
