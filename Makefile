@@ -17,7 +17,7 @@ PEER_VENV := bench/.venv-peer
 PEER_PACKAGE := open-deep-research==0.0.16
 
 .DEFAULT_GOAL := help
-.PHONY: help install lock run test lint format typecheck check migrate dev clean bench bytecode cluster cluster-stop cluster-venv cluster-bench-venv
+.PHONY: help install lock run test lint format typecheck check migrate dev clean bench bytecode cluster cluster-stop cluster-venv cluster-bench-venv web
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*?## "} /^[a-zA-Z_-]+:.*?## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -49,7 +49,22 @@ bytecode: $(COMPILED) ## Compile the dependencies (once) and the package (when c
 run: bytecode ## Research QUESTION offline or with the configured model (extra flags: ARGS=...)
 	$(BIN)/deep-research ask "$(QUESTION)" $(ARGS)
 
-test: $(STAMP) ## Run the test suite (options: PYTEST_ARGS=...)
+# The web app (docs/app.md): built from web/ into the folder the server serves at /app, when
+# missing or older than its sources. `make run` does not need it.
+WEB_OUT := src/deep_research/server/static/app/index.html
+WEB_MODULES := web/node_modules/.package-lock.json
+WEB_SOURCES := $(wildcard web/src/*) web/index.html web/package.json web/vite.config.ts web/tsconfig.json
+
+$(WEB_MODULES): web/package-lock.json
+	@command -v npm >/dev/null || { echo "the web app needs npm (Node 20.19 or later)"; exit 1; }
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+
+$(WEB_OUT): $(WEB_MODULES) $(WEB_SOURCES)
+	cd web && npm run --silent build
+
+web: $(WEB_OUT) ## Build the web app (web/ → served at /app by `make dev` and `make cluster`)
+
+test: $(STAMP) $(WEB_OUT) ## Run the test suite (options: PYTEST_ARGS=...)
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 lint: $(STAMP) ## Check style and layering: ruff check, ruff format --check, lint-imports
@@ -69,7 +84,7 @@ check: lint typecheck test ## lint, typecheck and test
 migrate: $(STAMP) ## Apply the database migrations to DEEP_RESEARCH_DATABASE_URL (default: the SQLite file)
 	$(BIN)/deep-research db upgrade
 
-dev: bytecode ## Serve the graph with `langgraph dev` on 127.0.0.1 (port DEV_PORT=2025; 2024 is often taken)
+dev: bytecode $(WEB_OUT) ## Serve the graph with `langgraph dev` on 127.0.0.1 (port DEV_PORT=2025; 2024 is often taken)
 	LANGGRAPH_CLI_NO_ANALYTICS=1 $(BIN)/langgraph dev --no-browser --port $(DEV_PORT) --n-jobs-per-worker 10
 
 # The cluster runs on Aegra, which needs Python 3.12: its own environment in .cluster/venv.
@@ -96,7 +111,7 @@ cluster-bench-venv:
 	@$(MAKE) -s $(CLUSTER_VENV)/.bench \
 	  || echo "no cluster environment (Python 3.12 missing?): the cluster section will be skipped"
 
-cluster: $(CLUSTER_VENV)/.installed ## Start two instances on Aegra (ports 2026, 2027) over PostgreSQL and Redis
+cluster: $(CLUSTER_VENV)/.installed $(WEB_OUT) ## Start two instances on Aegra (ports 2026, 2027) over PostgreSQL and Redis
 	deploy/cluster.sh start
 
 cluster-stop: ## Stop the instances `make cluster` started (by .cluster/<port>.pid)

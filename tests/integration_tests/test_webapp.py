@@ -404,9 +404,12 @@ def test_chats_are_renamed_deleted_restored_and_purged(page: Page, server: AppSe
     page.driver.refresh()
     xpath = "//form[contains(@class,'ask')]//label[contains(., 'Mode')]/select"
     page.wait(
-        lambda: Select(page.driver.find_element(By.XPATH, xpath))
-        .first_selected_option.get_attribute("value")
-        == "web_search",
+        lambda: (
+            Select(page.driver.find_element(By.XPATH, xpath)).first_selected_option.get_attribute(
+                "value"
+            )
+            == "web_search"
+        ),
         "the saved mode as the ask form's default",
     )
 
