@@ -8,8 +8,10 @@ Skipped locally without chromium, chromium-driver or the built page; a failure u
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import os
+import socket
 import threading
 import time
 import uuid
@@ -542,3 +544,120 @@ def test_keyboard_accessibility_and_colour_schemes(page: Page, server: AppServer
     page.open("#/preferences")
     page.one("form.preferences")
     assert page.axe_violations() == [], "preferences"
+
+
+class Gate:
+    """A TCP forwarder on a fixed port of 127.0.0.1 that can go away and come back."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.port = _free_port()
+        self._listener: socket.socket | None = None
+        self._open: list[socket.socket] = []
+
+    def up(self) -> None:
+        """Listen and forward."""
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(64)
+        self._listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def down(self) -> None:
+        """Stop listening and drop every connection: the server is gone."""
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
+        for conn in self._open:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+            conn.close()
+        self._open.clear()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            self._open += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=_pipe, args=(a, b), daemon=True).start()
+
+
+def _pipe(source: socket.socket, target: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        while data := source.recv(65536):
+            target.sendall(data)
+    with contextlib.suppress(OSError):
+        target.shutdown(socket.SHUT_WR)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_the_server_going_away_shows_a_banner_that_clears(page: Page, server: AppServer) -> None:
+    gate = Gate(int(server.url.rsplit(":", 1)[1]))
+    gate.up()
+    try:
+        via = Page(page.driver, f"http://127.0.0.1:{gate.port}")
+        via.sign_in(server.token(user()))
+        gate.down()
+        page.driver.execute_script("window.dispatchEvent(new Event('focus'))")  # reads the list
+        banner = via.one(".banner.offline")
+        assert "cannot be reached" in banner.text
+        gate.up()
+        via.wait(lambda: not via.by(".banner.offline"), "the banner gone once the server is back")
+        assert via.by("nav.chat-list")
+    finally:
+        gate.down()
+
+
+def test_a_chat_deleted_in_another_tab_disappears(page: Page, server: AppServer) -> None:
+    token = server.token(user())
+    page.sign_in(token)
+    page.ask(QUESTION, depth="light")
+    page.wait_report()
+    thread = page.thread()
+    first = page.driver.current_window_handle
+    page.driver.switch_to.new_window("tab")
+    try:
+        other = Page(page.driver, server.url)
+        other.sign_in(token)  # a tab of its own: its own sessionStorage
+        other.one(f"nav.chat-list li[data-thread='{thread}'] button[aria-label^='Delete']").click()
+        other.wait(lambda: "Chat deleted." in other.one(".toast").text, "the deletion")
+    finally:
+        page.driver.close()
+        page.driver.switch_to.window(first)
+    page.driver.execute_script("window.dispatchEvent(new Event('focus'))")
+    page.wait(lambda: "#/chat/" not in page.driver.current_url, "the deleted chat closed")
+    assert "That chat was deleted." in page.one(".toast").text
+    assert not page.by(f"nav.chat-list > ul li[data-thread='{thread}']")
+
+
+def test_a_cancelled_run_and_a_refused_one_say_so(page: Page, server: AppServer) -> None:
+    page.sign_in(server.token(user()))
+    page.ask("How do LFP and NMC batteries compare for grid storage?", depth="extended")
+    page.wait(lambda: page.by(".live li.step"), "research under way")
+    page.one("button.stop").click()
+    page.wait(lambda: "cancelled" in page.one(".notice").text, "the cancellation")
+    page.driver.refresh()  # read again from the server: the last run was cancelled
+    page.wait(lambda: page.by(".notice") and "cancelled" in page.one(".notice").text, "again")
+
+    # a question the server refuses: one line saying why, and what to do
+    area = page.one("form.ask textarea")
+    page.driver.execute_script(
+        "const set = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set;"
+        "set.call(arguments[0], 'batteries \\u0007 bell');"
+        "arguments[0].dispatchEvent(new Event('input', {bubbles: true}));",
+        area,
+    )
+    page.one("form.ask button[type=submit]").click()
+    alert = page.one("[role=alert].problem")
+    assert alert.text.startswith("The run failed:") and "control characters" in alert.text
+    assert "\n" not in alert.text and "ask again" in alert.text
