@@ -79,3 +79,11 @@ def test_an_unbuilt_page_says_how_to_build_it(tmp_path: Path) -> None:
     with TestClient(WebApp(Starlette(), root=tmp_path / "none")) as http:
         answer = http.get("/app/")
     assert answer.status_code == 503 and "make dev" in answer.text
+
+
+def test_text_files_go_gzipped_to_a_browser_that_takes_it(client: TestClient) -> None:
+    plain = client.get("/app/assets/index-1.js", headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers and plain.text == "console.log(1)"
+    packed = client.get("/app/assets/index-1.js", headers={"Accept-Encoding": "gzip"})
+    assert packed.headers["content-encoding"] == "gzip"
+    assert packed.text == "console.log(1)"  # httpx decompresses it

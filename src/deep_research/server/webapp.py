@@ -17,6 +17,7 @@ form and is framed by no one.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import mimetypes
 from pathlib import Path
@@ -51,6 +52,9 @@ NOT_BUILT = (
     "The web app is not built. Run `make dev` (it builds it), or"
     " `cd web && npm ci && npm run build`, then reload.\n"
 )
+
+COMPRESSED = frozenset({".html", ".js", ".css", ".json", ".svg"})
+"""Files sent gzipped to a browser that accepts it."""
 
 TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -96,6 +100,7 @@ class WebApp:
         """Wrap ``app`` (the rest of the server); serve the page from ``root``."""
         self.app = app
         self.root = root
+        self._compressed: dict[tuple[str, int, int], bytes] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer the page's files; hand on every other request."""
@@ -104,6 +109,9 @@ class WebApp:
             await self.app(scope, receive, send)
             return
         method = scope["method"]
+        gzip_ok = any(
+            name == b"accept-encoding" and b"gzip" in value for name, value in scope["headers"]
+        )
         if method not in ("GET", "HEAD"):
             await _send(send, 405, b"only GET and HEAD\n", "text/plain; charset=utf-8", method)
             return
@@ -114,9 +122,9 @@ class WebApp:
             body = json.dumps(app_config()).encode()
             await _send(send, 200, body, "application/json", method, {"cache-control": "no-store"})
             return
-        await self._file(path, method, send)
+        await self._file(path, method, send, gzip_ok=gzip_ok)
 
-    async def _file(self, path: str, method: str, send: Send) -> None:
+    async def _file(self, path: str, method: str, send: Send, *, gzip_ok: bool) -> None:
         status, body, found = await asyncio.to_thread(read, path, self.root)  # off the loop
         if found is None:
             await _send(send, status, body, "text/plain; charset=utf-8", method)
@@ -124,9 +132,18 @@ class WebApp:
         kind = TYPES.get(found.suffix) or mimetypes.guess_type(found.name)[0]
         # hashed asset names never change; the page itself is looked at again every time
         cache = "public, max-age=31536000, immutable" if "/assets/" in path else "no-cache"
-        await _send(
-            send, 200, body, kind or "application/octet-stream", method, {"cache-control": cache}
-        )
+        extra = {"cache-control": cache, "vary": "Accept-Encoding"}
+        if gzip_ok and found.suffix in COMPRESSED:
+            body = await asyncio.to_thread(self._gzipped, found, body)
+            extra["content-encoding"] = "gzip"
+        await _send(send, 200, body, kind or "application/octet-stream", method, extra)
+
+    def _gzipped(self, found: Path, body: bytes) -> bytes:
+        """``body`` compressed, once per file version (the page's files are few)."""
+        key = (str(found), len(body), hash(body))
+        if key not in self._compressed:
+            self._compressed[key] = gzip.compress(body, compresslevel=9, mtime=0)
+        return self._compressed[key]
 
 
 def read(path: str, root: Path) -> tuple[int, bytes, Path | None]:
