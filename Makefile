@@ -53,7 +53,7 @@ run: bytecode ## Research QUESTION offline or with the configured model (extra f
 # missing or older than its sources. `make run` does not need it.
 WEB_OUT := src/deep_research/server/static/app/index.html
 WEB_MODULES := web/node_modules/.package-lock.json
-WEB_SOURCES := $(wildcard web/src/*) web/index.html web/package.json web/vite.config.ts web/tsconfig.json
+WEB_SOURCES := $(wildcard web/src/*) web/index.html web/bench.html web/package.json web/vite.config.ts web/tsconfig.json
 
 $(WEB_MODULES): web/package-lock.json
 	@command -v npm >/dev/null || { echo "the web app needs npm (Node 20.19 or later)"; exit 1; }

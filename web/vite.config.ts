@@ -14,5 +14,7 @@ export default defineConfig({
     sourcemap: false,
     target: "es2022",
     chunkSizeWarningLimit: 1000,
+    // bench.html: the live view's bench (bench/sections/webapp.py); the app never loads it
+    rollupOptions: { input: { main: "index.html", bench: "bench.html" } },
   },
 });

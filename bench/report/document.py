@@ -58,6 +58,7 @@ SECTIONS: tuple[tuple[str, str, Callable[[dict[str, Any]], tuple[str, list[str]]
     ("cluster", "Cluster: concurrent runs over two Aegra instances, and a kill", systems.cluster),
     ("offline", "Offline end to end: `make run`", systems.offline),
     ("startup", "Start-up: the command line's first response", systems.startup),
+    ("webapp", "Web app: first load, first paint, live view", systems.webapp),
     (
         "docqa",
         "Documentation questions: evidence recall on corpora nobody here wrote",

@@ -30,6 +30,7 @@ ORDER = (
     "cluster",
     "offline",
     "startup",
+    "webapp",
     "docqa",
     "robustness",
     "drb",

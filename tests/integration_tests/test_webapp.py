@@ -217,7 +217,7 @@ def test_sign_in_ask_watch_read_download_and_give_feedback(
         session = chat["sessions"][-1]
         report = api.get(f"/sessions/{session['id']}/report").json()
         markdown = api.get(f"/sessions/{session['id']}/report.md").text
-    claims = report_element.find_elements(By.CSS_SELECTOR, "button.claim")
+    claims = report_element.find_elements(By.CSS_SELECTOR, ".claim[data-claim]")
     assert {c.get_attribute("data-claim") for c in claims} == {c["id"] for c in report["claims"]}
     for element in claims:
         claim = next(c for c in report["claims"] if c["id"] == element.get_attribute("data-claim"))
@@ -226,9 +226,7 @@ def test_sign_in_ask_watch_read_download_and_give_feedback(
     cited = next(
         c for c in report["claims"] if any(x["claimId"] == c["id"] for x in report["citations"])
     )
-    button = report_element.find_element(
-        By.CSS_SELECTOR, f'button.claim[data-claim="{cited["id"]}"]'
-    )
+    button = report_element.find_element(By.CSS_SELECTOR, f'.claim[data-claim="{cited["id"]}"]')
     button.click()
     panel = page.one("aside.panel .evidence")
     quotes = [q.text for q in panel.find_elements(By.CSS_SELECTOR, "blockquote")]
@@ -486,7 +484,7 @@ def test_planted_markup_stays_inert_and_no_request_leaves(page: Page, server: Ap
     page.sign_in(server.token(name))
     page.open(f"#/chat/{thread}")
     report = page.wait_report()
-    for claim in report.find_elements(By.CSS_SELECTOR, "button.claim"):
+    for claim in report.find_elements(By.CSS_SELECTOR, ".claim[data-claim]"):
         claim.click()  # every quote of the planted page is drawn in the panel
     assert f'<img src="{server.canary.origin}/title.png">' in page.one("nav.chat-list").text
     time.sleep(1.0)
@@ -515,13 +513,16 @@ def test_keyboard_accessibility_and_colour_schemes(page: Page, server: AppServer
         Keys.CONTROL
     ).perform()
     report = page.wait_report()
-    first = report.find_element("css selector", "button.claim")
+    first = report.find_element("css selector", ".claim[data-claim]")
     page.driver.execute_script("arguments[0].focus()", first)
     ActionChains(page.driver).send_keys(Keys.ENTER).perform()
     page.wait(lambda: page.by("aside.panel .evidence"), "the evidence opened from the keyboard")
     assert page.axe_violations() == [], "a chat with its report, light"
     shots = artifacts()
     page.driver.save_screenshot(str(shots / "webapp-light.png"))
+    page.driver.execute_script("document.querySelector('.report-body').scrollIntoView()")
+    page.driver.save_screenshot(str(shots / "webapp-report.png"))  # docs/app.png
+    page.driver.execute_script("window.scrollTo(0, 0)")
     page.driver.execute_cdp_cmd(
         "Emulation.setEmulatedMedia",
         {"features": [{"name": "prefers-color-scheme", "value": "dark"}]},
@@ -609,8 +610,7 @@ def test_the_server_going_away_shows_a_banner_that_clears(page: Page, server: Ap
         via.sign_in(server.token(user()))
         gate.down()
         page.driver.execute_script("window.dispatchEvent(new Event('focus'))")  # reads the list
-        banner = via.one(".banner.offline")
-        assert "cannot be reached" in banner.text
+        via.wait(lambda: "cannot be reached" in via.one(".banner.offline").text, "the banner")
         gate.up()
         via.wait(lambda: not via.by(".banner.offline"), "the banner gone once the server is back")
         assert via.by("nav.chat-list")

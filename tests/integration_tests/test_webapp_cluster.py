@@ -85,7 +85,7 @@ def test_ask_watch_and_read_on_the_cluster(cluster: Cluster, browser: Any, tmp_p
     report = first.wait_report()
     thread = first.thread()
     first.wait(lambda: "Finished:" in first.one(".live").text, "the run's end")
-    claims = report.find_elements(By.CSS_SELECTOR, "button.claim")
+    claims = report.find_elements(By.CSS_SELECTOR, ".claim[data-claim]")
     with httpx.Client(
         base_url=cluster.urls[1], headers={"Authorization": f"Bearer {TOKEN}"}, trust_env=False
     ) as api:
@@ -100,4 +100,4 @@ def test_ask_watch_and_read_on_the_cluster(cluster: Cluster, browser: Any, tmp_p
     second.sign_in(TOKEN)
     second.open(f"#/chat/{thread}")
     again = second.wait_report()
-    assert len(again.find_elements(By.CSS_SELECTOR, "button.claim")) == len(claims)
+    assert len(again.find_elements(By.CSS_SELECTOR, ".claim[data-claim]")) == len(claims)

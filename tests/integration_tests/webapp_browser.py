@@ -182,7 +182,7 @@ class Page:
     def wait_report(self) -> Any:
         """Wait for a report with highlighted claims; return the report element."""
         return self.wait(
-            lambda: self.by("article.report button.claim") and self.by("article.report")[-1],
+            lambda: self.by("article.report .claim[data-claim]") and self.by("article.report")[-1],
             "the report with its claims",
         )
 

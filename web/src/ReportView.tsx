@@ -115,6 +115,38 @@ function Evidence({ report, claim }: { report: Report; claim: Claim }) {
   );
 }
 
+/** A claim in the text: a keyboard-usable toggle that flows with the text it sits in. */
+function ClaimMark({
+  claim,
+  text,
+  active,
+  toggle,
+}: {
+  claim: Claim;
+  text: string;
+  active: boolean;
+  toggle: (id: string) => void;
+}) {
+  return (
+    <span
+      role="button"
+      tabIndex={0}
+      className={`claim v-${claim.verdict ?? "NONE"}${active ? " active" : ""}`}
+      data-claim={claim.id}
+      aria-pressed={active}
+      onClick={() => toggle(claim.id)}
+      onKeyDown={(event) => {
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          toggle(claim.id);
+        }
+      }}
+    >
+      {text}
+    </span>
+  );
+}
+
 export function ReportView({
   api,
   sessionId,
@@ -186,16 +218,13 @@ export function ReportView({
             if (line.kind === "blank") return null;
             const body = line.segments.map((segment, i) =>
               segment.claim ? (
-                <button
-                  type="button"
+                <ClaimMark
                   key={i}
-                  className={`claim v-${segment.claim.verdict ?? "NONE"}${segment.claim.id === active ? " active" : ""}`}
-                  data-claim={segment.claim.id}
-                  aria-pressed={segment.claim.id === active}
-                  onClick={() => setActive(segment.claim!.id === active ? null : segment.claim!.id)}
-                >
-                  {segment.text}
-                </button>
+                  claim={segment.claim}
+                  text={segment.text}
+                  active={segment.claim.id === active}
+                  toggle={(id) => setActive(id === active ? null : id)}
+                />
               ) : (
                 <span key={i}>{segment.text}</span>
               ),
