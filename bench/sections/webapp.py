@@ -28,8 +28,7 @@ import httpx
 
 from bench.common import REPO_ROOT, log, summary
 from bench.sections import Options
-from deep_research.server.devserver import dev_server, langgraph_executable
-from deep_research.server.webapp import APP_DIR
+from deep_research.server import APP_DIR, dev_server, langgraph_executable
 
 NAME = "webapp"
 GOAL_GZIP_KB = 300

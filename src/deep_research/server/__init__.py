@@ -3,7 +3,8 @@
 ``langgraph.json`` names the modules of this package: ``auth.py`` (``auth``), ``routes.py``
 (``app``) and ``graph.py`` (``graph``). This module re-exports the token helpers, which need
 neither the server nor its web framework, and (loaded on first use) the helpers that start
-``langgraph dev`` on a free local port (``devserver.py``).
+``langgraph dev`` on a free local port (``devserver.py``) and the folder of the built web app
+(``webapp.py``, served at ``/app``).
 """
 
 from typing import TYPE_CHECKING
@@ -18,8 +19,10 @@ if TYPE_CHECKING:
         free_port,
         langgraph_executable,
     )
+    from deep_research.server.webapp import APP_DIR
 
 __all__ = [
+    "APP_DIR",
     "DevServerError",
     "TokenVerifier",
     "current_verifier",
@@ -32,7 +35,10 @@ __all__ = [
 __getattr__ = lazy_exports(
     __name__,
     {
-        name: "deep_research.server.devserver"
-        for name in ("DevServerError", "dev_server", "free_port", "langgraph_executable")
+        **{
+            name: "deep_research.server.devserver"
+            for name in ("DevServerError", "dev_server", "free_port", "langgraph_executable")
+        },
+        "APP_DIR": "deep_research.server.webapp",
     },
 )
