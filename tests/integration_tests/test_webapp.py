@@ -197,7 +197,7 @@ def test_sign_in_ask_watch_read_download_and_give_feedback(
     name = user()
     token = server.token(name)
     page.sign_in(token)
-    assert f"Signed in as {name}" in page.text()
+    page.wait(lambda: f"Signed in as {name}" in page.text(), "the user's name")
     page.ask(QUESTION, depth="light")
     # the live view: the plan's steps, their searches and sources, the claims being judged
     page.wait(lambda: page.by(".live li.step"), "the plan's steps")
@@ -661,3 +661,20 @@ def test_a_cancelled_run_and_a_refused_one_say_so(page: Page, server: AppServer)
     alert = page.one("[role=alert].problem")
     assert alert.text.startswith("The run failed:") and "control characters" in alert.text
     assert "\n" not in alert.text and "ask again" in alert.text
+
+
+def test_an_open_server_says_so_and_needs_no_sign_in(
+    browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    require_built_page()
+    with langgraph_dev(tmp_path_factory.mktemp("webapp-open")) as url:
+        page = Page(browser, url)
+        page.open()
+        browser.execute_script("sessionStorage.clear()")
+        browser.refresh()
+        banner = page.one(".banner.open")
+        assert "Sign-in is off" in banner.text
+        page.one("form.ask")
+        assert not page.by(".signin")
+        page.wait(lambda: "Signed in as local" in page.text(), "the local user's name")
+        assert not page.by(".top button")  # no sign-out on an open server
