@@ -181,6 +181,12 @@ def test_the_page_is_served_without_a_token_under_a_strict_policy(server: AppSer
         assert anonymous.get("/chats").status_code == 401
         assert anonymous.get("/app/nothing-here.js").status_code == 404
         assert anonymous.post("/app/").status_code == 405
+    with server.http("alice") as api:
+        options = api.get("/options").json()
+    assert options["user"] == "alice" and options["default_model"] == "offline"
+    assert "offline" in options["models"] and options["store"] is True
+    assert {"auto", "local"} <= set(options["sources"])
+    assert options["depths"] == ["auto", "light", "medium", "extended"]
 
 
 def test_sign_in_ask_watch_read_download_and_give_feedback(
