@@ -344,6 +344,9 @@ def test_a_clarifying_question_is_answered_in_place(page: Page, server: AppServe
     form = page.one("form.interrupt[aria-label='Clarifying question']")
     asked = form.find_element(By.CSS_SELECTOR, ".asked").text
     assert asked
+    page.driver.refresh()  # the paused thread shows its question again
+    form = page.one("form.interrupt[aria-label='Clarifying question']")
+    assert form.find_element(By.CSS_SELECTOR, ".asked").text == asked
     form.find_element(By.CSS_SELECTOR, "textarea").send_keys("costs of grid batteries")
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     page.wait_report()
