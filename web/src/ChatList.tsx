@@ -63,6 +63,9 @@ export function ChatList({
                   onClick={() => onOpen(chat.thread_id)}
                 >
                   {chat.title || "Untitled chat"}
+                  <time className="when" dateTime={chat.updated_at}>
+                    {new Date(chat.updated_at).toLocaleString()}
+                  </time>
                 </button>
                 <span className="row-actions">
                   <button

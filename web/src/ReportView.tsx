@@ -24,6 +24,11 @@ const VERDICT_NAMES: Record<string, string> = {
   CONTRADICTED: "Contradicted",
 };
 
+/** Text between claims without Markdown's emphasis marks (a claim's own text is kept whole). */
+function plain(segment: Segment): Segment {
+  return segment.claim ? segment : { text: segment.text.replace(/\*\*|(^|\s)\*(?=\S)|(?<=\S)\*($|\s)/g, "$1$2") };
+}
+
 /** The report's lines, each split into plain text and claims. */
 export function layout(markdown: string, claims: Claim[]): Line[] {
   const chars = Array.from(markdown); // code points: the report's offsets count these
@@ -58,7 +63,7 @@ export function layout(markdown: string, claims: Claim[]): Line[] {
       next = i + 1;
     }
     if (cursor < end) segments.push({ text: chars.slice(cursor, end).join("") });
-    lines.push({ kind, segments });
+    lines.push({ kind, segments: segments.map(plain) });
     start = end + 1;
   }
   return lines;
