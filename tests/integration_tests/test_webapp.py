@@ -647,7 +647,7 @@ def test_a_chat_deleted_in_another_tab_disappears(page: Page, server: AppServer)
         page.driver.switch_to.window(first)
     page.driver.execute_script("window.dispatchEvent(new Event('focus'))")
     page.wait(lambda: "#/chat/" not in page.driver.current_url, "the deleted chat closed")
-    assert "That chat was deleted." in page.one(".toast").text
+    assert "That chat was deleted" in page.one(".toast").text
     assert not page.by(f"nav.chat-list > ul li[data-thread='{thread}']")
 
 

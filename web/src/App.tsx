@@ -133,7 +133,7 @@ export function App() {
   const gone = useCallback((id: string) => {
     if (readRoute().page === "chat" && (readRoute() as { thread: string | null }).thread === id) {
       go("#/");
-      setToast({ text: "That chat was deleted." });
+      setToast({ text: "That chat was deleted, or is not yours." });
     }
   }, []);
   useEffect(() => {
