@@ -313,6 +313,7 @@ def test_plan_review_approves_an_edited_plan(page: Page, server: AppServer) -> N
     fields = form.find_elements(By.CSS_SELECTOR, ".plan-edit input")
     proposed = [f.get_attribute("value") for f in fields]
     assert len(proposed) >= 2
+    assert page.axe_violations() == [], "the plan review form"
     fields[0].send_keys(Keys.CONTROL, "a")
     fields[0].send_keys("Hornsdale Power Reserve construction cost")
     form.find_elements(By.CSS_SELECTOR, ".plan-edit button")[-1].click()  # remove the last
@@ -347,6 +348,7 @@ def test_a_clarifying_question_is_answered_in_place(page: Page, server: AppServe
     page.driver.refresh()  # the paused thread shows its question again
     form = page.one("form.interrupt[aria-label='Clarifying question']")
     assert form.find_element(By.CSS_SELECTOR, ".asked").text == asked
+    assert page.axe_violations() == [], "the clarifying question"
     form.find_element(By.CSS_SELECTOR, "textarea").send_keys("costs of grid batteries")
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     page.wait_report()
@@ -393,6 +395,7 @@ def test_chats_are_renamed_deleted_restored_and_purged(page: Page, server: AppSe
     page.one(f"details.deleted li[data-thread='{thread}'] button[aria-label$='for good']").click()
     confirm = page.one("details.deleted [role=alertdialog]")
     assert "cannot be undone" in confirm.text
+    assert page.axe_violations() == [], "the chat list with a purge to confirm"
     with server.http(name) as api:  # nothing is erased before the confirmation
         assert api.get("/chats", params={"include_deleted": True}).json()
     confirm.find_element(By.XPATH, ".//button[.='Erase']").click()
@@ -462,6 +465,7 @@ def test_reloading_during_a_run_reattaches_to_it(page: Page, server: AppServer) 
     page.wait(lambda: page.by(".live li.step"), "the live view after the reload")
     page.wait_report()
     assert "Finished:" in page.one(".live").text
+    assert page.axe_violations() == [], "the live view of a finished run beside its report"
     live_nodes = page.driver.execute_script("return document.querySelectorAll('.live *').length")
     events = int(page.one(".live").get_attribute("data-events"))
     assert events > 100 and live_nodes < 600, (events, live_nodes)
