@@ -521,3 +521,51 @@ async def test_malformed_thread_ids_in_the_routes_are_422(
         for method, path in (("GET", ""), ("DELETE", ""), ("POST", "/purge")):
             response = await http.request(method, f"/chats/{thread_id}{path}")
             assert response.status_code == 422, (method, path, response.text)
+
+
+# Round 4 (issue 43): a body the guard cannot read is refused, not handed on unread.
+
+
+def _padded(body: dict[str, Any], depth: int = 100) -> bytes:
+    """``body`` as JSON with one more field nested ``depth`` levels deep."""
+    return json.dumps(body)[:-1].encode() + b', "padding": ' + b"[" * depth + b"]" * depth + b"}"
+
+
+async def test_a_body_too_deep_for_the_guard_is_refused_on_every_route(
+    auth_server: AuthServer, alice: LangGraphClient, bob: LangGraphClient
+) -> None:
+    bobs = (await bob.threads.create())["thread_id"]
+    alices = (await alice.threads.create())["thread_id"]
+    free = "5d0c1a2b-3e4f-4a5b-8c6d-7e8f9a0b1c2d"
+    run = {"assistant_id": GRAPH_ID, "input": _input("Hi?"), "context": QUICK}
+    refused_both_ways = [
+        ("POST", "/threads", {"thread_id": bobs}),
+        ("POST", "/threads", {"thread_id": free}),
+        ("POST", f"/threads/{free}/runs", run | {"if_not_exists": "create"}),
+    ]
+    refused_padded = [
+        ("POST", f"/threads/{alices}/runs", run | {"webhook": "https://hooks.example.com/x"}),
+        ("PATCH", f"/threads/{alices}", {"metadata": {"topic": "batteries"}}),
+        ("PUT", "/preferences", {"depth": "light"}),
+        ("POST", "/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+    ]
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    async with auth_server.http("alice") as http:
+        for method, path, body in refused_both_ways + refused_padded:
+            sent = [_padded(body)] + (
+                [json.dumps(body).encode()] if (method, path, body) in refused_both_ways else []
+            )
+            for content in sent:
+                response = await http.request(method, path, content=content, headers=headers)
+                assert 400 <= response.status_code < 500, (path, content[:80], response.text)
+                assert response.status_code != 409, response.text  # no existence oracle
+        deep = b'{"jsonrpc": "2.0", "id": 1, "params": ' + b"[" * 1500 + b"]" * 1500 + b"}"
+        response = await http.post("/mcp", content=deep, headers=headers)
+        assert 400 <= response.status_code < 500, response.text
+        assert (
+            await http.post("/threads", content=b"{not json", headers=headers)
+        ).status_code == 400
+        assert (await http.get(f"/threads/{free}")).status_code == 404
+        assert (await http.get(f"/threads/{alices}/runs")).json() == []
+        thread = (await http.get(f"/threads/{alices}")).json()
+        assert "topic" not in thread["metadata"], thread

@@ -22,6 +22,7 @@ from deep_research.engines import OfflineEngine
 from deep_research.engines.llm.engine import LLMEngine
 from deep_research.engines.schemas import ResearchPlan
 from deep_research.errors import ConfigurationError
+from deep_research.persistence.closed import close_threads
 from deep_research.persistence.db import Database, open_database
 from deep_research.persistence.preferences import (
     Preferences,
@@ -33,6 +34,7 @@ from deep_research.server import auth as server_auth
 from deep_research.server.cors import CORSPolicy, allowed_origins
 from deep_research.server.database import domain_database
 from deep_research.server.run_cap import DatabaseSource, RunLimiter
+from deep_research.server.runtimes.aegra import AegraRuntime
 from deep_research.server.tokens import TokenVerifier, key_id, sign_token
 from deep_research.services import Services
 from deep_research.settings import get_settings
@@ -244,6 +246,38 @@ async def test_threads_and_assistants_are_stamped_and_filtered_by_owner(
         await server_auth.no_crons(ctx=_ctx("bob", "crons", "create"), value={})
     assert refused.value.status_code == 403
     assert await server_auth.deny_everything_else(ctx=_ctx("bob", "other", "x"), value={}) is False
+
+
+async def test_no_thread_is_created_again_under_a_closed_threads_id(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On an open server too, and on Aegra, whose checkpointer never looks closed threads up."""
+    database = await domain_database()
+    async with database.session_scope() as session:
+        await close_threads(session, user_id="local", thread_ids=["purged-1"], purged=True)
+        await close_threads(session, user_id="local", thread_ids=["deleted-1"], purged=False)
+    ask = {"input": {"messages": [{"role": "user", "content": "Hi?"}]}}
+    for runtime in ("langgraph-api", "aegra"):
+        if runtime == "aegra":  # Aegra's run creation is the request itself, flat
+            monkeypatch.setattr(server_auth, "current_runtime", AegraRuntime)
+        for thread_id in ("purged-1", "deleted-1"):
+            created: dict[str, Any] = {"thread_id": thread_id, "metadata": {}}
+            with pytest.raises(Auth.exceptions.HTTPException) as refused:
+                await server_auth.create_thread(
+                    ctx=_ctx("local", "threads", "create"), value=created
+                )
+            assert refused.value.status_code == 409
+            run: dict[str, Any] = {
+                "thread_id": thread_id,
+                "if_not_exists": "create",
+                "metadata": {},
+            }
+            run |= ask if runtime == "aegra" else {"kwargs": ask}
+            with pytest.raises(Auth.exceptions.HTTPException) as refused:
+                await server_auth.create_run(ctx=_ctx("local", "threads", "create_run"), value=run)
+            assert refused.value.status_code == 409, runtime
+        fresh: dict[str, Any] = {"thread_id": "fresh-1", "metadata": {}}
+        await server_auth.create_thread(ctx=_ctx("local", "threads", "create"), value=fresh)
 
 
 async def test_store_namespaces_start_with_the_user_id(monkeypatch: pytest.MonkeyPatch) -> None:

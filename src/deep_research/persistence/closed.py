@@ -114,6 +114,14 @@ async def check_open(session: AsyncSession, *, thread_id: str) -> None:
         raise closed_error(thread_id, purged=bool(purged))
 
 
+async def is_closed(session: AsyncSession, *, thread_id: str) -> bool:
+    """Whether ``thread_id`` is closed: its chat is deleted, or was purged."""
+    found = await session.scalar(
+        select(ClosedThread.thread_id).where(ClosedThread.thread_id == thread_id)
+    )
+    return found is not None
+
+
 async def sqlite_closed(conn: aiosqlite.Connection, thread_id: str) -> bool | None:
     """On a SQLite connection: ``None`` if the thread is open, else whether it was purged."""
     try:

@@ -32,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from deep_research.errors import CorpusOutsideRootsError
 from deep_research.persistence import queries
+from deep_research.persistence.closed import is_closed
 from deep_research.persistence.namespaces import RESERVED_NAMESPACE_ROOTS
 from deep_research.persistence.preferences import (
     Preferences,
@@ -222,13 +223,34 @@ async def create_thread(
     :mod:`deep_research.server.bodies`: the handler cannot tell a picked id from the one the
     server makes up).
 
+    Nor is a thread created again under the id of a deleted or purged chat (its thread is
+    closed, :mod:`deep_research.persistence.closed`), whatever the runtime: on Aegra, whose
+    checkpointer does not look up closed threads, its runs would write under the old id.
+
     Raises:
-        HTTPException: 422 for metadata too large.
+        HTTPException: 422 for metadata too large, 409 for the id of a closed thread.
     """
     owner = owner_id(ctx.user)
     _check_metadata(value)
     _stamp(value, owner)
+    await refuse_closed_thread(value.get("thread_id"))
     return {"owner": owner}
+
+
+async def refuse_closed_thread(thread_id: Any) -> None:
+    """Refuse to create a thread of the id of a closed one (a deleted or purged chat's).
+
+    Raises:
+        HTTPException: 409.
+    """
+    if not thread_id or server_database_url() is None:
+        return
+
+    async def closed(session: AsyncSession) -> bool:
+        return await is_closed(session, thread_id=str(thread_id))
+
+    if await in_domain_session(closed):
+        raise _refuse(409, f"thread {thread_id} was closed (its chat deleted or purged)")
 
 
 @auth.on.threads.create_run
@@ -250,6 +272,8 @@ async def create_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) 
     thread = request.thread_id
     if thread and value.get("if_not_exists") == "create" and not current_verifier().open:
         raise _refuse(422, CALLER_THREAD_ID)  # the same answer, taken or not
+    if value.get("if_not_exists") == "create":
+        await refuse_closed_thread(thread)
     await check_run_request(request.as_kwargs(), graph_of(value.get("assistant_id")))
     if server_database_url() is not None:
 

@@ -6,6 +6,12 @@ places around its own routes (as it does the CORS policy), so it sees every requ
 * A body over :data:`MAX_REQUEST_BYTES` is refused with 413 before any handler reads it,
   whether it declares its length or streams in chunks (a question is at most 4,000
   characters and metadata 64 KiB: no request needs more).
+* A body this guard cannot read is refused before the server sees it: JSON nested over
+  :data:`~deep_research.sources.bounded_json.MAX_JSON_DEPTH` levels (422), or not JSON at all
+  (400). Every route of the server (the LangGraph API, ours, ``/mcp``) takes JSON, and the
+  runtime's own parser reads deeper than the guard: a body the guard let through unread would
+  skip the checks below (and Aegra's, :mod:`deep_research.server.aegra`), and a very deep one
+  ends in ``RecursionError``, a 500.
 * With auth on, a request that picks a new thread's id (``POST /threads`` with a
   ``thread_id``) is refused with 422 whether the id is taken or not: the server would answer
   "already exists" for another user's thread, telling the caller that it does. The auth
@@ -26,7 +32,7 @@ import httpx
 
 from deep_research.server.inputs import CALLER_THREAD_ID, picked_thread_id
 from deep_research.server.tokens import current_verifier
-from deep_research.sources.bounded_json import loads_bounded
+from deep_research.sources.bounded_json import JsonLimitError, loads_bounded
 
 MAX_REQUEST_BYTES = 1024 * 1024
 """Largest request body accepted, in bytes."""
@@ -90,14 +96,27 @@ def mcp_tool_refusal(body: bytes, detail: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "result": {"isError": True, "content": content}}
 
 
+def unreadable(body: bytes) -> tuple[int, str] | None:
+    """Why a request's ``body`` cannot be read as JSON within bounds (status, reason).
+
+    ``None`` for a body that is JSON within bounds, or empty (blank).
+    """
+    if not body.strip():
+        return None
+    try:
+        loads_bounded(body)
+    except JsonLimitError as exc:
+        return 422, f"the request body cannot be read: {exc}"
+    except ValueError:
+        return 400, "the request body is not JSON (UTF-8)"
+    return None
+
+
 def _picks_thread_id(scope: Scope, body: bytes) -> bool:
     """Whether, with auth on, the request picks a new thread's id (see :mod:`.inputs`)."""
     if scope["method"] != "POST" or "/threads" not in scope["path"] or current_verifier().open:
         return False
-    try:
-        payload = loads_bounded(body) if body else None
-    except ValueError:
-        return False  # not JSON: the server answers that itself
+    payload = loads_bounded(body) if body.strip() else None  # readable: checked before
     return picked_thread_id(scope["method"], scope["path"], payload)
 
 
@@ -134,6 +153,10 @@ class RequestBodies:
             more = message.get("more_body", False)
         body = b"".join(chunks)
         replay = replaying(body, receive)
+        refusal = unreadable(body)
+        if refusal is not None:
+            await answer(send, refusal[0], {"detail": refusal[1]})
+            return
         if _picks_thread_id(scope, body):
             await answer(send, 422, {"detail": CALLER_THREAD_ID})
             return

@@ -34,7 +34,7 @@ from sqlalchemy import delete, func, or_, select
 from starlette.middleware import Middleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from deep_research.server.bodies import answer, replaying
+from deep_research.server.bodies import answer, replaying, unreadable
 from deep_research.server.runtimes.base import RunRequest, Stores, ThreadUpdate
 from deep_research.sources.bounded_json import loads_bounded
 
@@ -313,10 +313,11 @@ class AegraRequests:
             scope = {**scope, "path": HEALTH_PATH, "raw_path": HEALTH_PATH.encode()}
         elif scope["method"] == "POST" and "/runs" in path:
             body, receive = await _read_body(receive)
-            try:
-                payload = loads_bounded(body) if body else None
-            except ValueError:
-                payload = None  # not JSON: Aegra answers that itself
+            refusal = unreadable(body)  # refused outside already; never read past the guard
+            if refusal is not None:
+                await answer(send, refusal[0], {"detail": refusal[1]})
+                return
+            payload = loads_bounded(body) if body.strip() else None
             if asks_for_webhook(payload):
                 await answer(send, 422, {"detail": WEBHOOKS_REFUSED})
                 return
