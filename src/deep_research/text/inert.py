@@ -22,7 +22,7 @@ agree with (an escaped backtick, a code span across lines, a fence closed by a l
 link definition inside a block quote). So the result is then parsed as CommonMark
 (markdown-it-py) and checked: no raw HTML, no image, no link but to ``allowed``. Text that
 fails the check is made inert another way, from the original: every character that can start
-active content (``\\``, backticks, ``<``, ``[``, ``!``) is escaped with a backslash outside
+active content (``\``, backticks, ``<``, ``[``, ``!``) is escaped with a backslash outside
 the code blocks the parser found, and, should the text still fail (escapes can change the
 blocks), everywhere.
 
