@@ -143,3 +143,71 @@ def test_wrong_arithmetic_no_word_announces_is_unstated_not_contradicted() -> No
         "Revenue rose from $10 million in 2020 to $15 million in 2021, +40%", REVENUE
     )
     assert said.verdict is Verdict.CONTRADICTED
+
+
+# Round 4 (issue 43): operands on the claim's subject, of its unit, in the stated direction.
+
+HORNSDALE = [
+    "Hornsdale Power Reserve cost A$90 million to build.",
+    "In 2018 it earned A$23 million in revenue.",
+]
+EXPANSION = [
+    "Neoen planned A$10,000 for community events in 2017.",
+    "The expansion cost A$90 million.",
+]
+CELLS = ["LFP cells store about 160 Wh/kg.", "NMC cells store about 250 Wh/kg."]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # a cost plus a revenue is no total cost
+        ("Hornsdale Power Reserve had a total cost of A$113 million.", HORNSDALE),
+        # a ratio of a budget for events to a building's cost
+        ("The expansion cost 9,000 times more than planned.", EXPANSION),
+        # LFP stores 90 Wh/kg less than NMC, not more
+        ("LFP cells store 90 Wh/kg more than NMC cells at 250 Wh/kg.", CELLS),
+        ("LFP cells store 90 Wh/kg more than NMC cells.", CELLS),
+        ("NMC cells store 36% less than LFP cells.", CELLS),
+    ],
+)
+def test_a_figure_from_unrelated_operands_or_the_wrong_way_is_not_supported(
+    claim: str, evidence: list[str]
+) -> None:
+    result = check_claim(claim, evidence)
+    assert result.verdict is not Verdict.SUPPORTED, result.reasoning
+    assert figure_problem(claim, evidence) is not None
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        (
+            "Hornsdale Power Reserve had a total cost of A$113 million.",
+            [
+                "Hornsdale Power Reserve cost A$90 million to build.",
+                "Its expansion cost A$23 million.",
+            ],
+        ),
+        (
+            "The expansion cost 9,000 times more than planned.",
+            [
+                "The expansion was planned to cost A$10,000.",
+                "The expansion cost A$90 million.",
+            ],
+        ),
+        ("NMC cells store 90 Wh/kg more than LFP cells at 160 Wh/kg.", CELLS),
+        ("NMC cells store 90 Wh/kg more than LFP cells.", CELLS),
+        ("LFP cells store 90 Wh/kg less than NMC cells.", CELLS),
+        (
+            "NMC cells store 90 Wh/kg more than LFP cells.",
+            ["LFP cells store about 160 Wh/kg and NMC cells about 250 Wh/kg."],
+        ),
+    ],
+)
+def test_a_figure_from_operands_on_its_subject_the_stated_way_is_still_derived(
+    claim: str, evidence: list[str]
+) -> None:
+    result = check_claim(claim, evidence)
+    assert result.verdict is Verdict.SUPPORTED, result.reasoning
+    assert figure_problem(claim, evidence) is None

@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 
 from deep_research.text.words import content_tokens, sentences
 from deep_research.verification.agreement import agrees, conflicts
-from deep_research.verification.arithmetic import cue_words, derivation, miscomputed
+from deep_research.verification.arithmetic import (
+    Comparison,
+    comparison,
+    cue_words,
+    derivation,
+    miscomputed,
+)
 from deep_research.verification.quantities import Quantity, quantities
 
 CONFLICT_COVERAGE = 0.5
@@ -235,11 +241,25 @@ def _match_figures(alignment: Alignment, ranked: list[Unit], analyses: Analyses)
                 used.add(position)
                 break
     direct = [q for q in alignment.matched if q.kind not in ("date", "decade")]
+    context = {q: _around(unit.text, q) for unit, q in reversed(stated)}
+    units = {q: unit.text for unit, q in reversed(stated)}
     for figure in alignment.missing:  # a growth rate, share, ratio, sum or difference
         about = _around(alignment.claim, figure)  # the sentences on the figure's subject
+
+        def related(a: Quantity, b: Quantity, about: frozenset[str] = about) -> bool:
+            on_subject = bool(context[a] & about) and bool(context[b] & about)
+            return on_subject and (units[a] == units[b] or bool(context[a] & context[b]))
+
         beside = [analyses.quantities(u.text) for u in alignment.support if about & u.words]
+        sides = _comparison_sides(alignment.claim, figure, stated, direct)
         found = derivation(
-            figure, alignment.claim, [q for _, q in stated], shown=direct, beside=beside
+            figure,
+            alignment.claim,
+            [q for _, q in stated],
+            shown=direct,
+            beside=beside,
+            related=related,
+            sides=sides,
         )
         if found is not None:
             alignment.matched.append(figure)
@@ -259,11 +279,57 @@ def _match_figures(alignment: Alignment, ranked: list[Unit], analyses: Analyses)
     figures = [q for _, q in stated if not q.spelled and q.kind not in ("date", "decade")]
     operands = direct if len(direct) >= 2 else figures if len(figures) <= 3 else []
     for figure in alignment.missing:  # derived from the operands, wrongly
-        wrong = miscomputed(figure, alignment.claim, operands)
+        sides = _comparison_sides(alignment.claim, figure, stated, direct)
+        wrong = miscomputed(figure, alignment.claim, operands, sides)
         if wrong is not None:
             computed = Quantity(wrong.value, figure.kind, wrong.describe(), 0, 0)
             alignment.conflict = (figure, computed, alignment.support[0])
             return
+
+
+def _comparison_sides(
+    claim: str, figure: Quantity, stated: Sequence[tuple[Unit, Quantity]], shown: list[Quantity]
+) -> dict[Quantity, float] | None:
+    """The side each operand leans to if ``figure`` is compared (``N more than X``)."""
+    compares = comparison(claim, figure)
+    if compares is None:
+        return None
+    sides = _sides(claim, figure, compares, stated)
+    return sides | {q: _shown_side(figure, compares, q) for q in shown}
+
+
+def _sides(
+    claim: str, figure: Quantity, compares: Comparison, stated: Sequence[tuple[Unit, Quantity]]
+) -> dict[Quantity, float]:
+    """How far each evidence figure leans to the subject of ``claim``'s comparison.
+
+    The subject is what the claim names before ``figure``, the compared side what it names
+    after ``than``; a figure leans by the words of either side alone in the stretch of its
+    sentence before it (after the previous figure), or else after it.
+    """
+    subject = set(content_tokens(claim[: figure.start]))
+    compared = set(content_tokens(claim[compares.than :]))
+    subject, compared = subject - compared, compared - subject
+    figures: dict[int, list[Quantity]] = {}  # by sentence
+    for unit, q in stated:
+        figures.setdefault(id(unit), []).append(q)
+    leaning: dict[Quantity, float] = {}
+    for unit, q in stated:
+        others = figures[id(unit)]
+        start = max((o.end for o in others if o.end <= q.start), default=0)
+        end = min((o.start for o in others if o.start >= q.end), default=len(unit.text))
+        before = set(content_tokens(unit.text[start : q.start]))
+        after = set(content_tokens(unit.text[q.end : end]))
+        words = before if before & (subject | compared) else after
+        leaning.setdefault(q, len(words & subject) - len(words & compared))
+    return leaning
+
+
+def _shown_side(figure: Quantity, compares: Comparison, shown: Quantity) -> float:
+    """The side of a figure the claim shows: before the compared figure, or after ``than``."""
+    if shown.start >= compares.than:
+        return -1.0
+    return 1.0 if shown.end <= figure.start else 0.0
 
 
 def _around(text: str, figure: Quantity) -> frozenset[str]:
