@@ -55,8 +55,18 @@ def refused() -> AIMessage:
         (invalid_json(StepNotes), "not valid JSON"),
         (structured(StepNotes, notes="no flag"), "sufficient: Field required"),
         (structured(StepNotes, notes="Cites [E7].", sufficient=True), "notes cite E7"),
+        (text('{"notes": ' + "[" * 60_000 + "]" * 60_000 + "}"), "text instead of"),
     ],
-    ids=["truncated", "refusal", "empty", "text", "invalid-json", "missing-field", "bad-key"],
+    ids=[
+        "truncated",
+        "refusal",
+        "empty",
+        "text",
+        "invalid-json",
+        "missing-field",
+        "bad-key",
+        "nested-60000-deep",
+    ],
 )
 async def test_each_malformed_kind_is_re_asked_with_its_problem(
     bad: AIMessage, problem: str
@@ -71,6 +81,21 @@ async def test_each_malformed_kind_is_re_asked_with_its_problem(
     assert len(model.calls) == 2
     assert problem in str(model.calls[1][-1].content)
     assert reply.usage.calls == 2
+
+
+def too_deep_to_parse(messages: Any, tools: Any) -> AIMessage:
+    """An endpoint's tool call nested 60,000 deep: what the client's parse of it raises."""
+    return json.loads("[" * 60_000 + "]" * 60_000)  # type: ignore[no-any-return]
+
+
+async def test_a_tool_call_too_deep_for_the_client_to_parse_is_re_asked() -> None:
+    model = ScriptedChatModel(responses=[too_deep_to_parse, structured(StepNotes, **NOTES)])
+    engine = LLMEngine(model, name="m", structured="tools")
+
+    reply = await engine.notes("q", STEP, [span("Capacity doubled in 2024.")])
+
+    assert reply.value == StepNotes(**NOTES) and not reply.fallback
+    assert "were not valid JSON" in str(model.calls[-1][-1].content)
 
 
 async def test_extra_fields_are_ignored() -> None:

@@ -33,6 +33,7 @@ import openai
 from langchain_core import exceptions as lc_errors
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages.tool import invalid_tool_call
 from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ValidationError
@@ -240,6 +241,8 @@ def _validate(schema: type[S], data: Any, check: Check | None) -> _Read[S]:
         value = schema.model_validate(data)
     except ValidationError as exc:
         return _Read(None, None, _validation_problem(schema, exc))
+    except RecursionError:  # arguments nested deeper than Python walks
+        return _Read(None, None, f"the arguments of {schema.__name__} are nested too deep")
     problems = list(check(value)) if check is not None else []
     if problems:
         listed = "; ".join(problems[:8]) + ("; …" if len(problems) > 8 else "")
@@ -250,7 +253,8 @@ def _validate(schema: type[S], data: Any, check: Check | None) -> _Read[S]:
 def json_object(text: str) -> Any:
     """The JSON object in a text reply: the whole text, a fenced block, or the outermost braces.
 
-    Reasoning blocks (``<think>...</think>``) are skipped. Raises ``ValueError`` when none parses.
+    Reasoning blocks (``<think>...</think>``) are skipped. Raises ``ValueError`` when none parses
+    (JSON nested deeper than Python's recursion limit included: it is no answer either).
     """
     text = _THINKING.sub("", text).strip()
     candidates = [text, *(block.strip() for block in _FENCED.findall(text))]
@@ -260,7 +264,7 @@ def json_object(text: str) -> Any:
     for candidate in candidates:
         try:
             return json.loads(candidate)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             continue
     raise ValueError("no JSON object found in the reply")
 
@@ -405,8 +409,7 @@ async def _tool_attempts(
     runnable = _bound(model, schema, runnables)
     conversation = list(messages)
     for _ in range(MAX_ATTEMPTS):
-        with provider_errors():
-            raw = cast(BaseMessage, await runnable.ainvoke(conversation))
+        raw = await _reply(runnable, conversation, schema)
         _record(result, _read_tools(schema, raw, check), raw, "tools")
         if result.value is not None:
             return
@@ -424,13 +427,27 @@ async def _json_attempts(
     conversation = [*messages, _json_request(schema)]
     want = f"one JSON object for {schema.__name__}"
     for _ in range(JSON_ATTEMPTS):
-        with provider_errors():
-            raw = await model.ainvoke(conversation)
+        raw = await _reply(model, conversation, schema)
         _record(result, _read_tools(schema, raw, check, want), raw, "json")
         if result.value is not None:
             return
         request = prompts.RETRY_JSON_PROMPT.format(problem=result.problem, name=schema.__name__)
         conversation += _retry(raw, result.problem, request)
+
+
+async def _reply(runnable: Any, conversation: list[BaseMessage], schema: type[Any]) -> BaseMessage:
+    """The model's reply; one nested too deep for the client to parse is an unusable call.
+
+    The provider's client parses a tool call's arguments with ``json``, whose
+    ``RecursionError`` on a reply nested thousands deep is no ``ValueError``.
+    """
+    try:
+        with provider_errors():
+            return cast(BaseMessage, await runnable.ainvoke(conversation))
+    except RecursionError:
+        error = "nested too deep to parse"
+        unusable = invalid_tool_call(name=schema.__name__, args=None, id=None, error=error)
+        return AIMessage(content="", invalid_tool_calls=[unusable])
 
 
 def _record(
