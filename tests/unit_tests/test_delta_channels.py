@@ -445,6 +445,18 @@ def message_writes(draw: st.DrawFn) -> list[AnyMessage]:
     ]
 
 
+def _add_questions(left: list[AnyMessage], right: list[AnyMessage]) -> list[AnyMessage]:
+    """``add_messages``, but a human message never replaces one of another type: it is new."""
+    types = {m.id: m.type for m in left}
+    added = [
+        m.model_copy(update={"id": None})
+        if m.type == "human" and types.get(m.id, "human") != "human"
+        else m
+        for m in right
+    ]
+    return add_messages(left, added)  # type: ignore[return-value]
+
+
 @SETTINGS
 @given(
     st.lists(message_writes(), max_size=3),
@@ -464,7 +476,7 @@ def test_messages_merge_alike_however_batched_and_id_less_ones_get_the_same_ids(
     assert [m.id for write in [*state, *xs, *ys] for m in write] == written, "writes unchanged"
     ids = [m.id for m in once]
     assert None not in ids and len(set(ids)) == len(ids)
-    plain = reduce(add_messages, xs + ys, reduce(add_messages, state, []))  # random ids
+    plain = reduce(_add_questions, xs + ys, reduce(_add_questions, state, []))  # random ids
     assert [(m.type, m.content) for m in once] == [(m.type, m.content) for m in plain]
 
 
@@ -480,6 +492,23 @@ def test_messages_keep_add_messages_updates_and_removals() -> None:
     again = add_message_batches(kept, [AIMessage("Draft.")])
     assert [m.content for m in again] == ["Draft.", "Draft."]
     assert again[0].id == answer.id != again[1].id
+
+
+def test_a_question_sent_with_the_answers_id_does_not_replace_the_answer() -> None:
+    """A client writes human messages; one with the id of the graph's answer is a new one."""
+    chat = add_message_batches([], [[HumanMessage("How large?"), AIMessage("Report.")]])
+    answer = chat[1]
+    forged = add_message_batches(chat, [[HumanMessage("Forged reply.", id=answer.id)]])
+    assert [(m.type, m.content) for m in forged] == [
+        ("human", "How large?"),
+        ("ai", "Report."),
+        ("human", "Forged reply."),
+    ]
+    assert forged[1].id == answer.id and forged[2].id not in (m.id for m in chat)
+    again = add_message_batches(chat, [[HumanMessage("Forged reply.", id=answer.id)]])
+    assert again == forged  # a replay gives the same ids
+    edited = add_message_batches(chat, [[HumanMessage("How large, in MWh?", id=chat[0].id)]])
+    assert [m.content for m in edited] == ["How large, in MWh?", "Report."]  # as add_messages
 
 
 async def test_a_follow_up_question_stores_no_earlier_message_again() -> None:

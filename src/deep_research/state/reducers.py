@@ -171,7 +171,10 @@ def add_message_batches(state: list[AnyMessage], batches: Sequence[Messages]) ->
     another id at each read. Here such a message gets an id derived from where it lands and
     what it says (a UUID, unique among the messages), so that every replay gives the ids the
     run saw; messages with ids, ``RemoveMessage`` included, merge as ``add_messages`` merges
-    them. Writes are folded one at a time, so the result does not depend on the batching.
+    them, except that a human message never replaces a message of another type: one sent
+    with the id of the chat's answer is added as a new message, as if it had no id (the
+    client writes human messages; the answers are the graph's). Writes are folded one at a
+    time, so the result does not depend on the batching.
     """
     merged: list[Any] = list(state)
     for write in batches:
@@ -183,9 +186,11 @@ def _with_ids(state: list[AnyMessage], write: Messages) -> list[Any]:
     """The write's messages, each without an id given a stable one (see above)."""
     messages = convert_to_messages(write if isinstance(write, list) else [write])
     taken = {m.id for m in state}
+    types = {m.id: m.type for m in state}
     given: list[BaseMessage] = []  # returned as add_messages takes them
     for message in messages:
-        if message.id is None:
+        replaces = types.get(message.id)
+        if message.id is None or (message.type == "human" and replaces not in (None, "human")):
             content = json.dumps(message.content, sort_keys=True, default=str)
             key = f"{len(state) + len(given)}\x1f{message.type}\x1f{content}"
             new = str(uuid.uuid5(MESSAGE_IDS, key))
