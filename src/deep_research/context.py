@@ -104,9 +104,13 @@ SourceChoice = Annotated[
 MAX_QUESTION_CHARS = 4000
 """Longest accepted question, in characters."""
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
-"""Characters a question may not hold: C0 and C1 controls but tab and newlines, and lone
-surrogates (undecodable bytes on the command line)."""
+_CONTROL = re.compile(
+    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+"""Characters a question may not hold: C0 and C1 controls but tab and newlines, the
+bidirectional embeddings, overrides and isolates (U+202A-202E, U+2066-2069: they make text
+read in another order than it is stored), and lone surrogates (undecodable bytes on the
+command line)."""
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 """Lone surrogates alone: a question holding one is not valid UTF-8 text, and says so."""
@@ -124,7 +128,10 @@ def no_control_characters(text: str) -> str:
         ValueError: it does.
     """
     if _CONTROL.search(text):
-        raise ValueError("must not contain control characters (a NUL byte or a terminal escape)")
+        raise ValueError(
+            "must not contain control characters (a NUL byte, a terminal escape or a"
+            " bidirectional override)"
+        )
     return text
 
 
@@ -145,7 +152,8 @@ def validate_question(question: str) -> str:
         raise InvalidQuestionError("the question is not valid UTF-8 text")
     if _CONTROL.search(stripped):
         raise InvalidQuestionError(
-            "the question contains control characters (a NUL byte or a terminal escape)"
+            "the question contains control characters (a NUL byte, a terminal escape or a"
+            " bidirectional override)"
         )
     if len(stripped) > MAX_QUESTION_CHARS:
         raise InvalidQuestionError(

@@ -67,6 +67,7 @@ def test_terminal_escapes_and_controls_are_removed() -> None:
     source = "A\x1b[31mred\x1b[0m \x1b]0;owned\x07title\x00 with\x08 \x9bcontrols\tand tab\n"
     assert inert_markdown(source).text == "Ared title with controls\tand tab\n"
     assert inert_title("Bad\n# Forged heading \x1b[1m<b>") == "Bad # Forged heading &lt;b>"
+    assert inert_title("Batteries \u202egnp.exe\u202c \u2066x\u2069") == "Batteries gnp.exe x"
 
 
 def test_offsets_move_with_the_edits() -> None:

@@ -109,7 +109,6 @@ def test_with_auth_a_command_may_add_human_messages_only() -> None:
         {"title": "\x1b[31mforged"},
         {"question_nr": 1},
         {"messages": [["user", "ok"]], "report": None},
-        [["research_question", "x"]],
     ):
         assert command_forbidden({"update": update}, auth=True) is not None, update
         assert command_forbidden({"update": update}, auth=False) is None  # Studio, open server
@@ -120,6 +119,47 @@ def test_with_auth_a_command_may_add_human_messages_only() -> None:
     assert "only human messages" in (command_problem(ai) or "")
     assert command_problem({"update": "not an object"}) is not None
     assert command_problem({"update": {"messages": [["user", "fine"]]}}) is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        {"graph": "PARENT", "resume": "the answer"},
+        {"graph": "__parent__", "update": {"messages": [["user", "ok"]]}},
+        {"update": [["research_question", "x"]]},  # pairs: LangGraph reads them as its root
+        {"update": [[5, [{"role": "user", "content": "ok"}]]]},
+        {"update": [["messages", [["user", "ok"]]]]},
+        "resume",
+    ],
+)
+def test_a_command_that_fails_inside_langgraph_is_refused_up_front(command: Any) -> None:
+    """Whatever the auth: they were accepted, and the run then failed with a traceback."""
+    assert command_problem(command) is not None
+
+
+@pytest.mark.parametrize(
+    ("message", "reason"),
+    [
+        (
+            {"type": "human", "content": "Hi?", "additional_kwargs": {"x": "\x00\x1b[2J" * 1000}},
+            "additional_kwargs",
+        ),
+        ({"type": "human", "content": "Hi?", "response_metadata": {"x": 1}}, "additional_kwargs"),
+        ({"role": "user", "content": "Hi?", "name": "\x1b]0;owned\x07alice"}, "name"),
+        ({"role": "user", "content": "Hi?", "name": "a" * 500}, "name"),
+        ({"role": "user", "content": "Hi?", "id": "m\x00"}, "id"),
+        ({"role": "user", "content": "Why \u202eevil\u202c?"}, "bidirectional"),
+    ],
+)
+def test_a_human_messages_other_fields_are_checked_too(message: Any, reason: str) -> None:
+    problem = input_problem("deep_research", {"messages": [message]})
+    assert problem is not None and reason in problem
+    assert command_problem({"update": {"messages": [message]}}) is not None
+
+
+def test_a_human_message_with_a_plain_name_and_id_passes() -> None:
+    message = {"role": "user", "content": "Hi?", "name": "alice", "id": str(uuid.uuid4())}
+    assert input_problem("deep_research", {"messages": [message]}) is None
 
 
 def test_metadata_is_capped() -> None:
@@ -210,7 +250,7 @@ def _app(refusal: int | None = None) -> Starlette:
 async def test_request_bodies_over_the_cap_are_413_declared_or_streamed() -> None:
     transport = httpx.ASGITransport(app=_app())
     async with httpx.AsyncClient(transport=transport, base_url="http://server") as http:
-        ok = await http.post("/threads", content=b"x" * 1000)
+        ok = await http.post("/threads", content=b'"' + b"x" * 998 + b'"')
         assert ok.status_code == 200 and ok.json() == {"bytes": 1000}
         big = await http.post("/threads", content=b"x" * (MAX_REQUEST_BYTES + 1))
         assert big.status_code == 413 and "over" in big.json()["detail"]
@@ -221,6 +261,21 @@ async def test_request_bodies_over_the_cap_are_413_declared_or_streamed() -> Non
 
         streamed = await http.post("/threads", content=chunks())  # no content-length
         assert streamed.status_code == 413
+
+
+async def test_a_body_the_guard_cannot_read_is_refused_not_handed_on() -> None:
+    """Nested past the guard's 64 levels (the runtime reads 100), or not JSON at all."""
+    transport = httpx.ASGITransport(app=_app())
+    async with httpx.AsyncClient(transport=transport, base_url="http://server") as http:
+        for depth, status in ((63, 200), (64, 422), (100, 422), (1500, 422)):  # the object: +1
+            body = b'{"thread_id": "x", "pad": ' + b"[" * depth + b"]" * depth + b"}"
+            answer = await http.post("/threads", content=body)
+            assert answer.status_code == status, (depth, answer.text)
+            if status != 200:
+                assert (await http.post("/mcp", content=body)).status_code == status
+        assert (await http.post("/threads", content=b"{not json")).status_code == 400
+        assert (await http.post("/threads", content=b"\xff\xfe{}")).status_code == 400
+        assert (await http.post("/threads", content=b"")).status_code == 200
 
 
 async def test_a_refused_mcp_tool_call_is_a_tool_error_not_a_500() -> None:

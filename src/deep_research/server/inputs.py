@@ -8,6 +8,13 @@ for acceptable input, or a one-line reason to refuse it with.
   human messages only (a model's reply, a tool's result or a system prompt is the graph's to
   write, never the caller's), each a valid question in text blocks; ``research`` (the MCP
   tool) takes :class:`ToolInput`, its question a valid question too.
+* A human message carries text and nothing else a client could plant: no
+  ``additional_kwargs`` or ``response_metadata`` (a client has no use for them; they were
+  stored as sent, 900 KB with NUL bytes and escapes), and a ``name`` and an ``id`` of at most
+  :data:`MAX_NAME_CHARS` characters without control characters.
+* A command holds ``resume``, ``update`` (an object) and ``goto`` only: ``graph`` (``PARENT``,
+  which a run's top graph has not) and update pairs fail inside LangGraph, after the run was
+  created.
 * With auth on, a command may answer the graph's question (``resume``) and add human
   messages (``update: {"messages": [...]}``), nothing else: no other state field, no
   ``goto``.
@@ -25,9 +32,15 @@ from typing import Annotated, Any, Literal
 from langchain_core.messages import BaseMessage, HumanMessage, convert_to_messages
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from deep_research.context import MAX_QUESTION_CHARS, validate_question
+from deep_research.context import MAX_QUESTION_CHARS, no_control_characters, validate_question
 from deep_research.errors import InvalidQuestionError
 from deep_research.sources.bounded_json import JsonLimitError, check_depth
+
+MAX_NAME_CHARS = 128
+"""Longest ``name`` or ``id`` of a message a client sends."""
+
+COMMAND_KEYS = frozenset({"resume", "update", "goto"})
+"""What a run's ``command`` may hold."""
 
 MAX_METADATA_BYTES = 64 * 1024
 """Largest metadata object accepted, as JSON."""
@@ -101,6 +114,11 @@ def messages_problem(value: Any) -> str | None:
     for message in messages:
         if not isinstance(message, HumanMessage):
             return f"a run may add only human messages, not {message.type!r} messages"
+        if message.additional_kwargs or message.response_metadata:
+            return "a message may hold its text only (no additional_kwargs or response_metadata)"
+        for field, value in (("name", message.name), ("id", message.id)):
+            if value is not None and (problem := _label_problem(str(value))) is not None:
+                return f"a message's {field} {problem}"
         blocks = message.content if isinstance(message.content, list) else []
         if any(not (isinstance(b, str) or b.get("type") == "text") for b in blocks):
             return "a message may hold text only (no images, files or other blocks)"
@@ -108,6 +126,17 @@ def messages_problem(value: Any) -> str | None:
             validate_question(message.text)
         except InvalidQuestionError as exc:
             return f"invalid question: {exc}"
+    return None
+
+
+def _label_problem(label: str) -> str | None:
+    """Why a message's ``name`` or ``id`` is not acceptable, or ``None``."""
+    if len(label) > MAX_NAME_CHARS:
+        return f"is {len(label)} characters long; the limit is {MAX_NAME_CHARS}"
+    try:
+        no_control_characters(label)
+    except ValueError as exc:
+        return str(exc)
     return None
 
 
@@ -147,12 +176,9 @@ def _update_pairs(command: Any) -> list[tuple[str, Any]] | str:
     update = command.get("update") if isinstance(command, dict) else None
     if update is None:
         return []
-    pairs = list(update.items()) if isinstance(update, dict) else update
-    if not isinstance(pairs, list) or not all(
-        isinstance(pair, list | tuple) and len(pair) == 2 for pair in pairs
-    ):
+    if not isinstance(update, dict):
         return "a command's update must be an object"
-    return [(str(field), value) for field, value in pairs]
+    return [(str(field), value) for field, value in update.items()]
 
 
 def command_forbidden(command: Any, *, auth: bool) -> str | None:
@@ -177,8 +203,15 @@ def command_forbidden(command: Any, *, auth: bool) -> str | None:
 def command_problem(command: Any) -> str | None:
     """Why the messages a run's ``command`` adds are not acceptable, or ``None``.
 
-    They are checked as a run's input messages are (:func:`messages_problem`).
+    They are checked as a run's input messages are (:func:`messages_problem`); a command that
+    holds more than :data:`COMMAND_KEYS` (``graph``) is refused.
     """
+    if command is None:
+        return None
+    if not isinstance(command, dict):
+        return "a command must be an object"
+    if others := set(command) - COMMAND_KEYS:
+        return f"a command may hold resume, update and goto only, not {', '.join(sorted(others))}"
     pairs = _update_pairs(command)
     if isinstance(pairs, str):
         return pairs

@@ -7,7 +7,8 @@ or terminal escapes that rewrite what ``cat report.md`` shows. :func:`inert_mark
 each of these into plain text, outside code (code spans and fenced blocks are shown as text by
 every Markdown viewer, so only their control characters go):
 
-* terminal escapes and other control characters but tab and newline are removed;
+* terminal escapes and other control characters but tab and newline are removed, and so are
+  bidirectional overrides (U+202A-202E, U+2066-2069);
 * a raw HTML tag, comment or autolink (``<`` then a letter, ``/``, ``!`` or ``?``) has its
   ``<`` written ``&lt;``, which a viewer shows as ``<``;
 * an image or link whose URL is not one of ``allowed`` (the report's references) becomes its
@@ -45,6 +46,7 @@ _CONTROL = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erasing
     r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, hyperlinks
     r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # other C0 and C1 controls (tab and newline stay)
+    r"|[\u202a-\u202e\u2066-\u2069]"  # bidirectional overrides: text shown out of order
 )
 
 _NAME_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
