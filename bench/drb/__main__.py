@@ -30,7 +30,7 @@ from bench.drb.data import DATA_DIR, DrbDataError, Task, available, load_peer, l
 from bench.drb.fact import Reader
 from bench.drb.model import DrbChatModel
 from bench.drb.prompts import DrbPrompts, load_prompts
-from bench.drb.run import Plan, finished, load_record, run_all
+from bench.drb.run import Plan, finished, load_record, run_all, write_file
 from bench.drb.scores import scores
 from bench.drb.standin import StandinJudge
 from bench.drb.web import TaskWeb
@@ -266,9 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     records = asyncio.run(_run_all(plan, http))
     result = scores(plan.tasks, records, plan.peer, about(args))
-    (args.out / "scores.json").write_text(
-        json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8"
-    )
+    write_file(args.out / "scores.json", json.dumps(result, ensure_ascii=False, indent=1))
     print(json.dumps(result["overall"], ensure_ascii=False, indent=1))
     log(f"wrote {args.out / 'submission.jsonl'} and {args.out / 'scores.json'}")
     return 1 if result["failed"] else 0

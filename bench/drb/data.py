@@ -64,8 +64,29 @@ def available(folder: Path = DATA_DIR) -> bool:
     return (folder / "query.jsonl").is_file() and (folder / "criteria.jsonl").is_file()
 
 
+MAX_TASK_ID = 1_000_000
+"""Largest task id accepted (DRB's run 1 to 100)."""
+
+
 def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def task_id(value: Any, path: Path) -> int:
+    """A task's id as a file gives it, which must be a whole number from 1 to MAX_TASK_ID.
+
+    An id names the task's files under ``--out`` (``tasks/<id>.json``): a string such as
+    ``../../x`` or an absolute path would write outside it, and the estimate and the order of
+    comparisons do arithmetic on it.
+
+    Raises:
+        DrbDataError: it is not.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TASK_ID:
+        raise DrbDataError(
+            f"task ids must be whole numbers from 1 to {MAX_TASK_ID}; {path} has {value!r}"
+        )
+    return value
 
 
 def load_tasks(folder: Path = DATA_DIR, ids: set[int] | None = None) -> list[Task]:
@@ -76,12 +97,14 @@ def load_tasks(folder: Path = DATA_DIR, ids: set[int] | None = None) -> list[Tas
     """
     if not available(folder):
         raise DrbDataError(f"DRB data not found in {folder} (query.jsonl, criteria.jsonl)")
-    rubrics = {row["id"]: row for row in _lines(folder / "criteria.jsonl")}
+    criteria_path, query_path = folder / "criteria.jsonl", folder / "query.jsonl"
+    rubrics = {task_id(row.get("id"), criteria_path): row for row in _lines(criteria_path)}
     tasks = []
-    for row in _lines(folder / "query.jsonl"):
-        if ids is not None and row["id"] not in ids:
+    for row in _lines(query_path):
+        number = task_id(row.get("id"), query_path)
+        if ids is not None and number not in ids:
             continue
-        rubric = rubrics.get(row["id"], {})
+        rubric = rubrics.get(number, {})
         criteria = tuple(
             Criterion(dimension, c["criterion"], c["explanation"], float(c["weight"]))
             for dimension, items in rubric.get("criterions", {}).items()
@@ -89,7 +112,7 @@ def load_tasks(folder: Path = DATA_DIR, ids: set[int] | None = None) -> list[Tas
         )
         tasks.append(
             Task(
-                id=row["id"],
+                id=number,
                 prompt=row["prompt"],
                 language=row.get("language", "en"),
                 topic=row.get("topic", ""),
@@ -132,9 +155,9 @@ def load_peer(folder: Path = DATA_DIR, name: str = PEER) -> Peer:
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
         raise DrbDataError(f"DRB peer files not found: {', '.join(missing)}")
-    articles = {int(row["id"]): str(row["article"]) for row in _lines(paths[0])}
+    articles = {task_id(row.get("id"), paths[0]): str(row["article"]) for row in _lines(paths[0])}
     race = {
-        int(row["id"]): {
+        task_id(row.get("id"), paths[1]): {
             **{d: float(row[d]) for d in DIMENSIONS},
             "overall": float(row["overall_score"]),
         }

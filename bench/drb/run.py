@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -84,7 +85,9 @@ class Plan:
 
 
 def task_path(out: Path, task_id: int) -> Path:
-    """Where a task's record is saved."""
+    """Where a task's record is saved (an id is a whole number: ``data.task_id``)."""
+    if isinstance(task_id, bool) or not isinstance(task_id, int):
+        raise TypeError(f"a task id is a whole number, not {task_id!r}")
     return out / "tasks" / f"{task_id}.json"
 
 
@@ -97,17 +100,27 @@ def load_record(out: Path, task_id: int) -> dict[str, Any]:
     return record
 
 
-def _write(path: Path, text: str) -> None:
-    """Write ``text`` whole or not at all (a temporary file renamed over the target)."""
+def write_file(path: Path, text: str) -> None:
+    """Write ``text`` whole or not at all, never through a symbolic link.
+
+    A new temporary file (a name of its own, created exclusively: a link planted at a
+    predictable ``.NAME.partial`` would be followed) is renamed over ``path``, which replaces
+    a link there rather than writing where it points.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)
+    handle, partial = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(partial, path)
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
 
 
 def save_record(out: Path, record: dict[str, Any]) -> None:
     """Save a task's record."""
-    _write(task_path(out, record["id"]), json.dumps(record, ensure_ascii=False, indent=1))
+    write_file(task_path(out, record["id"]), json.dumps(record, ensure_ascii=False, indent=1))
 
 
 def finished(record: dict[str, Any]) -> bool:
@@ -131,7 +144,8 @@ async def run_stages(
     if "article" not in record:
         report = await ask(task, plan.model, depth=plan.depth, sources=plan.sources)
         data = report.model_dump(mode="json", by_alias=True)
-        _write(out / "reports" / f"{task.id}.json", json.dumps(data, ensure_ascii=False, indent=1))
+        text = json.dumps(data, ensure_ascii=False, indent=1)
+        write_file(out / "reports" / f"{task.id}.json", text)
         record["article"] = report.markdown
         record["measured"] = measure(task, report, report.config.depth).row()
         metrics = report.metrics
@@ -169,8 +183,8 @@ def write_outputs(plan: Plan) -> None:
         if "cleaned" in record:
             line = {"id": task.id, "prompt": task.prompt, "article": record["cleaned"]}
             cleaned.append(json.dumps(line, ensure_ascii=False))
-    _write(plan.out / "submission.jsonl", "".join(f"{line}\n" for line in submission))
-    _write(plan.out / "cleaned.jsonl", "".join(f"{line}\n" for line in cleaned))
+    write_file(plan.out / "submission.jsonl", "".join(f"{line}\n" for line in submission))
+    write_file(plan.out / "cleaned.jsonl", "".join(f"{line}\n" for line in cleaned))
 
 
 def progress(plan: Plan, task: Task, record: dict[str, Any]) -> str:
