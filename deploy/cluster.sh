@@ -51,11 +51,34 @@ with psycopg.connect(admin, autocommit=True) as conn:
 PY
 }
 
+# The PID of our instance on a port, if it is alive (its PID file names it).
+our_instance() {
+    local pidfile="$CLUSTER_DIR/$1.pid"
+    [[ -f "$pidfile" ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null && cat "$pidfile"
+}
+
+# Refuse to start when a port we are to serve is held by another process: our instance would
+# fail to bind and exit, and the health check would reach the other server instead.
+check_ports_free() {
+    local port
+    for port in $CLUSTER_PORTS; do
+        our_instance "$port" >/dev/null && continue
+        if ! "$CLUSTER_PYTHON" -c '
+import socket, sys
+with socket.socket() as s:
+    s.bind(("127.0.0.1", int(sys.argv[1])))' "$port" 2>/dev/null; then
+            say "port $port is taken by another process: stop it or set CLUSTER_PORTS"
+            exit 1
+        fi
+    done
+}
+
 start() {
     if [[ ! -x "$CLUSTER_PYTHON" ]]; then
         say "no Python 3.12 environment at $CLUSTER_PYTHON: run 'make cluster'"
         exit 1
     fi
+    check_ports_free
     local bin dir
     bin="$(dirname "$CLUSTER_PYTHON")"
     mkdir -p "$CLUSTER_DIR"
@@ -96,6 +119,13 @@ start() {
         # starts, and two doing so at once on a fresh database collide.
         wait_ready "$port"
     done
+    for port in $CLUSTER_PORTS; do  # each instance still ours and alive once all answered
+        if ! our_instance "$port" >/dev/null; then
+            say "instance on port $port is not running; its log:"
+            tail -n 40 "$CLUSTER_DIR/$port.log" >&2 2>/dev/null || true
+            exit 1
+        fi
+    done
     say "cluster up: $(for p in $CLUSTER_PORTS; do printf 'http://127.0.0.1:%s ' "$p"; done)"
 }
 
@@ -110,7 +140,12 @@ wait_ready() {
         fi
         if "$CLUSTER_PYTHON" -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)" \
             "http://127.0.0.1:$port/health" 2>/dev/null; then
-            return 0
+            # Answered, and by ours: the port was free when it started, and it is still alive
+            # a moment later (an instance that failed to bind exits at once).
+            sleep 1
+            if kill -0 "$pid" 2>/dev/null; then
+                return 0
+            fi
         fi
         sleep 0.5
     done

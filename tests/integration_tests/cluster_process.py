@@ -89,8 +89,26 @@ def aegra_cluster(
     ensure_redis()
     ensure_cluster_python()
     ports = [_free_port() for _ in range(instances)]
+    environment = cluster_environment(directory, domain_url, aegra_url, env, ports)
+    script = str(REPO_ROOT / "deploy" / "cluster.sh")
+    started = subprocess.run(
+        [script, "start"], env=environment, capture_output=True, text=True, timeout=240
+    )
+    try:
+        if started.returncode != 0:
+            pytest.fail(f"deploy/cluster.sh start failed:\n{started.stderr[-4000:]}")
+        pids = tuple(int((directory / f"{port}.pid").read_text()) for port in ports)
+        yield Cluster(tuple(f"http://127.0.0.1:{p}" for p in ports), pids, directory)
+    finally:
+        subprocess.run([script, "stop"], env=environment, capture_output=True, timeout=120)
+
+
+def cluster_environment(
+    directory: Path, domain_url: str, aegra_url: str, env: Mapping[str, str], ports: list[int]
+) -> dict[str, str]:
+    """The environment ``deploy/cluster.sh`` is run with for instances on ``ports``."""
     keys = f"deep-research-test:{uuid.uuid4().hex[:12]}"
-    environment = {
+    return {
         **{name: os.environ[name] for name in KEPT if name in os.environ},
         "CLUSTER_PORTS": " ".join(map(str, ports)),
         "CLUSTER_DIR": str(directory),
@@ -103,14 +121,3 @@ def aegra_cluster(
         "LOG_LEVEL": "WARNING",
         **env,
     }
-    script = str(REPO_ROOT / "deploy" / "cluster.sh")
-    started = subprocess.run(
-        [script, "start"], env=environment, capture_output=True, text=True, timeout=240
-    )
-    try:
-        if started.returncode != 0:
-            pytest.fail(f"deploy/cluster.sh start failed:\n{started.stderr[-4000:]}")
-        pids = tuple(int((directory / f"{port}.pid").read_text()) for port in ports)
-        yield Cluster(tuple(f"http://127.0.0.1:{p}" for p in ports), pids, directory)
-    finally:
-        subprocess.run([script, "stop"], env=environment, capture_output=True, timeout=120)
