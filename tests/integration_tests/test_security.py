@@ -599,3 +599,28 @@ async def test_a_runs_messages_and_command_hold_nothing_but_questions(
     async with auth_server.http("bob") as http:
         bidi = await http.put("/preferences", json={"system_instructions": "Be \u202ebrief"})
         assert bidi.status_code == 422, bidi.text
+
+
+async def test_a_lone_surrogate_or_a_bad_store_label_is_a_422(
+    auth_server: AuthServer, alice: LangGraphClient
+) -> None:
+    """Aegra answered 500 and reset the connection to both; langgraph dev to the first."""
+    thread = (await alice.threads.create())["thread_id"]
+    lone = b'{"metadata": {"topic": "\\ud800"}}'
+    headers = {"Content-Type": "application/json"}
+    async with auth_server.http("alice") as http:
+        for method, path, body in (
+            ("POST", "/threads", lone),
+            ("PATCH", f"/threads/{thread}", lone),
+            ("POST", "/threads/search", lone),
+            ("POST", "/assistants/search", lone),
+            ("POST", f"/threads/{thread}/state", b'{"values": {"title": "\\udfff"}}'),
+        ):
+            response = await http.request(method, path, content=body, headers=headers)
+            assert response.status_code == 422, (method, path, response.text)
+        for namespace in (["alice", "a.b"], ["alice", ""]):
+            item = {"namespace": namespace, "key": "k", "value": {"v": 1}}
+            response = await http.put("/store/items", json=item)
+            assert response.status_code == 422, (namespace, response.text)
+        found = await http.post("/threads/search", json={"metadata": {"topic": "batteries"}})
+        assert found.status_code == 200  # the server still answers

@@ -333,9 +333,15 @@ async def no_crons(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> bool:
 
 @auth.on.store
 async def own_namespaces(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> bool:
-    """Use only store namespaces that start with one's user id."""
+    """Use only store namespaces that start with one's user id, of labels the store takes.
+
+    The store refuses a label that is empty or holds a period: langgraph-api answers 422,
+    Aegra 500, so it is refused here first (422).
+    """
     owner = owner_id(ctx.user)
     namespace = tuple(cast("tuple[str, ...]", value.get("namespace") or ()))
+    if any(not isinstance(label, str) or not label or "." in label for label in namespace):
+        raise _refuse(422, "store namespace labels must be non-empty text without periods")
     if ctx.action == "list_namespaces" and not namespace:
         value["namespace"] = (owner,)
         return True

@@ -1,4 +1,4 @@
-"""Request bodies, bounded; refusals of ``/mcp`` tool calls answered, not turned into 500.
+r"""Request bodies, bounded; refusals of ``/mcp`` tool calls answered, not turned into 500.
 
 :class:`RequestBodies` is an ASGI middleware of the custom app, which the LangGraph server
 places around its own routes (as it does the CORS policy), so it sees every request:
@@ -8,10 +8,12 @@ places around its own routes (as it does the CORS policy), so it sees every requ
   characters and metadata 64 KiB: no request needs more).
 * A body this guard cannot read is refused before the server sees it: JSON nested over
   :data:`~deep_research.sources.bounded_json.MAX_JSON_DEPTH` levels (422), or not JSON at all
-  (400). Every route of the server (the LangGraph API, ours, ``/mcp``) takes JSON, and the
-  runtime's own parser reads deeper than the guard: a body the guard let through unread would
-  skip the checks below (and Aegra's, :mod:`deep_research.server.aegra`), and a very deep one
-  ends in ``RecursionError``, a 500.
+  (400), or JSON whose text holds a lone surrogate (an escaped ``\ud800``: no Unicode text,
+  which Aegra's database driver fails on with a 500 and a reset connection; 422). Every route
+  of the server (the LangGraph API, ours, ``/mcp``) takes JSON, and the runtime's own parser
+  reads deeper than the guard: a body the guard let through unread would skip the checks
+  below (and Aegra's, :mod:`deep_research.server.aegra`), and a very deep one ends in
+  ``RecursionError``, a 500.
 * With auth on, a request that picks a new thread's id (``POST /threads`` with a
   ``thread_id``) is refused with 422 whether the id is taken or not: the server would answer
   "already exists" for another user's thread, telling the caller that it does. The auth
@@ -104,11 +106,15 @@ def unreadable(body: bytes) -> tuple[int, str] | None:
     if not body.strip():
         return None
     try:
-        loads_bounded(body)
+        payload = loads_bounded(body)
     except JsonLimitError as exc:
         return 422, f"the request body cannot be read: {exc}"
     except ValueError:
         return 400, "the request body is not JSON (UTF-8)"
+    try:
+        json.dumps(payload, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return 422, "the request body holds a lone surrogate (\\ud800-\\udfff): not Unicode text"
     return None
 
 
