@@ -624,3 +624,22 @@ async def test_a_lone_surrogate_or_a_bad_store_label_is_a_422(
             assert response.status_code == 422, (namespace, response.text)
         found = await http.post("/threads/search", json={"metadata": {"topic": "batteries"}})
         assert found.status_code == 200  # the server still answers
+
+
+async def test_metadata_merged_by_updates_stays_within_its_cap(
+    auth_server: AuthServer, bob: LangGraphClient
+) -> None:
+    """The cap holds for what is stored: 30 updates of 60 KB left 1.8 MB on a thread."""
+    thread = (await bob.threads.create())["thread_id"]
+    assistant = (await bob.assistants.create(GRAPH_ID, name="mine"))["assistant_id"]
+    part = "x" * 40_000
+    async with auth_server.http("bob") as http:
+        for path in (f"/threads/{thread}", f"/assistants/{assistant}"):
+            first = await http.patch(path, json={"metadata": {"a": part}})
+            assert first.status_code == 200, first.text
+            second = await http.patch(path, json={"metadata": {"b": part}})
+            assert second.status_code == 422, second.text
+            replaced = await http.patch(path, json={"metadata": {"a": "short"}})
+            assert replaced.status_code == 200, replaced.text  # a key replaced, not added
+            stored = (await http.get(path)).json()["metadata"]
+            assert stored["a"] == "short" and "b" not in stored

@@ -35,6 +35,7 @@ from deep_research.server.cors import CORSPolicy, allowed_origins
 from deep_research.server.database import domain_database
 from deep_research.server.run_cap import DatabaseSource, RunLimiter
 from deep_research.server.runtimes.aegra import AegraRuntime
+from deep_research.server.runtimes.langgraph_api import LangGraphApiRuntime
 from deep_research.server.tokens import TokenVerifier, key_id, sign_token
 from deep_research.services import Services
 from deep_research.settings import get_settings
@@ -278,6 +279,33 @@ async def test_no_thread_is_created_again_under_a_closed_threads_id(
             assert refused.value.status_code == 409, runtime
         fresh: dict[str, Any] = {"thread_id": "fresh-1", "metadata": {}}
         await server_auth.create_thread(ctx=_ctx("local", "threads", "create"), value=fresh)
+
+
+class StoredMetadata(LangGraphApiRuntime):
+    """The runtime, with a thread and an assistant of alice's holding 40 KB of metadata."""
+
+    async def stored_metadata(self, resource: str, resource_id: str) -> dict[str, Any] | None:
+        return {"owner": "alice", "a": "x" * 40_000} if resource_id == "t1" else None
+
+
+async def test_an_update_is_capped_with_the_metadata_it_merges_into(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _configure(monkeypatch, DEEP_RESEARCH_AUTH_TOKENS=f"{ALICE}=alice")
+    monkeypatch.setattr(server_auth, "current_runtime", StoredMetadata)
+    more = {"b": "x" * 40_000}
+    for handler, resource, key in (
+        (server_auth.own_threads, "threads", "thread_id"),
+        (server_auth.own_assistants, "assistants", "assistant_id"),
+    ):
+        ctx = _ctx("alice", resource, "update")
+        with pytest.raises(Auth.exceptions.HTTPException) as refused:
+            await handler(ctx=ctx, value={key: "t1", "metadata": dict(more)})
+        assert refused.value.status_code == 422 and "stored" in str(refused.value.detail)
+        await handler(ctx=ctx, value={key: "t1", "metadata": {"a": "y" * 40_000}})  # replaced
+        await handler(ctx=ctx, value={key: "t2", "metadata": dict(more)})  # nothing stored
+        bobs = _ctx("bob", resource, "update")  # not bob's: his answer is the server's 404
+        await handler(ctx=bobs, value={key: "t1", "metadata": dict(more)})
 
 
 async def test_store_namespaces_start_with_the_user_id(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -49,7 +49,7 @@ from deep_research.server.inputs import (
     metadata_problem,
 )
 from deep_research.server.run_cap import run_limiter
-from deep_research.server.runtimes.base import authorization_header
+from deep_research.server.runtimes.base import MetadataOwner, authorization_header
 from deep_research.server.runtimes.select import current_runtime
 from deep_research.server.tokens import current_verifier
 from deep_research.services import model_refusal
@@ -132,6 +132,26 @@ def _check_metadata(value: Any) -> None:
         raise _refuse(422, problem)
 
 
+async def _check_merged_metadata(
+    value: Mapping[str, Any], resource: MetadataOwner, owner: str
+) -> None:
+    """Refuse an update whose metadata, merged into what is stored, is over the limit (422).
+
+    Both runtimes merge an update's metadata into the stored one (one level deep): a cap on
+    the request alone let 30 updates of 60 KB leave 1.8 MB. Another user's resource is not
+    looked at (the server answers 404 for it, and the answer must not depend on its size).
+    """
+    update, key = value.get("metadata"), "thread_id" if resource == "threads" else "assistant_id"
+    if not isinstance(update, dict) or not update or not value.get(key):
+        return
+    stored = await current_runtime().stored_metadata(resource, str(value[key]))
+    if stored is None or stored.get("owner") != owner:
+        return
+    problem = metadata_problem({**stored, **update})
+    if problem is not None:
+        raise _refuse(422, f"with the metadata stored, {problem}")
+
+
 async def check_run_request(kwargs: dict[str, Any], graph: str | None = None) -> None:
     """Refuse, before anything is stored, a run whose input, command or corpus is not acceptable.
 
@@ -210,6 +230,7 @@ async def own_threads(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> dic
             )
         if kind != "run" and value.get("metadata") is not None:
             _stamp(value, owner)
+            await _check_merged_metadata(value, "threads", owner)
     return {"owner": owner}
 
 
@@ -315,6 +336,8 @@ async def own_assistants(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> 
     if ctx.action in ("create", "update"):
         _check_metadata(value)
         _stamp(value, owner)
+        if ctx.action == "update":
+            await _check_merged_metadata(value, "assistants", owner)
         await check_context(value.get("context"))
         config = value.get("config")  # the older way to give an assistant its context
         await check_context(config.get("configurable") if isinstance(config, dict) else None)

@@ -35,7 +35,7 @@ from starlette.middleware import Middleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from deep_research.server.bodies import answer, replaying, unreadable
-from deep_research.server.runtimes.base import RunRequest, Stores, ThreadUpdate
+from deep_research.server.runtimes.base import MetadataOwner, RunRequest, Stores, ThreadUpdate
 from deep_research.sources.bounded_json import loads_bounded
 
 logger = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ STATE_ROUTES = (
 AEGRA_NAMES = {
     "aegra_api.api.runs": ("cancel_runs", "router"),
     "aegra_api.api.threads": ("delete_thread", "router"),
-    "aegra_api.core.orm": ("Cron", "Run", "Thread", "get_session_maker"),
+    "aegra_api.core.orm": ("Assistant", "Cron", "Run", "Thread", "get_session_maker"),
     "aegra_api.core.database": ("db_manager",),
     "aegra_api.models.auth": ("User",),
     "aegra_api.models.runs": ("RunsCancel",),
@@ -150,6 +150,21 @@ class AegraRuntime:
                 select(admitted).where(Run.user_id == user_id, Run.status.in_(ACTIVE))
             )
             return {str(run_id) for run_id in rows}
+
+    async def stored_metadata(
+        self, resource: MetadataOwner, resource_id: str
+    ) -> dict[str, Any] | None:
+        """The thread's or assistant's metadata in Aegra's database."""
+        from aegra_api.core.orm import Assistant, Thread, get_session_maker
+
+        column = (
+            select(Thread.metadata_json).where(Thread.thread_id == resource_id)
+            if resource == "threads"
+            else select(Assistant.metadata_dict).where(Assistant.assistant_id == resource_id)
+        )
+        async with get_session_maker()() as session:
+            found = await session.scalar(column)
+        return None if found is None else dict(found)
 
     async def run_status(self, thread_id: str, run_id: str) -> str | None:
         """The run's status, or ``None`` when Aegra has not stored it.

@@ -88,6 +88,10 @@ class RunRequest:
         }
 
 
+MetadataOwner = Literal["threads", "assistants"]
+"""What holds metadata that an update merges into."""
+
+
 class Runtime(Protocol):
     """What the server's code needs of the runtime that serves it."""
 
@@ -109,6 +113,12 @@ class Runtime(Protocol):
 
     async def active_runs(self, user_id: str) -> set[str]:
         """The ids of ``user_id``'s pending and running runs, on every instance."""
+        ...
+
+    async def stored_metadata(
+        self, resource: MetadataOwner, resource_id: str
+    ) -> dict[str, Any] | None:
+        """The metadata a thread or an assistant has now, or ``None`` if there is none."""
         ...
 
     async def run_status(self, thread_id: str, run_id: str) -> str | None:

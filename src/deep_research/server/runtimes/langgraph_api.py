@@ -23,7 +23,7 @@ from langgraph_sdk.schema import RunStatus
 from deep_research.persistence.checkpointer import open_checkpointer
 from deep_research.persistence.content import open_store
 from deep_research.server.database import StoreDisabledError, server_database_url
-from deep_research.server.runtimes.base import RunRequest, Stores, ThreadUpdate
+from deep_research.server.runtimes.base import MetadataOwner, RunRequest, Stores, ThreadUpdate
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +85,20 @@ class LangGraphApiRuntime:
                     )
                     run_ids.update(str(run["run_id"]) for run in runs)
         return run_ids
+
+    async def stored_metadata(
+        self, resource: MetadataOwner, resource_id: str
+    ) -> dict[str, Any] | None:
+        """The thread's or assistant's metadata, read in process (past the auth layer)."""
+        try:
+            async with get_client() as client:
+                if resource == "threads":
+                    found: Mapping[str, Any] = await client.threads.get(resource_id)
+                else:
+                    found = await client.assistants.get(resource_id)
+        except (LangGraphError, httpx.HTTPError):  # none: the server answers that itself
+            return None
+        return dict(found.get("metadata") or {})
 
     async def run_status(self, thread_id: str, run_id: str) -> str | None:
         """The run's status, or ``None`` when the server has not stored it."""
