@@ -94,3 +94,28 @@ async def test_a_chat_a_run_records_during_the_users_purge_is_erased_too(
         assert "late-chat" in runtime.stopped, "the late chat's runs were not stopped"
     finally:
         await close_domain_stores()
+
+
+class BackloggedRuntime(QuietRuntime):
+    """A thread with queued runs: cancelling stops the running one, and the next one starts."""
+
+    def __init__(self, url: str, queued: int) -> None:
+        super().__init__(url)
+        self.queued = queued
+
+    async def cancel_runs(self, thread_id: str) -> None:
+        await super().cancel_runs(thread_id)
+        self.queued = max(self.queued - 1, 0)
+
+    async def busy(self, thread_id: str) -> bool:
+        return self.queued > 0
+
+
+async def test_a_backlog_of_queued_runs_is_cancelled_as_each_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``/me/purge`` with queued runs answered 409 after 60 s; a retry then succeeded."""
+    runtime = BackloggedRuntime(f"sqlite:///{tmp_path / 'store.sqlite'}", queued=6)
+    monkeypatch.setattr(purge, "current_runtime", lambda: runtime)
+    await purge.stop_runs(["t1"], timeout=5)
+    assert runtime.queued == 0 and runtime.stopped.count("t1") >= 6

@@ -48,6 +48,10 @@ SQLite a cancelled run may first wait out one busy timeout: a statement already 
 the file's write lock in aiosqlite's thread cannot be interrupted."""
 
 
+CANCEL_AGAIN = 0.25
+"""Seconds between two cancellations of a busy thread's runs while waiting for it."""
+
+
 class RunsStillActiveError(StoreError):
     """A chat's cancelled run did not end in time: nothing was purged (409)."""
 
@@ -57,6 +61,11 @@ async def stop_runs(threads: Sequence[str], *, timeout: float = STOP_TIMEOUT) ->
 
     A cancelled run is marked ``interrupted`` at once, but its task ends a moment later (at
     its next ``await``): the thread stays ``busy`` until then, and that is what is waited for.
+    Runs queued on the thread (``multitask_strategy="enqueue"``) may start one after another
+    as each ends, and not all of them are cancelled by one call (langgraph-api lets a queued
+    run start after its cancellation was asked): the runs are cancelled again every
+    :data:`CANCEL_AGAIN` seconds while the thread is busy, so the backlog is cancelled as it
+    starts.
     The runtime's adapter cancels and watches the runs (langgraph-api: its API in process, past
     the auth layer; Aegra: its runs table); the caller has checked that the threads are the
     user's.
@@ -74,7 +83,8 @@ async def stop_runs(threads: Sequence[str], *, timeout: float = STOP_TIMEOUT) ->
                     raise RunsStillActiveError(
                         f"chat {thread} still has a run in progress; try again in a moment"
                     )
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(CANCEL_AGAIN)
+                await runtime.cancel_runs(thread)  # a queued run that started meanwhile
     except httpx.HTTPError as exc:  # not running inside the LangGraph server
         logger.warning("the chats' runs were not stopped: %s", exc)
 
