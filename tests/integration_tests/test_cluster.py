@@ -432,6 +432,27 @@ async def test_no_run_is_recorded_on_a_chat_while_the_command_line_purge_erases_
     assert await _left_in_aegra(aegra_url, thread) == {}
 
 
+async def test_the_command_lines_purge_leaves_another_users_thread_in_aegra_whole(
+    cluster: Cluster, postgres_url: str
+) -> None:
+    """A chat of the domain store may name any thread id (the command line records its own):
+    Aegra's thread of another user keeps its row and checkpoints (issue 43, note 2)."""
+    aegra_url, domain_url = _aegra_url(postgres_url), _domain_url(postgres_url)
+    thread = str(uuid.uuid4())
+    async with await psycopg.AsyncConnection.connect(aegra_url, autocommit=True) as conn:
+        await conn.execute("INSERT INTO thread (thread_id, user_id) VALUES (%s, 'ivan')", (thread,))
+        await conn.execute(
+            "INSERT INTO checkpoints"
+            " (thread_id, checkpoint_ns, checkpoint_id, checkpoint, metadata)"
+            " VALUES (%s, '', 'ivans', '{}', '{}')",
+            (thread,),
+        )
+    async with open_database(domain_url) as database:
+        purged = await purge_from_aegra(aegra_url, database, user_id="henry", threads=[thread])
+    assert purged.records == 0 and thread not in purged.threads
+    assert await _left_in_aegra(aegra_url, thread) == {"thread": 1, "checkpoints": 1}
+
+
 async def test_a_purge_stops_a_run_in_flight_and_nothing_is_written_back(
     cluster: Cluster, postgres_url: str, holds: Holds
 ) -> None:

@@ -19,6 +19,10 @@ its look at their runs until it commits: while a run of one of them is pending o
 refuses, purging nothing; a run asked for meanwhile waits for it, then finds its chat gone. So
 no worker claims a run that writes a purged chat back.
 
+Only the user's threads are touched: a thread whose row in Aegra is another user's (Aegra's
+``thread.user_id``) is left whole, checkpoints included, whatever the domain store's chats
+say (a chat recorded by the command line may name any thread id).
+
 It is called before :func:`~deep_research.persistence.purge.purge_chats` purges the chats'
 rows (which say which page text the chats referred to), and can be run again: a purge
 interrupted anywhere is finished by running it again.
@@ -115,7 +119,8 @@ async def purge_from_aegra(
             else []
         )
         doomed = list(dict.fromkeys([*threads, *owned]))
-        first = await _lock_idle(conn, doomed)
+        first = await _lock_idle(conn, doomed, user_id)
+        doomed = [thread for thread in doomed if thread not in first.others]
         documents = await _documents_only_of(database, user_id=user_id, threads=doomed)
         checkpointer = AsyncPostgresSaver(conn)
         async with AsyncPostgresStore(conn) as store:
@@ -134,12 +139,12 @@ async def purge_from_aegra(
             # A row Aegra created meanwhile (a run asked for on a chat it then had no row for)
             # was not locked above: lock it and look again (refusing now rolls all of the purge
             # back), and purge what a run on it wrote. Rows created after this look stay.
-            locked = await _lock_idle(conn, doomed)
-            for thread in sorted(set(locked) - set(first)):
+            locked = await _lock_idle(conn, doomed, user_id)
+            for thread in sorted(set(locked.own) - set(first.own) - set(locked.others)):
                 await checkpointer.adelete_thread(thread)
                 await drop_stages(store, thread_namespace(thread))
         records = await conn.execute(
-            "DELETE FROM thread WHERE thread_id = ANY(%s) AND user_id = %s", (locked, user_id)
+            "DELETE FROM thread WHERE thread_id = ANY(%s) AND user_id = %s", (locked.own, user_id)
         )
         if all_owned:
             await conn.execute("DELETE FROM crons WHERE user_id = %s", (user_id,))
@@ -148,7 +153,15 @@ async def purge_from_aegra(
     )
 
 
-async def _lock_idle(conn: AsyncConnection[DictRow], threads: list[str]) -> list[str]:
+@dataclass(frozen=True)
+class _Locked:
+    """Aegra's rows of the threads to erase, locked: the user's, and other users'."""
+
+    own: list[str]
+    others: list[str]
+
+
+async def _lock_idle(conn: AsyncConnection[DictRow], threads: list[str], user_id: str) -> _Locked:
     """Lock Aegra's rows of ``threads`` (the ids of those it has), unless one has a run in flight.
 
     The lock (``FOR UPDATE``, held until the purge commits or rolls back) makes a run asked for
@@ -156,19 +169,24 @@ async def _lock_idle(conn: AsyncConnection[DictRow], threads: list[str]) -> list
     transaction that updates the thread's row and inserts the run's (whose key refers to the
     thread's). So a run is recorded before this looks, and refused here, or after the purge
     has committed, when its thread is gone (Aegra's request then fails, or starts a new chat).
+    Rows of another user than ``user_id`` are told apart: those threads are not the user's to
+    erase (nor are their runs the user's to wait for).
 
     Raises:
-        AegraRunsActiveError: a run of one of the threads is pending or running.
+        AegraRunsActiveError: a run of one of the user's threads is pending or running.
     """
-    locked = await _column(
-        conn,
-        "SELECT thread_id FROM thread WHERE thread_id = ANY(%s) ORDER BY thread_id FOR UPDATE",
-        threads,
-    )
+    rows = await (
+        await conn.execute(
+            "SELECT thread_id, user_id FROM thread WHERE thread_id = ANY(%s)"
+            " ORDER BY thread_id FOR UPDATE",
+            (threads,),
+        )
+    ).fetchall()
+    others = [str(row["thread_id"]) for row in rows if str(row["user_id"]) != user_id]
     active = await _column(
         conn,
         "SELECT run_id FROM runs WHERE thread_id = ANY(%s) AND status = ANY(%s)",
-        threads,
+        [thread for thread in threads if thread not in others],
         list(ACTIVE),
     )
     if active:
@@ -176,7 +194,8 @@ async def _lock_idle(conn: AsyncConnection[DictRow], threads: list[str]) -> list
             f"{len(active)} run(s) of these chats are still pending or running on Aegra;"
             " cancel them, or purge over HTTP (which cancels them), then purge again"
         )
-    return locked
+    own = [str(row["thread_id"]) for row in rows if str(row["user_id"]) == user_id]
+    return _Locked(own=own, others=others)
 
 
 async def _column(conn: AsyncConnection[DictRow], query: str, *params: object) -> list[str]:
