@@ -165,6 +165,11 @@ async def test_a_state_write_is_refused_whatever_keys_its_body_adds_on_aegra(
 ) -> None:
     """Aegra's update value is the request body plus the path's ids: a body may add any key."""
     _serve_on(monkeypatch, AegraRuntime())
+
+    async def nothing_stored(self: AegraRuntime, resource: str, resource_id: str) -> None:
+        return None  # a rename reads the stored metadata, in Aegra's database (not here)
+
+    monkeypatch.setattr(AegraRuntime, "stored_metadata", nothing_stored)
     ctx = Auth.types.AuthContext(
         user=User("alice"), permissions=[], resource="threads", action="update"
     )
