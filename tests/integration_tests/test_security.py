@@ -626,14 +626,13 @@ async def test_a_lone_surrogate_or_a_bad_store_label_is_a_422(
         assert found.status_code == 200  # the server still answers
 
 
-async def test_metadata_merged_by_updates_stays_within_its_cap(
-    auth_server: AuthServer, bob: LangGraphClient
-) -> None:
+async def test_metadata_merged_by_updates_stays_within_its_cap(auth_server: AuthServer) -> None:
     """The cap holds for what is stored: 30 updates of 60 KB left 1.8 MB on a thread."""
-    thread = (await bob.threads.create())["thread_id"]
-    assistant = (await bob.assistants.create(GRAPH_ID, name="mine"))["assistant_id"]
     part = "x" * 40_000
-    async with auth_server.http("bob") as http:
+    async with auth_server.http("carol") as http:  # a user of its own: others count assistants
+        thread = (await http.post("/threads", json={})).json()["thread_id"]
+        made = await http.post("/assistants", json={"graph_id": GRAPH_ID, "name": "carol's"})
+        assistant = made.json()["assistant_id"]
         for path in (f"/threads/{thread}", f"/assistants/{assistant}"):
             first = await http.patch(path, json={"metadata": {"a": part}})
             assert first.status_code == 200, first.text
@@ -643,3 +642,4 @@ async def test_metadata_merged_by_updates_stays_within_its_cap(
             assert replaced.status_code == 200, replaced.text  # a key replaced, not added
             stored = (await http.get(path)).json()["metadata"]
             assert stored["a"] == "short" and "b" not in stored
+        assert (await http.delete(f"/assistants/{assistant}")).status_code in (200, 204)
