@@ -269,6 +269,7 @@ class AegraRuntime:
 
         Called once Aegra has built the app (its middleware added), before it serves anything.
         """
+        _refuse_to_serve_without_auth()
         installed: list[object] = [entry.cls for entry in app.user_middleware]
         if AegraRequests in installed:
             return
@@ -276,6 +277,26 @@ class AegraRuntime:
         theirs = [m for m in app.user_middleware if m not in ours]
         app.user_middleware = [*ours, Middleware(AegraRequests), *theirs]
         _state_by_field_name()
+
+
+def _refuse_to_serve_without_auth() -> None:
+    """Fail closed when Aegra could not load ``auth.path``.
+
+    Aegra logs a warning and serves every request as one shared anonymous user when the auth
+    module named by the configuration fails to load; our routes would then answer whoever
+    asks. The app refuses to start instead (every request then fails, and the cluster script's
+    health check with it).
+
+    Raises:
+        RuntimeError: Aegra holds no auth handler.
+    """
+    from aegra_api.core.auth_middleware import get_auth_instance
+
+    if get_auth_instance() is None:
+        raise RuntimeError(
+            "Aegra loaded no auth handler from auth.path (see its log for why): refusing to"
+            " serve every request as one anonymous user"
+        )
 
 
 @asynccontextmanager
