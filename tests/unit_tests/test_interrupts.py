@@ -105,6 +105,84 @@ def test_payloads_are_the_typed_models_dumped() -> None:
     assert question == {"type": "clarification", "question": "Which chemistry?", "error": None}
 
 
+def test_payloads_also_have_the_human_in_the_loop_shape() -> None:
+    """The keys the CLI, Studio and the web app read stay; LangChain's HITL keys are added."""
+    asked = ClarificationRequest(question="Which chemistry?", error="too long").payload()
+    assert {k: asked[k] for k in ("type", "question", "error")} == {
+        "type": "clarification",
+        "question": "Which chemistry?",
+        "error": "too long",
+    }
+    [action] = asked["action_requests"]
+    assert action["name"] == "clarifying_question" and action["args"] == {"answer": ""}
+    assert (
+        action["description"].startswith("Which chemistry?") and "too long" in action["description"]
+    )
+    [review] = asked["review_configs"]
+    assert review["action_name"] == "clarifying_question"
+    assert {"edit", "respond", "approve"} <= set(review["allowed_decisions"])
+
+    request = PlanReviewRequest(brief="What do batteries cost?", steps=PLAN, max_steps=3)
+    shown = request.payload()
+    assert (
+        PlanReviewRequest.model_validate(
+            {k: v for k, v in shown.items() if k not in ("action_requests", "review_configs")}
+        )
+        == request
+    )
+    [action] = shown["action_requests"]
+    assert action["name"] == "review_plan"
+    assert action["args"] == {"steps": [{"id": s.id, "title": s.title} for s in PLAN]}
+    assert "s02. NMC cost" in action["description"]
+    assert shown["review_configs"] == [
+        {"action_name": "review_plan", "allowed_decisions": ["approve", "edit"]}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("decision", "answer"),
+    [
+        ({"type": "approve"}, ""),
+        ({"type": "edit", "edited_action": {"name": "x", "args": {"answer": " LFP "}}}, "LFP"),
+        ({"type": "respond", "message": "grid costs"}, "grid costs"),
+        ({"type": "reject", "message": "safety only"}, "safety only"),
+    ],
+)
+def test_a_clarification_is_answered_by_a_hitl_decision(decision: Any, answer: str) -> None:
+    assert parse_clarification_answer({"decisions": [decision]}) == answer
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        [{"id": "s03"}, "Recycling"],
+        '[{"id": "s03"}, "Recycling"]',  # chat clients edit arguments as text
+    ],
+)
+def test_a_plan_is_edited_by_a_hitl_decision(steps: Any) -> None:
+    edit = {"type": "edit", "edited_action": {"name": "review_plan", "args": {"steps": steps}}}
+    edited = apply_plan_edits(PLAN, {"decisions": [edit]})
+    assert [s.title for s in edited] == ["Fire safety", "Recycling"]
+    lines = {"type": "edit", "edited_action": {"args": {"steps": "Cost\n\nSafety\n"}}}
+    assert [s.title for s in apply_plan_edits(PLAN, {"decisions": [lines]})] == ["Cost", "Safety"]
+    assert apply_plan_edits(PLAN, {"decisions": [{"type": "approve"}]}) == PLAN
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        {"decisions": []},
+        {"decisions": [{"type": "approve"}, {"type": "approve"}]},
+        {"decisions": [{"type": "reject", "message": "no"}]},
+        {"decisions": [{"type": "edit"}]},
+        {"decisions": ["approve"]},
+    ],
+)
+def test_invalid_hitl_decisions_are_refused(response: Any) -> None:
+    with pytest.raises(ValueError, match="decision"):
+        apply_plan_edits(PLAN, response)
+
+
 async def test_an_invalid_review_asks_again_and_a_valid_edit_is_researched(
     tmp_path: Any,
 ) -> None:
@@ -170,3 +248,53 @@ async def test_an_invalid_clarification_answer_asks_again(tmp_path: Any) -> None
     state = (await graph.aget_state(config)).values
     assert state["clarification"] == "grid costs" and state["clarifying_question"] == ""
     assert [m.content for m in state["messages"][-3:-1]] == [asked["question"], "grid costs"]
+
+
+async def test_the_question_is_in_the_chat_and_a_plain_message_answers_it(tmp_path: Any) -> None:
+    """As agent-chat-ui does: the question shows as a message, the reply comes as new input."""
+    corpus = LocalCorpus(SAMPLE_CORPUS, default_index_path(tmp_path, SAMPLE_CORPUS))
+    graph = build_graph(
+        engine=OfflineEngine(), sources=[corpus], checkpointer=InMemorySaver(serde=make_serde())
+    )
+    config: Any = {"configurable": {"thread_id": uuid.uuid4().hex}}
+    context = Context(depth="light")
+    first = await graph.ainvoke({"messages": [HumanMessage("batteries")]}, config, context=context)
+    asked = first["__interrupt__"][0].value
+    paused = (await graph.aget_state(config)).values
+    assert [(m.type, m.content) for m in paused["messages"]] == [
+        ("human", "batteries"),
+        ("ai", asked["question"]),
+    ]
+
+    done = await graph.ainvoke(
+        {"messages": [HumanMessage([{"type": "text", "text": "grid storage costs"}])]},
+        config,
+        context=context,
+    )
+    assert "__interrupt__" not in done and done["report"] is not None
+    state = (await graph.aget_state(config)).values
+    assert state["question"] == "batteries" and state["clarification"] == "grid storage costs"
+    assert state["question_nr"] == 1  # the same question, answered, not a new one
+    assert [m.type for m in state["messages"]] == ["human", "ai", "human", "ai"]
+    assert state["messages"][-1].content == done["report"].markdown
+
+
+async def test_a_hitl_decision_resumes_the_graph(tmp_path: Any) -> None:
+    corpus = LocalCorpus(SAMPLE_CORPUS, default_index_path(tmp_path, SAMPLE_CORPUS))
+    graph = build_graph(
+        engine=OfflineEngine(), sources=[corpus], checkpointer=InMemorySaver(serde=make_serde())
+    )
+    config: Any = {"configurable": {"thread_id": uuid.uuid4().hex}}
+    context = Context(depth="light", review_plan=True)
+    first = await graph.ainvoke({"messages": [HumanMessage("batteries")]}, config, context=context)
+    assert first["__interrupt__"][0].value["action_requests"][0]["name"] == "clarifying_question"
+    answer = {"type": "respond", "message": "grid storage costs"}
+    review = await graph.ainvoke(Command(resume={"decisions": [answer]}), config, context=context)
+    shown = review["__interrupt__"][0].value
+    assert shown["type"] == "plan_review"
+    kept = shown["action_requests"][0]["args"]["steps"][:1]
+    edit = {"type": "edit", "edited_action": {"name": "review_plan", "args": {"steps": kept}}}
+    done = await graph.ainvoke(Command(resume={"decisions": [edit]}), config, context=context)
+    state = (await graph.aget_state(config)).values
+    assert done["report"] is not None and state["clarification"] == "grid storage costs"
+    assert [s.title for s in state["plan"]] == [kept[0]["title"]]

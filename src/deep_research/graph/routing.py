@@ -18,8 +18,12 @@ def route_after_clarify(
 ) -> list[Literal["ask_clarification", "plan", "title_chat"]]:
     """Ask the clarifying question when clarify decided on one, else plan; title a new chat.
 
-    The title is written beside the next node, on a chat's first question only.
+    The title is written beside the next node, on a chat's first question only. A message
+    that answered a pending question (``clarification`` set by clarify) goes on to plan: the
+    chat was titled when the question was asked.
     """
+    if state.clarification:
+        return ["plan"]
     after: Literal["ask_clarification", "plan"] = (
         "ask_clarification" if state.clarifying_question else "plan"
     )

@@ -1,10 +1,14 @@
-"""ask_clarification: ask the clarifying question clarify decided on, with ``interrupt()``."""
+"""ask_clarification: ask the clarifying question clarify decided on, with ``interrupt()``.
+
+clarify has already put the question in the chat (an AI message), so that chat clients show it
+while the run waits; the answer, when there is one, is added here as the human's message.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
@@ -23,7 +27,7 @@ def _answer(question: str) -> str:
     request = ClarificationRequest(question=question)
     while True:
         try:
-            return parse_clarification_answer(interrupt(request.model_dump(mode="json")))
+            return parse_clarification_answer(interrupt(request.payload()))
         except ValueError as exc:
             request = request.model_copy(update={"error": describe_error(exc)})
 
@@ -34,7 +38,5 @@ async def ask_clarification(
     """Pause with the question; resume with the answer (an empty answer proceeds as asked)."""
     question = state.clarifying_question
     answer = _answer(question)
-    messages: list[BaseMessage] = [AIMessage(question)]
-    if answer:
-        messages.append(HumanMessage(answer))
+    messages = [HumanMessage(answer)] if answer else []
     return {"clarification": answer, "clarifying_question": "", "messages": messages}

@@ -1,7 +1,14 @@
 """clarify: start a new question, and decide whether it needs a clarifying question.
 
 The question itself is asked by the next node, ask_clarification, so that resuming the
-interrupt re-runs only the asking: the engine's decision is taken once and kept in state.
+interrupt re-runs only the asking: the engine's decision is taken once and kept in state. The
+question goes into the chat here, as an AI message, so that a client that shows only messages
+shows it while the run waits.
+
+A chat client may answer by sending the reply as a new message instead of resuming the pause
+(agent-chat-ui does when the pause is not its own kind): LangGraph then starts a new run from
+the start and drops the pause. A pending question (``clarifying_question`` still set) means the
+new message is its answer, taken as a resume would take it, not a new question.
 """
 
 from __future__ import annotations
@@ -10,6 +17,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
@@ -52,8 +60,19 @@ def _fresh_question(question: str, history: list[Turn]) -> dict[str, Any]:
     }
 
 
+def _answered(state: State) -> dict[str, Any]:
+    """The last human message answers the pending clarifying question (see the module)."""
+    answer, _ = split_chat(state.messages)
+    return {"clarification": answer, "clarifying_question": ""}
+
+
 async def clarify(state: State, runtime: Runtime[Context], *, services: Services) -> dict[str, Any]:
-    """Take the last human message as the question; decide whether to ask about it."""
+    """Take the last human message as the question; decide whether to ask about it.
+
+    While a clarifying question is pending, the message is its answer instead.
+    """
+    if state.clarifying_question:
+        return _answered(state)
     question, history = split_chat(state.messages)
     context = context_of(runtime)
     nr = state.question_nr + 1
@@ -74,4 +93,5 @@ async def clarify(state: State, runtime: Runtime[Context], *, services: Services
     asking = inert_text(reply.value.question)  # model-written: shown, stored, in the thread
     emit(runtime, "clarification_requested", question=asking)
     update["clarifying_question"] = asking
+    update["messages"] = [AIMessage(asking)]
     return update

@@ -83,7 +83,7 @@ async def review_plan(
     max_steps = state.run_config.budget.max_steps
     request = PlanReviewRequest(brief=state.brief, steps=state.plan, max_steps=max_steps)
     while True:
-        response = interrupt(request.model_dump(mode="json"))
+        response = interrupt(request.payload())
         try:
             edited = apply_plan_edits(state.plan, response, max_steps=max_steps)
         except ValueError as exc:

@@ -78,6 +78,8 @@ def _event(events: Sequence[RecordedEvent], type_: str) -> dict[str, Any] | None
 
 
 def _clarify(state: Any, update: dict[str, Any], events: Sequence[RecordedEvent]) -> Batch | None:
+    if update.get("clarification"):  # a message answered the pending question
+        return _ask_clarification(state, update, events)
     asked = update.get("clarifying_question")
     if not asked:
         return None

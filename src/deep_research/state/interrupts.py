@@ -10,10 +10,25 @@ run: the node asks again, with ``error`` saying what was wrong.
 - :class:`PlanReviewRequest` (``type: "plan_review"``) is resumed with ``{"approve": true}``
   (or ``true``, ``"approve"``, ``""``), or with the plan as it should be, ``{"steps": [...]}``
   (see :class:`PlanReviewResponse`).
+
+Each payload (:meth:`ClarificationRequest.payload`, :meth:`PlanReviewRequest.payload`) also
+carries LangChain's human-in-the-loop shape beside those keys: ``action_requests`` (one action,
+its ``name``, ``args`` and ``description``) and ``review_configs`` (the decisions allowed), as
+LangChain's ``HumanInTheLoopMiddleware`` interrupts, so that agent-chat-ui and Agent Inbox show
+reply, approve and edit controls. Their resume value, ``{"decisions": [decision]}``, is
+accepted too (:func:`hitl_decision`):
+
+- the clarification (action ``clarifying_question``, args ``{"answer": ""}``): ``edit`` answers
+  with ``edited_action.args.answer``; ``respond`` and ``reject`` answer with their ``message``
+  (what the person wrote instead); ``approve`` proceeds as asked;
+- the plan review (action ``review_plan``, args ``{"steps": [{"id", "title"}, ...]}``):
+  ``approve`` keeps the plan; ``edit`` sends ``edited_action.args.steps`` as the plan should
+  be: a list, its JSON text (chat clients edit arguments as text), or one title per line.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -31,6 +46,27 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
+CLARIFICATION_ACTION = "clarifying_question"
+"""The action name of the clarification in the human-in-the-loop shape."""
+
+PLAN_REVIEW_ACTION = "review_plan"
+"""The action name of the plan review in the human-in-the-loop shape."""
+
+
+def _review(
+    action: str, args: dict[str, Any], description: str, allowed: list[str]
+) -> dict[str, Any]:
+    """The human-in-the-loop keys of one action (LangChain's ``HITLRequest``)."""
+    return {
+        "action_requests": [{"name": action, "args": args, "description": description}],
+        "review_configs": [{"action_name": action, "allowed_decisions": allowed}],
+    }
+
+
+def _with_error(text: str, error: str | None) -> str:
+    return f"{text}\n\n(Not accepted: {error})" if error else text
+
+
 class ClarificationRequest(_Strict):
     """The payload of the clarifying question's interrupt."""
 
@@ -39,6 +75,17 @@ class ClarificationRequest(_Strict):
     """The one question the agent asks before researching."""
     error: str | None = None
     """Why the previous answer was refused, when the question is asked again."""
+
+    def payload(self) -> dict[str, Any]:
+        """The interrupt's value: this model's keys plus the human-in-the-loop shape."""
+        description = _with_error(
+            f"{self.question}\n\nWrite your answer, or approve to research the question as it is.",
+            self.error,
+        )
+        allowed = ["edit", "respond", "approve", "reject"]
+        return self.model_dump(mode="json") | _review(
+            CLARIFICATION_ACTION, {"answer": ""}, description, allowed
+        )
 
 
 class ClarificationAnswer(_Strict):
@@ -59,6 +106,23 @@ class PlanReviewRequest(_Strict):
     """Most steps an edited plan may have (the depth's budget)."""
     error: str | None = None
     """Why the previous response was refused, when the plan is shown again."""
+
+    def payload(self) -> dict[str, Any]:
+        """The interrupt's value: this model's keys plus the human-in-the-loop shape."""
+        lines = [f"{self.brief}", ""] if self.brief else []
+        lines += [f"{step.id}. {step.title}" for step in self.steps]
+        lines += [
+            "",
+            f"Approve the plan, or edit its steps (at most {self.max_steps}): keep a step's id"
+            " to keep it, leave a step out to remove it, give a title without an id to add one.",
+        ]
+        steps = [{"id": step.id, "title": step.title} for step in self.steps]
+        return self.model_dump(mode="json") | _review(
+            PLAN_REVIEW_ACTION,
+            {"steps": steps},
+            _with_error("\n".join(lines), self.error),
+            ["approve", "edit"],
+        )
 
 
 class StepEdit(_Strict):
@@ -95,12 +159,74 @@ class PlanReviewResponse(_Strict):
         return self
 
 
+def hitl_decision(value: Any) -> dict[str, Any] | None:
+    """The one decision of a human-in-the-loop resume value, ``None`` when it is not one.
+
+    Raises:
+        ValueError: ``{"decisions": ...}`` does not hold exactly one decision with a ``type``.
+    """
+    if not isinstance(value, dict) or "decisions" not in value:
+        return None
+    decisions = value["decisions"]
+    if not isinstance(decisions, list) or len(decisions) != 1:
+        raise ValueError("decisions: send exactly one decision, for the one action asked")
+    decision = decisions[0]
+    if not isinstance(decision, dict) or not isinstance(decision.get("type"), str):
+        raise ValueError('decisions: a decision is {"type": "approve" | "edit" | ...}')
+    return decision
+
+
+def _edited_args(decision: dict[str, Any]) -> dict[str, Any]:
+    action = decision.get("edited_action")
+    args = action.get("args") if isinstance(action, dict) else None
+    if not isinstance(args, dict):
+        raise ValueError('an edit decision needs "edited_action": {"name": ..., "args": {...}}')
+    return args
+
+
+def _clarification_decision(decision: dict[str, Any]) -> Any:
+    """The resume value a clarification decision stands for."""
+    kind = decision["type"]
+    if kind == "approve":
+        return ""
+    if kind == "edit":
+        return {"answer": _edited_args(decision).get("answer", "")}
+    if kind in ("respond", "reject"):
+        return {"answer": decision.get("message") or ""}
+    raise ValueError(f"decision {kind!r} is not one of edit, respond, approve, reject")
+
+
+def _plan_steps(steps: Any) -> Any:
+    """An edited plan's steps: a list, its JSON text, or one title per line."""
+    if not isinstance(steps, str):
+        return steps
+    try:
+        return json.loads(steps)
+    except ValueError:
+        return [line.strip() for line in steps.splitlines() if line.strip()]
+
+
+def _plan_decision(decision: dict[str, Any]) -> Any:
+    """The resume value a plan review decision stands for."""
+    kind = decision["type"]
+    if kind == "approve":
+        return {"approve": True}
+    if kind == "edit":
+        return {"steps": _plan_steps(_edited_args(decision).get("steps"))}
+    raise ValueError(f"decision {kind!r} is not one of approve, edit")
+
+
 def parse_clarification_answer(value: Any) -> str:
     """The answer text of a resume value (a string, ``{"answer": ...}``, or ``None``).
+
+    A human-in-the-loop response (``{"decisions": [...]}``) is read as the module says.
 
     Raises:
         ValueError: the value is neither (pydantic's ``ValidationError`` is a ``ValueError``).
     """
+    decision = hitl_decision(value)
+    if decision is not None:
+        value = _clarification_decision(decision)
     if value is None:
         return ""
     if isinstance(value, str):
@@ -111,9 +237,14 @@ def parse_clarification_answer(value: Any) -> str:
 def parse_plan_review(value: Any) -> PlanReviewResponse:
     """The reviewer's response from a resume value, approval shorthands included.
 
+    A human-in-the-loop response (``{"decisions": [...]}``) is read as the module says.
+
     Raises:
         ValueError: the value is not a valid response.
     """
+    decision = hitl_decision(value)
+    if decision is not None:
+        value = _plan_decision(decision)
     if value is None or value is True:
         return PlanReviewResponse(approve=True)
     if isinstance(value, str):
