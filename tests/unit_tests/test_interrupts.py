@@ -15,6 +15,7 @@ from deep_research.engines import OfflineEngine
 from deep_research.graph import build_graph
 from deep_research.nodes.review_plan import apply_plan_edits
 from deep_research.persistence.checkpointer import make_serde
+from deep_research.report.chat import chat_markdown
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path
 from deep_research.state import PlanStep
@@ -276,7 +277,7 @@ async def test_the_question_is_in_the_chat_and_a_plain_message_answers_it(tmp_pa
     assert state["question"] == "batteries" and state["clarification"] == "grid storage costs"
     assert state["question_nr"] == 1  # the same question, answered, not a new one
     assert [m.type for m in state["messages"]] == ["human", "ai", "human", "ai"]
-    assert state["messages"][-1].content == done["report"].markdown
+    assert state["messages"][-1].content == chat_markdown(done["report"].markdown)
 
 
 async def test_a_hitl_decision_resumes_the_graph(tmp_path: Any) -> None:

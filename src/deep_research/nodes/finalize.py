@@ -27,6 +27,7 @@ from deep_research.report.build import (
     render_markdown,
     report_evidence,
 )
+from deep_research.report.chat import chat_markdown
 from deep_research.report.inert import inert_report
 from deep_research.report.limits import assessment_input, limits, with_limitations
 from deep_research.services import Services, context_of
@@ -146,4 +147,9 @@ async def finalize(
         supported_ratio=state.verification.supported_ratio,
         verification=state.verification.model_dump(),
     )
-    return {"report": report, "messages": [AIMessage(report.markdown)], "usage": usage}
+    # the chat's copy escapes what chat clients' Markdown extensions misread ($ as math)
+    return {
+        "report": report,
+        "messages": [AIMessage(chat_markdown(report.markdown))],
+        "usage": usage,
+    }

@@ -4,7 +4,8 @@ In the order a report is made: ``verify.py`` judges the draft's claims against t
 (the checks it runs live in :mod:`deep_research.verification`), ``limits.py`` writes what the
 report cannot answer and how confident it is, ``flags.py`` marks the claims that failed,
 ``bibliography.py`` formats the references, ``build.py`` assembles the report, ``inert.py``
-makes a stored report's text inert before it is shown, and ``html.py`` renders it as HTML.
+makes a stored report's text inert before it is shown, ``html.py`` renders it as HTML, and
+``chat.py`` escapes the chat's copy of it for chat clients' Markdown extensions.
 """
 
 from __future__ import annotations
