@@ -34,6 +34,7 @@ from deep_research.nodes import (
     title_chat,
     verify,
 )
+from deep_research.nodes.progress import with_progress
 from deep_research.persistence import Recorder
 from deep_research.services import Services, recording
 from deep_research.sources import SourceProvider
@@ -92,15 +93,21 @@ def build_graph(
     builder.add_node("clarify", recording(clarify, services), retry_policy=MODEL_RETRY)
     builder.add_node("ask_clarification", recording(ask_clarification, services))
     builder.add_node("title_chat", recording(title_chat, services))
-    builder.add_node("plan", recording(plan, services), retry_policy=MODEL_RETRY)
+    builder.add_node("plan", with_progress(recording(plan, services)), retry_policy=MODEL_RETRY)
     builder.add_node("review_plan", recording(review_plan, services))
-    builder.add_node("dispatch", recording(dispatch, services))
+    builder.add_node("dispatch", with_progress(recording(dispatch, services)))
     builder.add_node("researcher", researcher_node(services))
-    builder.add_node("reflect", recording(reflect, services), retry_policy=MODEL_RETRY)
-    builder.add_node("synthesize", recording(synthesize, services), retry_policy=MODEL_RETRY)
-    builder.add_node("verify", recording(verify, services), retry_policy=MODEL_RETRY)
-    builder.add_node("revise", recording(revise, services), retry_policy=MODEL_RETRY)
-    builder.add_node("finalize", recording(finalize, services), retry_policy=MODEL_RETRY)
+    builder.add_node(
+        "reflect", with_progress(recording(reflect, services)), retry_policy=MODEL_RETRY
+    )
+    builder.add_node(
+        "synthesize", with_progress(recording(synthesize, services)), retry_policy=MODEL_RETRY
+    )
+    builder.add_node("verify", with_progress(recording(verify, services)), retry_policy=MODEL_RETRY)
+    builder.add_node("revise", with_progress(recording(revise, services)), retry_policy=MODEL_RETRY)
+    builder.add_node(
+        "finalize", with_progress(recording(finalize, services)), retry_policy=MODEL_RETRY
+    )
 
     builder.add_edge(START, "clarify")
     builder.add_conditional_edges(

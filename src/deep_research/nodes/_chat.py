@@ -9,6 +9,7 @@ from langchain_core.messages import AnyMessage
 from deep_research.context import validate_question
 from deep_research.engines import Turn
 from deep_research.errors import InvalidQuestionError
+from deep_research.nodes.progress import is_progress
 
 MAX_HISTORY_TURNS = 6
 
@@ -25,6 +26,8 @@ def split_chat(messages: Sequence[AnyMessage]) -> tuple[str, list[Turn]]:
     question = validate_question(messages[last].text)
     history: list[Turn] = []
     for message in messages[:last]:
+        if is_progress(message):  # a progress line left by a run that failed
+            continue
         if message.type in ("human", "ai") and message.text.strip():
             history.append(("user" if message.type == "human" else "assistant", message.text))
     return question, history[-MAX_HISTORY_TURNS:]
