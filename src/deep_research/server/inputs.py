@@ -83,6 +83,34 @@ class ToolInput(BaseModel):
     )
 
 
+TOOL_DESCRIPTION = (
+    "Research a question in depth: plan it, search the configured sources, read them, and "
+    "write a report with numbered citations in which every claim was checked against the "
+    "quoted evidence. Returns the report (Markdown), its references and a verification note."
+)
+"""The ``research`` tool's description, written for the model that will call it."""
+
+
+class Reference(BaseModel):
+    """One numbered reference of the tool's report."""
+
+    number: int = Field(description="The number the report cites it by, [n].")
+    title: str = Field(description="The source's title.")
+    url: str = Field(description="The source's URL (or its mcp:// or file location).")
+
+
+class ToolOutput(BaseModel):
+    """What the ``research`` tool returns (the MCP tool's ``outputSchema``)."""
+
+    report: str = Field(default="", description="The report in Markdown, with citations [n].")
+    references: list[Reference] = Field(
+        default_factory=list, description="The numbered references."
+    )
+    verification: str = Field(
+        default="", description="What checking the claims against the quoted evidence found."
+    )
+
+
 def graph_of(assistant_id: Any) -> str | None:
     """The graph an assistant id names: a graph's name, or its default assistant's id.
 

@@ -57,6 +57,7 @@ from deep_research.server.database import (
     in_domain_session,
     server_database_url,
 )
+from deep_research.server.mcp_endpoint import MCPEndpoint
 from deep_research.server.purge import (
     ChatNotDeletedError,
     RunsStillActiveError,
@@ -160,6 +161,9 @@ app = RoutesApp(
     lifespan=lifespan,
 )
 """The custom routes' app."""
+
+app.add_route("/mcp", MCPEndpoint(), methods=["GET", "POST", "DELETE"], include_in_schema=False)
+"""The MCP endpoint, ours on every runtime (langgraph.json: ``http.disable_mcp``)."""
 
 app.add_middleware(WebApp)  # the page's files at /app, answered before authentication
 app.add_middleware(RequestBodies)  # every request's body within its cap; /mcp refusals

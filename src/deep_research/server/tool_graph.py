@@ -1,9 +1,9 @@
 """The agent as a tool: ``research`` takes a question, mode and depth and returns the report.
 
-``langgraph.json`` serves it as the graph ``research`` beside ``deep_research``. The LangGraph
-server lists every assistant as an MCP tool at ``/mcp`` (with the graph's description and its
-input schema), so MCP clients can call the agent; they authenticate as any other client does.
-A tool call cannot answer questions, so the run never asks for clarification or plan review.
+``langgraph.json`` serves it as the graph ``research`` beside ``deep_research``; our MCP
+endpoint (:mod:`deep_research.server.mcp_endpoint`) runs it for each ``research`` tool call,
+through the server's API, as the caller. A tool call cannot answer questions, so the run never
+asks for clarification or plan review.
 
 The graph has one node that runs the served research graph on the question as a subgraph
 (same thread, same checkpointer and store, the same recording), and returns the report's
@@ -16,28 +16,14 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
-from pydantic import BaseModel, Field
 
 from deep_research.context import Context
 from deep_research.server.graph import graph as research_graph
-from deep_research.server.inputs import ToolInput
+from deep_research.server.inputs import TOOL_DESCRIPTION, ToolInput, ToolOutput
 from deep_research.state import InputState
 
-DESCRIPTION = (
-    "Research a question in depth: plan it, search the configured sources, read them, and "
-    "write a report with numbered citations in which every claim was checked against the "
-    "quoted evidence. Returns the report (Markdown), its references and a verification note."
-)
-
-
-class ToolOutput(BaseModel):
-    """What the tool returns."""
-
-    report: str = Field(default="", description="The report in Markdown, with citations [n].")
-    references: list[dict[str, Any]] = Field(
-        default_factory=list, description="The numbered references: number, title, url."
-    )
-    verification: str = Field(default="", description="What checking the claims found.")
+DESCRIPTION = TOOL_DESCRIPTION
+"""The graph's description (langgraph.json repeats it for Studio)."""
 
 
 class ToolState(ToolInput, ToolOutput):
