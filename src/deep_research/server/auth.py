@@ -170,7 +170,10 @@ async def check_run_request(kwargs: dict[str, Any], graph: str | None = None) ->
     forbidden = command_forbidden(command, auth=not current_verifier().open)
     if forbidden is not None:
         raise _refuse(403, forbidden)
-    problem = input_problem(graph, kwargs.get("input")) or command_problem(command)
+    run_input = kwargs.get("input")
+    if command is not None and run_input == {}:  # a resume as agent-chat-ui sends it
+        run_input = None
+    problem = input_problem(graph, run_input) or command_problem(command)
     if problem is not None:
         raise _refuse(422, problem)
     await check_context(kwargs.get("context"))

@@ -26,9 +26,11 @@ import httpx
 from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
-from deep_research.server.bodies import answer, refusal_detail
+from deep_research.server.bodies import refusal_detail
 from deep_research.server.inputs import TOOL_DESCRIPTION, TOOL_GRAPH, ToolInput, ToolOutput
 
 logger = logging.getLogger(__name__)
@@ -104,13 +106,6 @@ async def run_research(
     return tool_result(output)
 
 
-def _authorization(scope: Scope) -> str | None:
-    for name, value in scope.get("headers", []):
-        if name.lower() == b"authorization":
-            return bytes(value).decode("latin-1")
-    return None
-
-
 def _server(base_url: str, authorization: str | None) -> Server[Any, Any]:
     """The MCP server of one request (it calls the API as the request's caller)."""
     server: Server[Any, Any] = Server("deep-research")
@@ -128,22 +123,35 @@ def _server(base_url: str, authorization: str | None) -> Server[Any, Any]:
     return server
 
 
-class MCPEndpoint:
-    """The ASGI app of ``/mcp`` (see the module docstring)."""
+class _MCPExchange(Response):
+    """The response to an ``/mcp`` request: the MCP server answers it (see :func:`mcp`)."""
+
+    def __init__(self, base_url: str, authorization: str | None) -> None:
+        super().__init__()
+        self.base_url = base_url
+        self.authorization = authorization
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Answer one Streamable HTTP request as a stateless MCP server."""
-        user = scope.get("user")
-        if user is None or not getattr(user, "is_authenticated", False):
-            await answer(send, 401, {"detail": "not authenticated"})
-            return
-        address = scope.get("server")
-        if not address:
-            await answer(send, 503, {"detail": "/mcp needs the server on a TCP address"})
-            return
-        host, port = address
-        base_url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
-        server = _server(base_url, _authorization(scope))
+        """Answer the request as a stateless MCP server (Streamable HTTP, JSON answers)."""
+        server = _server(self.base_url, self.authorization)
         manager = StreamableHTTPSessionManager(server, stateless=True, json_response=True)
         async with manager.run():
             await manager.handle_request(scope, receive, send)
+
+
+async def mcp(request: Request) -> Response:
+    """``/mcp``: the MCP endpoint (see the module docstring).
+
+    A FastAPI route (not a mounted ASGI app), so that every runtime authenticates it as it
+    does our other routes: langgraph-api by its middleware, Aegra by a dependency it adds to
+    each route of the app. The MCP exchange itself runs as the route's response.
+    """
+    user = request.scope.get("user")
+    if user is None or not getattr(user, "is_authenticated", False):
+        return JSONResponse({"detail": "not authenticated"}, status_code=401)
+    address = request.scope.get("server")
+    if not address:
+        return JSONResponse({"detail": "/mcp needs the server on a TCP address"}, 503)
+    host, port = address
+    base_url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+    return _MCPExchange(base_url, request.headers.get("authorization"))

@@ -57,7 +57,7 @@ from deep_research.server.database import (
     in_domain_session,
     server_database_url,
 )
-from deep_research.server.mcp_endpoint import MCPEndpoint
+from deep_research.server.mcp_endpoint import mcp
 from deep_research.server.purge import (
     ChatNotDeletedError,
     RunsStillActiveError,
@@ -162,7 +162,7 @@ app = RoutesApp(
 )
 """The custom routes' app."""
 
-app.add_route("/mcp", MCPEndpoint(), methods=["GET", "POST", "DELETE"], include_in_schema=False)
+app.add_api_route("/mcp", mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False)
 """The MCP endpoint, ours on every runtime (langgraph.json: ``http.disable_mcp``)."""
 
 app.add_middleware(WebApp)  # the page's files at /app, answered before authentication
