@@ -108,8 +108,7 @@ async def test_a_reply_typed_as_a_message_answers_the_question(alice: LangGraphC
     assert any(line.startswith("Researching ") for line in progress), progress
     streamed = [e.data for e in events if e.event.startswith("messages")]
     assert any(
-        isinstance(part, list) and part and part[0].get("name") == "progress"
-        for part in streamed
+        isinstance(part, list) and part and part[0].get("name") == "progress" for part in streamed
     )
     # the researchers' subgraph values have no messages; the root ones always do
     subgraph = [e.data for e in events if e.event.startswith("values|researcher")]

@@ -32,7 +32,8 @@ PROGRESS_NAME = "progress"
 MAX_TITLES = 4
 """Step titles named in one line; more are counted."""
 
-Node = Callable[[Any, Runtime[Context]], Awaitable[dict[str, Any]]]
+Node = Callable[..., Awaitable[dict[str, Any]]]
+"""A node as :func:`deep_research.services.recording` returns it."""
 
 
 def progress_id(question_nr: int) -> str:
