@@ -14,6 +14,7 @@ These install a whole environment, so they run under CI (``CI=true``) or when
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -34,7 +35,11 @@ pytestmark = pytest.mark.server
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 KEPT = ("PATH", "LANG", "LC_ALL", "TMPDIR", "PYENV_ROOT", "PYENV_VERSION")
-"""The only variables of this process a newcomer's shell is assumed to have."""
+"""Variables of this process a newcomer's shell is assumed to have."""
+
+MACHINE = re.compile(r"(?i)proxy|cert|ssl|ca_bundle|^(pip|uv|npm_config)_")
+"""The machine's network and package-index setup (proxies, CA bundles, pip/uv/npm settings),
+which a newcomer's shell has too: kept. Nothing of the project's (``DEEP_RESEARCH_*``)."""
 
 STARTUP_SECONDS = 900.0
 """Longest wait for a fresh clone to install and answer ``/ok``."""
@@ -46,8 +51,7 @@ QUESTION = "What did Hornsdale Power Reserve cost?"
 def _heavy() -> None:
     if not in_ci() and os.environ.get("TEST_FRESH_CLONE") != "1":
         pytest.skip(
-            "installs a fresh clone's environment: runs under CI, or with"
-            " TEST_FRESH_CLONE=1"
+            "installs a fresh clone's environment: runs under CI, or with TEST_FRESH_CLONE=1"
         )
 
 
@@ -72,7 +76,11 @@ def clone(target: Path) -> Path:
 def newcomer_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """A clean environment: a fresh ``HOME``, the shared tool caches, and ``extra``."""
     home.mkdir(parents=True, exist_ok=True)
-    kept = {name: os.environ[name] for name in KEPT if name in os.environ}
+    kept = {
+        name: value
+        for name, value in os.environ.items()
+        if (name in KEPT or MACHINE.search(name)) and not name.startswith("DEEP_RESEARCH_")
+    }
     caches = {
         "UV_CACHE_DIR": _cache_dir([str(REPO_ROOT / ".venv/bin/uv"), "cache", "dir"]),
         "PIP_CACHE_DIR": _cache_dir(
@@ -116,12 +124,19 @@ def make_dev(checkout: Path, env: dict[str, str]) -> Iterator[str]:
         _wait_for(url, process, log)
         yield url
     finally:
+        _stop(process)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop ``process`` and its group (make, langgraph dev and its workers)."""
+    try:
         os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        process.wait(timeout=30)
+    except ProcessLookupError:
+        return
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 async def complete_a_run(url: str) -> None:
