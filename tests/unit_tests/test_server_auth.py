@@ -499,3 +499,12 @@ async def test_a_run_input_with_good_questions_passes() -> None:
     await server_auth.check_run_request({"input": good})
     await server_auth.check_run_request({"input": None})  # goes on from the thread's state
     await server_auth.check_run_request({"input": {"messages": [["user", "What is a flow cell?"]]}})
+
+
+async def test_an_empty_input_beside_a_resume_is_no_input() -> None:
+    """agent-chat-ui resumes with ``submit({}, {command: {resume: ...}})``."""
+    resume = {"resume": {"decisions": [{"type": "approve"}]}}
+    await server_auth.check_run_request({"input": {}, "command": resume})
+    with pytest.raises(Auth.exceptions.HTTPException) as refused:
+        await server_auth.check_run_request({"input": {}})  # not a resume: no question
+    assert refused.value.status_code == 422
