@@ -1,7 +1,8 @@
 """The security and auth suites against two Aegra instances instead of ``langgraph dev``.
 
-The tests of test_security.py, test_server_auth.py and test_mcp_endpoint.py (our ``/mcp``,
-with the MCP SDK's client and the MCP Inspector's CLI) are collected here again with their
+The tests of test_security.py, test_server_auth.py, test_mcp_endpoint.py (our ``/mcp``,
+with the MCP SDK's client and the MCP Inspector's CLI) and test_chat_clients.py (driven as
+agent-chat-ui drives a server) are collected here again with their
 ``auth_server`` fixture replaced by a cluster: the same users and tokens, requests to the first
 instance. Tests about what only langgraph-api has are left out, with the reason. Every other
 test holds on Aegra as it is: where Aegra answers differently by itself (CORS, webhooks, the
@@ -16,7 +17,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.integration_tests import test_mcp_endpoint, test_security, test_server_auth
+from tests.integration_tests import (
+    test_chat_clients,
+    test_mcp_endpoint,
+    test_security,
+    test_server_auth,
+)
 from tests.integration_tests.cluster_process import aegra_cluster
 from tests.integration_tests.conftest import SECRET, TOKENS, AuthServer
 from tests.integration_tests.test_cluster import _database, _drop
@@ -68,7 +74,7 @@ def auth_server(
             _drop(admin, name)
 
 
-for _suite in (test_security, test_server_auth, test_mcp_endpoint):
+for _suite in (test_security, test_server_auth, test_mcp_endpoint, test_chat_clients):
     for _name in dir(_suite):
         if _name.startswith("test_") and _name not in NOT_ON_AEGRA:
             globals()[_name] = getattr(_suite, _name)
