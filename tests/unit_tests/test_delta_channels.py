@@ -40,7 +40,7 @@ from deep_research.graph import build_graph
 from deep_research.nodes.progress import is_progress
 from deep_research.persistence import open_checkpointer
 from deep_research.persistence.checkpointer import CompactMemorySaver, make_serde
-from deep_research.report_chat import chat_markdown
+from deep_research.report.chat import chat_markdown
 from deep_research.sources.pool import extend_pool
 from deep_research.state import BibRecord, EvidenceSpan, Finding, PlanStep, Report, Source
 from deep_research.state.identity import source_keys
