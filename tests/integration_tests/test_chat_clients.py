@@ -76,7 +76,9 @@ async def alice(auth_server: AuthServer) -> AsyncIterator[LangGraphClient]:
         await client.aclose()
 
 
-async def test_a_reply_typed_as_a_message_answers_the_question(alice: LangGraphClient) -> None:
+async def test_a_reply_typed_as_a_message_answers_the_question(
+    alice: LangGraphClient, auth_server: AuthServer
+) -> None:
     thread_id, asked = await _ask(alice)
     # the keys the CLI, Studio and the web app read, and the human-in-the-loop shape
     assert asked["type"] == "clarification" and asked["question"]
@@ -122,6 +124,13 @@ async def test_a_reply_typed_as_a_message_answers_the_question(alice: LangGraphC
 
     found = await alice.threads.search(metadata={"graph_id": GRAPH}, limit=100)
     assert thread_id in [t["thread_id"] for t in found]
+
+    # the domain store keeps the same chat: one session, the answer a clarification
+    async with auth_server.http("alice") as http:
+        chat = (await http.get(f"/chats/{thread_id}")).raise_for_status().json()
+    turns = [(m["role"], m["is_clarification"]) for m in chat["messages"]]
+    assert turns == [("user", False), ("assistant", True), ("user", True), ("assistant", False)]
+    assert [s["status"] for s in chat["sessions"]] == ["completed"]
 
 
 async def test_a_decision_answers_the_question(alice: LangGraphClient) -> None:
