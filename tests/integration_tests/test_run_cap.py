@@ -24,6 +24,7 @@ from deep_research.persistence.db import ensure_schema
 from deep_research.server.run_cap import RENEW_SECONDS
 from tests.integration_tests import run_cap_driver
 from tests.integration_tests.server_process import langgraph_dev
+from tests.integration_tests.test_mcp_endpoint import mcp_call
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,7 +64,8 @@ async def test_two_servers_on_one_database_answer_429_over_one_cap(
     """Two ``langgraph dev`` replicas, one PostgreSQL: a user's runs on both count together.
 
     Each replica keeps its own runs (in memory, as ``langgraph dev`` does); only the shared
-    table tells one about the other's. Once a run ends, the other replica admits again.
+    table tells one about the other's. An MCP tool call over the cap is refused too. Once a
+    run ends, the other replica admits again.
     """
     cap, token = 2, "erin-token-run-cap-0123456789abcdef"
     env = {
@@ -89,6 +91,9 @@ async def test_two_servers_on_one_database_answer_429_over_one_cap(
                         await _queue_run(replica)
                     assert over.value.response.status_code == 429
                     assert f"at most {cap} per user" in over.value.response.text
+                # a tool call on /mcp is a run like any other: refused over the cap
+                tool = await mcp_call(url_a, headers, "research", {"question": "Hi?"})
+                assert tool.isError and f"at most {cap} per user" in tool.content[0].text
                 replica, thread, run_id = queued.pop(0)  # a's run ends...
                 await replica.runs.cancel(thread, run_id)
                 deadline = time.monotonic() + RENEW_SECONDS * 4
