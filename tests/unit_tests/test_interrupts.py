@@ -116,6 +116,7 @@ def test_payloads_also_have_the_human_in_the_loop_shape() -> None:
     }
     [action] = asked["action_requests"]
     assert action["name"] == "clarifying_question" and action["args"] == {"answer": ""}
+    assert action["arguments"] == action["args"]  # where Agent Inbox reads them
     assert (
         action["description"].startswith("Which chemistry?") and "too long" in action["description"]
     )
@@ -134,6 +135,7 @@ def test_payloads_also_have_the_human_in_the_loop_shape() -> None:
     [action] = shown["action_requests"]
     assert action["name"] == "review_plan"
     assert action["args"] == {"steps": [{"id": s.id, "title": s.title} for s in PLAN]}
+    assert action["arguments"] == action["args"]
     assert "s02. NMC cost" in action["description"]
     assert shown["review_configs"] == [
         {"action_name": "review_plan", "allowed_decisions": ["approve", "edit"]}
@@ -151,6 +153,27 @@ def test_payloads_also_have_the_human_in_the_loop_shape() -> None:
 )
 def test_a_clarification_is_answered_by_a_hitl_decision(decision: Any, answer: str) -> None:
     assert parse_clarification_answer({"decisions": [decision]}) == answer
+
+
+@pytest.mark.parametrize(
+    ("response", "answer"),
+    [
+        ({"type": "accept", "args": None}, ""),
+        ({"type": "ignore", "args": None}, ""),
+        ({"type": "response", "args": "grid costs"}, "grid costs"),
+        ({"type": "edit", "args": {"action": "x", "args": {"answer": "LFP"}}}, "LFP"),
+    ],
+)
+def test_agent_inbox_responses_answer_the_clarification(response: Any, answer: str) -> None:
+    assert parse_clarification_answer([response]) == answer
+
+
+def test_agent_inbox_responses_review_the_plan() -> None:
+    assert apply_plan_edits(PLAN, [{"type": "accept", "args": None}]) == PLAN
+    edit = {"type": "edit", "args": {"action": "review_plan", "args": {"steps": "A\nB"}}}
+    assert [s.title for s in apply_plan_edits(PLAN, [edit])] == ["A", "B"]
+    with pytest.raises(ValueError, match="decision"):
+        apply_plan_edits(PLAN, [{"type": "response", "args": "shorter"}])
 
 
 @pytest.mark.parametrize(

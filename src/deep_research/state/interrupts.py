@@ -24,6 +24,10 @@ accepted too (:func:`hitl_decision`):
 - the plan review (action ``review_plan``, args ``{"steps": [{"id", "title"}, ...]}``):
   ``approve`` keeps the plan; ``edit`` sends ``edited_action.args.steps`` as the plan should
   be: a list, its JSON text (chat clients edit arguments as text), or one title per line.
+
+Agent Inbox reads the same keys (an action's arguments under ``arguments``, given too) and
+resumes in its older shape, a list of one ``{"type": "accept" | "edit" | "response" |
+"ignore", "args"}``, which is accepted as the decision it stands for.
 """
 
 from __future__ import annotations
@@ -57,8 +61,10 @@ def _review(
     action: str, args: dict[str, Any], description: str, allowed: list[str]
 ) -> dict[str, Any]:
     """The human-in-the-loop keys of one action (LangChain's ``HITLRequest``)."""
+    request = {"name": action, "args": args, "description": description}
     return {
-        "action_requests": [{"name": action, "args": args, "description": description}],
+        # Agent Inbox reads an action's arguments as "arguments": given under both names
+        "action_requests": [request | {"arguments": args}],
         "review_configs": [{"action_name": action, "allowed_decisions": allowed}],
     }
 
@@ -159,12 +165,41 @@ class PlanReviewResponse(_Strict):
         return self
 
 
+_INBOX_TYPES = frozenset({"accept", "ignore", "response", "edit"})
+"""The ``type`` of Agent Inbox's responses (the older human-interrupt schema)."""
+
+
+def _inbox_decision(response: dict[str, Any]) -> dict[str, Any]:
+    """An Agent Inbox response (``{"type", "args"}``) as the decision it stands for."""
+    kind, args = response["type"], response.get("args")
+    if kind in ("accept", "ignore"):
+        return {"type": "approve"}
+    if kind == "response":
+        return {"type": "respond", "message": args if isinstance(args, str) else ""}
+    edited = args if isinstance(args, dict) else {}
+    return {
+        "type": "edit",
+        "edited_action": {"name": edited.get("action"), "args": edited.get("args")},
+    }
+
+
 def hitl_decision(value: Any) -> dict[str, Any] | None:
     """The one decision of a human-in-the-loop resume value, ``None`` when it is not one.
+
+    Agent Inbox's response (a list of one ``{"type": "accept" | "edit" | "response" |
+    "ignore", "args"}``) is read as the decision it stands for: accept and ignore approve,
+    ``response`` responds with its text, ``edit`` edits with ``args.args``.
 
     Raises:
         ValueError: ``{"decisions": ...}`` does not hold exactly one decision with a ``type``.
     """
+    if (
+        isinstance(value, list)
+        and len(value) == 1
+        and isinstance(value[0], dict)
+        and value[0].get("type") in _INBOX_TYPES
+    ):
+        return _inbox_decision(value[0])
     if not isinstance(value, dict) or "decisions" not in value:
         return None
     decisions = value["decisions"]
