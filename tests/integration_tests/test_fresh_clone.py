@@ -3,7 +3,7 @@
 Each test clones the repository's committed ``HEAD`` into a temporary folder and runs the
 README's command there with a clean environment: no ``DEEP_RESEARCH_*`` variable (the cluster
 gets only the databases of its own that ``deploy/cluster.sh`` documents), ``HOME`` a fresh
-folder, free ports. Only the tool caches are shared (uv's and pip's), so the install reads
+folder, free ports. Only the tool caches are shared (uv's, pip's and npm's), so the install reads
 packages from the disk rather than the registry. The server must then complete a research run
 through the SDK, as a newcomer's first try would.
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -87,6 +88,9 @@ def newcomer_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str
             [str(REPO_ROOT / ".venv/bin/python"), "-m", "pip", "cache", "dir"]
         ),
     }
+    npm = shutil.which("npm")
+    if npm is not None:  # the web app's build (npm ci)
+        caches["npm_config_cache"] = _cache_dir([npm, "config", "get", "cache"])
     return {**kept, **caches, "HOME": str(home), **(extra or {})}
 
 
