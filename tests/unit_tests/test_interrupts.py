@@ -6,7 +6,7 @@ import uuid
 from typing import Any
 
 import pytest
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import HumanMessage, RemoveMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
@@ -301,6 +301,25 @@ async def test_the_question_is_in_the_chat_and_a_plain_message_answers_it(tmp_pa
     assert state["question_nr"] == 1  # the same question, answered, not a new one
     assert [m.type for m in state["messages"]] == ["human", "ai", "human", "ai"]
     assert state["messages"][-1].content == chat_markdown(done["report"].markdown)
+
+
+async def test_a_thread_paused_before_the_question_was_in_the_chat_gets_it(
+    tmp_path: Any,
+) -> None:
+    """Threads paused by an earlier version have the question only in the interrupt."""
+    corpus = LocalCorpus(SAMPLE_CORPUS, default_index_path(tmp_path, SAMPLE_CORPUS))
+    graph = build_graph(
+        engine=OfflineEngine(), sources=[corpus], checkpointer=InMemorySaver(serde=make_serde())
+    )
+    config: Any = {"configurable": {"thread_id": uuid.uuid4().hex}}
+    context = Context(depth="light")
+    first = await graph.ainvoke({"messages": [HumanMessage("batteries")]}, config, context=context)
+    question = first["__interrupt__"][0].value["question"]
+    paused = (await graph.aget_state(config)).values["messages"]
+    await graph.aupdate_state(config, {"messages": [RemoveMessage(id=paused[-1].id)]})
+    await graph.ainvoke(Command(resume="grid costs"), config, context=context)
+    messages = (await graph.aget_state(config)).values["messages"]
+    assert [m.text for m in messages[:3]] == ["batteries", question, "grid costs"]
 
 
 async def test_a_hitl_decision_resumes_the_graph(tmp_path: Any) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
@@ -38,5 +38,15 @@ async def ask_clarification(
     """Pause with the question; resume with the answer (an empty answer proceeds as asked)."""
     question = state.clarifying_question
     answer = _answer(question)
-    messages = [HumanMessage(answer)] if answer else []
+    messages: list[BaseMessage] = []
+    if not _in_chat(state, question):  # a thread paused before clarify put it there
+        messages.append(AIMessage(question))
+    if answer:
+        messages.append(HumanMessage(answer))
     return {"clarification": answer, "clarifying_question": "", "messages": messages}
+
+
+def _in_chat(state: State, question: str) -> bool:
+    """Whether the chat's last message is the question (clarify adds it when it asks)."""
+    last = state.messages[-1] if state.messages else None
+    return last is not None and last.type == "ai" and last.text == question
