@@ -181,6 +181,17 @@ async def test_a_signed_token_works_for_a_user_nobody_listed(auth_server: AuthSe
         assert thread["metadata"]["owner"] == "carol@example.org"
 
 
+async def test_a_token_sent_as_the_sdks_api_key_works(auth_server: AuthServer) -> None:
+    # agent-chat-ui passes its token as the SDK's api_key, which is sent as X-Api-Key.
+    token = auth_server.headers("alice")["Authorization"].removeprefix("Bearer ")
+    async with get_client(url=auth_server.url, api_key=token) as client:
+        thread = await client.threads.create()
+        assert thread["metadata"]["owner"] == "alice"
+    async with httpx.AsyncClient(base_url=auth_server.url, trust_env=False) as http:
+        wrong = {"X-Api-Key": "not-a-valid-token-at-all"}
+        assert (await http.post("/threads/search", json={}, headers=wrong)).status_code == 401
+
+
 @pytest.mark.parametrize(
     "headers",
     [

@@ -219,6 +219,17 @@ async def test_with_tokens_a_missing_or_bad_token_is_refused(
     assert server_auth.owner_id(User("langgraph-studio-user")) == "langgraph-studio-user"
 
 
+async def test_a_token_sent_as_an_api_key_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    # agent-chat-ui and the LangGraph SDK's api_key send the token as X-Api-Key.
+    _configure(monkeypatch, DEEP_RESEARCH_AUTH_TOKENS=f"{ALICE}=alice")
+    assert (await server_auth.authenticate({b"x-api-key": ALICE.encode()}))["identity"] == "alice"
+    assert (await server_auth.authenticate({"X-Api-Key": ALICE}))["identity"] == "alice"  # Aegra
+    for key in ("", "wrong-token-0123456789"):
+        with pytest.raises(Auth.exceptions.HTTPException) as refused:
+            await server_auth.authenticate({b"x-api-key": key.encode()})
+        assert refused.value.status_code == 401
+
+
 async def test_threads_and_assistants_are_stamped_and_filtered_by_owner(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -49,7 +49,7 @@ from deep_research.server.inputs import (
     metadata_problem,
 )
 from deep_research.server.run_cap import run_limiter
-from deep_research.server.runtimes.base import MetadataOwner, authorization_header
+from deep_research.server.runtimes.base import MetadataOwner, authorization_header, request_header
 from deep_research.server.runtimes.select import current_runtime
 from deep_research.server.tokens import current_verifier
 from deep_research.services import model_refusal
@@ -75,6 +75,12 @@ def bearer_token(authorization: str | None) -> str | None:
     return token if scheme.lower() == BEARER and token else None
 
 
+def _api_key(headers: Mapping[Any, Any] | None) -> str | None:
+    """The token of an ``X-Api-Key`` header, or ``None``."""
+    token = (request_header(headers, "x-api-key") or "").strip()
+    return token or None
+
+
 def owner_id(user: Any) -> str:
     """The user id a request acts as: the token's user, or ``DEEP_RESEARCH_USER_ID`` when open.
 
@@ -90,13 +96,15 @@ def owner_id(user: Any) -> str:
 async def authenticate(headers: Mapping[Any, Any] | None) -> Auth.types.MinimalUserDict:
     """Map the request's bearer token to its user (any request, when the server is open).
 
-    ``headers`` as either runtime passes them: langgraph-api by name (bytes), Aegra as its one
-    positional argument (str).
+    The token comes as ``Authorization: Bearer TOKEN``, or as ``X-Api-Key: TOKEN``, the header
+    LangGraph's own clients send (agent-chat-ui, the SDK's ``api_key``). ``headers`` as either
+    runtime passes them: langgraph-api by name (bytes), Aegra as its one positional argument
+    (str).
     """
     verifier = current_verifier()
     if verifier.open:
         return {"identity": get_settings().user_id, "is_authenticated": True}
-    token = bearer_token(authorization_header(headers))
+    token = bearer_token(authorization_header(headers)) or _api_key(headers)
     if token is None:
         raise _unauthorized("missing bearer token: send 'Authorization: Bearer TOKEN'")
     user_id = verifier.verify(token)

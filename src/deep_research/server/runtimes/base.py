@@ -154,8 +154,13 @@ class Runtime(Protocol):
 
 def authorization_header(headers: Mapping[Any, Any] | None) -> str | None:
     """The ``Authorization`` header from either runtime's headers (bytes or str, any case)."""
+    return request_header(headers, "authorization")
+
+
+def request_header(headers: Mapping[Any, Any] | None, wanted: str) -> str | None:
+    """The header named ``wanted`` (lower-case) from either runtime's headers, or ``None``."""
     for key, value in (headers or {}).items():
         name = key.decode("latin-1") if isinstance(key, bytes) else str(key)
-        if name.lower() == "authorization":
+        if name.lower() == wanted:
             return value.decode("latin-1") if isinstance(value, bytes) else str(value)
     return None
