@@ -52,7 +52,8 @@ def test_user_instructions_win_over_style_but_not_over_citations() -> None:
     }
 
 
-def test_replaced_steps_findings_leave_the_writers_input() -> None:
+def test_a_replaced_steps_findings_stay_in_the_writers_input() -> None:
+    # no step is recorded as its replacement: its finding is offered as it is (never dropped)
     plan = [PlanStep(id="s01", title="old", replaced=True), PlanStep(id="s02", title="new")]
     state = State(
         plan=plan,
@@ -62,8 +63,8 @@ def test_replaced_steps_findings_leave_the_writers_input() -> None:
         ],
         evidence=[_span("ev_a", "s01", "https://a.example"), _span("ev_b", "s02", "https://b")],
     )
-    assert [f.step_id for f in kept_findings(state)] == ["s02"]
-    assert [e.id for e in report_evidence(state)] == ["ev_b"]
+    assert [f.step_id for f in kept_findings(state)] == ["s01", "s02"]
+    assert [e.id for e in report_evidence(state)] == ["ev_a", "ev_b"]
 
 
 def test_complex_questions_get_the_extended_budget() -> None:

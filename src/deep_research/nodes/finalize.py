@@ -26,6 +26,7 @@ from deep_research.report.build import (
     number_references,
     render_markdown,
     report_evidence,
+    report_plan,
 )
 from deep_research.report.chat import chat_markdown
 from deep_research.report.inert import inert_report
@@ -33,26 +34,25 @@ from deep_research.report.limits import assessment_input, limits, with_limitatio
 from deep_research.services import Services, context_of
 from deep_research.settings import get_settings
 from deep_research.sources import corpus_roots
-from deep_research.state import EvidenceSpan, State, TokenUsage
+from deep_research.state import State, TokenUsage
 from deep_research.state.identity import on_kept_sources
 from deep_research.text.language import language_of
 
 
 async def assess(
-    state: State, runtime: Runtime[Context], services: Services, evidence: list[EvidenceSpan]
+    state: State, runtime: Runtime[Context], services: Services
 ) -> tuple[Assessment, Reply[ReportAssessment]] | None:
     """Ask the engine for the report's summary and limits (none for ``simple`` answers).
 
-    ``evidence`` is the state's evidence with its quotes, on its kept sources.
+    The engine is shown the evidence the writer was offered (:func:`report_evidence`).
     """
     if state.run_config.mode == "simple" or not state.draft.strip():
         return None
-    plan = [step for step in state.plan if not step.replaced]  # replaced: not the report's
-    chosen = {e.id for e in report_evidence(state)}
+    plan = report_plan(state.plan)  # replaced: not the report's
     facts = assessment_input(
         state.research_question,
         state.draft,
-        [e for e in evidence if e.id in chosen],
+        report_evidence(state),  # a replaced step's evidence under the step replacing it
         state.claims,
         plan,
         state.findings,
@@ -84,7 +84,7 @@ async def finalize(
     roots = await asyncio.to_thread(corpus_roots, get_settings()) if services.served else []
     # one work, one reference
     evidence = on_kept_sources(state.evidence, state.sources)
-    assessed = await assess(state, runtime, services, evidence)
+    assessed = await assess(state, runtime, services)
     draft, found, usage = state.draft, None, TokenUsage()
     if assessed is not None:
         facts, reply = assessed

@@ -51,6 +51,16 @@ async def reflect(state: State, runtime: Runtime[Context], *, services: Services
         new_steps=[s.title for s in new_steps],
         replaces=decision.replaces,
     )
-    plan = [s.model_copy(update={"replaced": True}) if s.id in replaced else s for s in state.plan]
+    # the n-th step replaced is reworded by the n-th new step (the last new one past them)
+    successor = {
+        step_id: new_steps[min(n, len(new_steps) - 1)].id
+        for n, step_id in enumerate(r for r in decision.replaces if r in replaced)
+    }
+    plan = [
+        s.model_copy(update={"replaced": True, "replaced_by": successor[s.id]})
+        if s.id in replaced
+        else s
+        for s in state.plan
+    ]
     unmet = [item.strip() for item in decision.unmet if item.strip()]
     return {"plan": [*plan, *new_steps], "unmet": unmet, "usage": reply.usage}

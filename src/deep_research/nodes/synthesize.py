@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context
 from deep_research.engines import WritingInputs, evidence_key
 from deep_research.events import emit
-from deep_research.report.build import kept_findings, report_evidence
+from deep_research.report.build import kept_findings, report_evidence, report_plan
 from deep_research.services import Services, context_of
 from deep_research.state import State
 from deep_research.verification.citations import keys_to_markers, normalize_draft
@@ -45,7 +45,7 @@ async def synthesize(
         requirements=state.requirements,
         unmet=state.unmet,
     )
-    plan = [step for step in state.plan if not step.replaced]
+    plan = report_plan(state.plan)
     reply = await engine.write_report(
         state.research_question, state.brief, plan, evidence, on_progress=progress, inputs=inputs
     )

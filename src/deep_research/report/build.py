@@ -34,6 +34,7 @@ from deep_research.state import (
     Finding,
     Limitation,
     Metrics,
+    PlanStep,
     Reference,
     Report,
     ReportConfidence,
@@ -417,17 +418,90 @@ def article_markdown(report: Report) -> str:
     return f"{body}\n## {label(language, 'references')}\n\n" + "\n".join(listed) + "\n"
 
 
+def successors(plan: Sequence[PlanStep]) -> dict[str, str]:
+    """The kept step that answers for each replaced step (a chain of rewordings followed).
+
+    A step's successor is the one reflection recorded (``replaced_by``), else the later step
+    whose intent is its title (how a rewording names the step it rewords). A replaced step
+    with neither has none: its evidence is still offered, under no step.
+    """
+    by_id = {s.id: s for s in plan}
+    by_intent: dict[str, str] = {}
+    for step in plan:
+        by_intent.setdefault(step.intent.casefold(), step.id)
+    found: dict[str, str] = {}
+    for step in plan:
+        current, seen = step, {step.id}
+        while current.replaced:
+            nxt = current.replaced_by or by_intent.get(current.title.casefold())
+            if nxt is None or nxt in seen or nxt not in by_id:
+                break
+            seen.add(nxt)
+            current = by_id[nxt]
+        if step.replaced and not current.replaced:
+            found[step.id] = current.id
+    return found
+
+
+def _places(plan: Sequence[PlanStep]) -> dict[str, int]:
+    """Each step's place in the report: a rewording takes the place of the step it rewords."""
+    place = {s.id: n for n, s in enumerate(plan)}
+    for replaced, home in successors(plan).items():
+        place[home] = min(place[home], place[replaced])
+    return place
+
+
+def report_plan(plan: Sequence[PlanStep]) -> list[PlanStep]:
+    """The steps the report is written for: the kept ones, a rewording where its step stood."""
+    place = _places(plan)
+    return sorted((s for s in plan if not s.replaced), key=lambda s: place[s.id])
+
+
 def kept_findings(state: State) -> list[Finding]:
-    """The findings of the steps reflection did not replace."""
-    replaced = {step.id for step in state.plan if step.replaced}
-    return [f for f in state.findings if f.step_id not in replaced]
+    """The findings of the kept steps, each with what the steps it replaced found.
+
+    A rewording adds to what the step it replaces found: that step's notes follow the
+    rewording's own, and its evidence joins the rewording's (nothing found is lost to a
+    step's fate). A replaced step that no kept step answers for keeps its own finding.
+    """
+    after = successors(state.plan)
+    replaced = {s.id for s in state.plan if s.replaced}
+    merged: dict[str, Finding] = {}
+    for finding in state.findings:
+        if finding.step_id not in replaced:
+            merged[finding.step_id] = finding
+    for finding in state.findings:
+        home = after.get(finding.step_id)
+        if finding.step_id not in replaced:
+            continue
+        if home is None:
+            merged.setdefault(finding.step_id, finding)
+            continue
+        own = merged.get(home, Finding(step_id=home, notes=""))
+        merged[home] = own.model_copy(
+            update={
+                "notes": "\n".join(n for n in (own.notes, finding.notes) if n.strip()),
+                "evidence_ids": list(dict.fromkeys([*own.evidence_ids, *finding.evidence_ids])),
+            }
+        )
+    order = _places(state.plan)
+    return sorted(merged.values(), key=lambda f: order.get(f.step_id, len(order)))
 
 
 def report_evidence(state: State) -> list[EvidenceSpan]:
-    """The evidence the kept findings selected, in state order (what the writer may cite).
+    """The evidence any step selected, in state order (what the writer may cite).
 
-    A span quoted under a link of a work that another step found by another link names the
-    work's one source (:func:`~deep_research.state.identity.on_kept_sources`).
+    A replaced step's evidence is placed under the step that replaced it (its ``step_id``
+    is that step's), so that the writer finds it under a step of the plan it is shown; words
+    that two steps quoted are offered once. A span
+    quoted under a link of a work that another step found by another link names the work's
+    one source (:func:`~deep_research.state.identity.on_kept_sources`).
     """
-    chosen = {i for f in kept_findings(state) for i in f.evidence_ids}
-    return on_kept_sources([e for e in state.evidence if e.id in chosen], state.sources)
+    chosen = {i for f in state.findings for i in f.evidence_ids}
+    after = successors(state.plan)
+    placed: dict[tuple[str, int, int], EvidenceSpan] = {}
+    for e in state.evidence:
+        if e.id in chosen:  # the same words found by two steps are offered once
+            home = after.get(e.step_id, e.step_id)
+            placed.setdefault((e.url, e.start, e.end), e.model_copy(update={"step_id": home}))
+    return on_kept_sources(list(placed.values()), state.sources)

@@ -302,7 +302,9 @@ class PlanStep(DomainModel):
     round: int = Field(default=1, ge=1)
     """The research round in which the step was added."""
     replaced: bool = False
-    """Reflection replaced the step by a reworded one: its findings no longer reach the writer."""
+    """Reflection replaced the step by a reworded one, which reports what both found."""
+    replaced_by: str | None = None
+    """The id of the step that replaced this one (``None``: not replaced, or not recorded)."""
 
 
 class Finding(DomainModel):

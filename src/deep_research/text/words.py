@@ -122,6 +122,23 @@ def words(text: str) -> list[str]:
     return [(m.group("cjk") or m.group("word")).lower() for m in _WORD.finditer(text)]
 
 
+_INTERNAL = re.compile(
+    r"\[@[A-Za-z0-9_]+\]"  # an evidence marker of a draft or of notes
+    r"|\[E\d+(?:\s*,\s*E\d+)*\]"  # an evidence key of a prompt or of offline notes
+    r"|\b[a-z]{1,4}_[0-9a-f]{8,}\b"  # an id of the run (ev_7b0ba6937658)
+    r"|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b",  # a hash
+    re.I,
+)
+
+
+def without_ids(text: str) -> str:
+    """``text`` with the run's own identifiers blanked: evidence markers and keys, ids, hashes.
+
+    Words taken from notes or evidence for a query or a title must never be these.
+    """
+    return _INTERNAL.sub(" ", text)
+
+
 def content_tokens(text: str) -> list[str]:
     """Tokens minus stopwords, lightly stemmed so that plurals match singulars."""
     return [stem(t) for t in tokens(text) if t not in STOPWORDS]

@@ -9,7 +9,7 @@ they are extracts. Nothing here is canned: every sentence of a report comes from
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from deep_research.engines.base import (
     Assessment,
@@ -54,6 +54,7 @@ from deep_research.text.words import (
     sentences,
     split_line,
     stem,
+    without_ids,
     word_count,
     words,
 )
@@ -101,7 +102,7 @@ def _words(text: str) -> list[str]:
     A run of CJK text stays whole (a search engine segments it better than bigrams would).
     """
     own = function_words(language_of(text))
-    spoken = without_question_words(text)
+    spoken = without_question_words(without_ids(text))
     return [w for w in words(spoken) if w not in STOPWORDS and w not in own]
 
 
@@ -126,7 +127,9 @@ def _headings(
 
     Steps that reflection added to reword a step (whose intent is that step's title) or to
     look for words no finding mentioned (whose intent is the question) get no heading: what
-    they found goes under the step they reword, or under the heading it answers.
+    they found goes under the step they reword, or under the heading it answers. A rewording
+    of a step the writer is not shown (it replaced it) is headed by that step's title: the
+    part of the question as asked, not the words it was searched with.
     """
     by_title = {s.title: s.id for s in plan}
     folded = {
@@ -134,12 +137,19 @@ def _headings(
         for s in plan
         if s.round > 1 and (s.intent in by_title or s.intent == question)
     }
-    headings = [s for s in plan if s.id not in folded]
+    headings = [_as_asked(s, question, by_title) for s in plan if s.id not in folded]
     placed = [
         e.model_copy(update={"step_id": folded[e.step_id]}) if e.step_id in folded else e
         for e in evidence
     ]
     return headings, placed
+
+
+def _as_asked(step: PlanStep, question: str, shown: Collection[str]) -> PlanStep:
+    """``step`` titled by the step it rewords, when that step is not among ``shown`` titles."""
+    if step.round > 1 and step.intent and step.intent != question and step.intent not in shown:
+        return step.model_copy(update={"title": step.intent})
+    return step
 
 
 def _topic(question: str) -> str:
