@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context
 from deep_research.engines import WritingInputs, evidence_key
 from deep_research.events import emit
-from deep_research.report.build import kept_findings, report_evidence, report_plan
+from deep_research.report.build import kept_findings, report_evidence, report_plan, shown_title
 from deep_research.services import Services, context_of
 from deep_research.state import State
 from deep_research.verification.citations import keys_to_markers, normalize_draft
@@ -40,7 +40,7 @@ async def synthesize(
 
     inputs = WritingInputs(
         findings=kept_findings(state),
-        titles={s.url: s.title for s in state.sources if s.title},
+        titles={s.url: shown_title(s.title, s.url) for s in state.sources if s.title},
         depth=state.run_config.depth,
         requirements=state.requirements,
         unmet=state.unmet,

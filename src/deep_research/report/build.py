@@ -128,6 +128,17 @@ def number_references(
     return Numbering(references=references, number_of=number_of)
 
 
+def shown_title(title: str | None, url: str) -> str:
+    """A source's title fit to print: its own when it has a letter or a digit, else its URL.
+
+    A page whose first line is markup (an ``.rst.txt`` source's ``=====`` underline) has no
+    title worth the name.
+    """
+    if title and any(c.isalnum() for c in title):
+        return title
+    return url
+
+
 def reference(
     number: int, url: str, source: Source | None, where: str, language: str = "en"
 ) -> Reference:
@@ -136,7 +147,7 @@ def reference(
     The citation's fixed words are in ``language`` (see
     :func:`~deep_research.report.bibliography.vancouver`).
     """
-    title = source.title if source is not None else url
+    title = shown_title(source.title if source is not None else "", url)
     bib = source.bib if source is not None else None
     return Reference(
         number=number,

@@ -17,7 +17,7 @@ below the best are not taken.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -37,8 +37,10 @@ from deep_research.text.words import (
     Sentence,
     content_tokens,
     ends_sentence,
+    has_markup,
     jaccard,
     numbers,
+    refers_back,
     sentences,
     word_count,
 )
@@ -139,6 +141,7 @@ def select_windows(
     queries: Sequence[str],
     *,
     limit: int = MAX_WINDOWS,
+    answers: Callable[[str], bool] | None = None,
 ) -> list[Window]:
     """Return the most relevant, mutually diverse sentence windows of ``passages``.
 
@@ -147,7 +150,9 @@ def select_windows(
     headings) and chosen by maximal marginal relevance (:func:`_windows`). Each chosen
     sentence becomes a window with its on-topic neighbours of the same line (:func:`_window`).
     Sentences that address the agent (prompt injection) are never chosen unless their passage
-    comes from a page scanned clean (``Passage.clean``).
+    comes from a page scanned clean (``Passage.clean``). ``answers``: whether a sentence gives
+    the kind of answer the step asks for (a sum spent for a cost); a sentence on the step's
+    subject that does scores :data:`ANSWER_WEIGHT` times higher.
     """
     candidates = _candidates(passages)
     if not candidates:
@@ -156,8 +161,16 @@ def select_windows(
     query += abbreviations(" ".join([step.title, step.intent, *queries]), passages)
     bags = [content_tokens(c.sentence.text) for c in candidates]
     scores = _scores(passages, candidates, bags, query)
+    if answers is not None:
+        scores = [
+            score * ANSWER_WEIGHT if score > 0 and answers(c.sentence.text) else score
+            for c, score in zip(candidates, scores, strict=True)
+        ]
     return _windows(passages, candidates, bags, scores, limit=limit)
 
+
+ANSWER_WEIGHT = 3.0
+"""How much more a sentence scores when it gives the kind of answer its step asks for."""
 
 MAX_ABBREVIATION = 5
 """Longest abbreviation looked for (letters)."""
@@ -214,6 +227,7 @@ def _candidates(passages: Sequence[Passage]) -> list[Candidate]:
                 and not s.text[0].islower()  # a fragment of a list or a cut-off sentence
                 and (ends_sentence(s.text) or _leads_in(s.text))
                 and (passage.clean or not is_instruction(s.text))
+                and not has_markup(s.text)  # a page's source markup is no quote
             ):
                 placed = Sentence(
                     s.text,
@@ -344,6 +358,28 @@ def _window(
         members, listing = grown, listing or opens
     while members and _leads_in(candidates[members[-1]].sentence.text):
         members.pop()  # a lead-in without what it introduces says nothing
+    return _with_antecedent(passages, candidates, members, used)
+
+
+def _with_antecedent(
+    passages: Sequence[Passage],
+    candidates: Sequence[Candidate],
+    members: list[int],
+    used: Collection[int],
+) -> list[int]:
+    """``members`` opening with the sentence their first one refers back to, or without it.
+
+    A sentence that points at what precedes it ("the above configuration", "this module")
+    is quoted after that sentence (the one before it on its line), or not at all.
+    """
+    while members and refers_back(candidates[members[0]].sentence.text):
+        before = members[0] - 1
+        linked = before not in used and _link(passages, candidates, before, members[0]) == "line"
+        span = candidates[members[-1]].sentence.end - candidates[max(before, 0)].sentence.start
+        if linked and span <= MAX_WINDOW_CHARS:
+            members = [before, *members]  # a window may pass its size for the antecedent
+        else:
+            members = members[1:]
     return members
 
 

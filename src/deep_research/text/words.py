@@ -139,6 +139,37 @@ def without_ids(text: str) -> str:
     return _INTERNAL.sub(" ", text)
 
 
+_MARKUP = re.compile(
+    r":[a-z]+(?::[a-z]+)?:`"  # a reST or Sphinx role (:func:`debug`)
+    r"|``|`_|`[^`\n]*<[^>\n]*>`"  # reST literals and links
+    r"|^\s*\.\. [a-z-]+::"  # a reST directive
+    r"|\]\([^)\s]*\)|\*\*|(?<!\w)__(?=\w)"  # Markdown links and strong emphasis
+    r"|\[\[|\]\]|\{\{|\}\}|'''|(?<!\w)''(?=\w)"  # wiki links, templates, emphasis
+    r"|^\s*(?:#{1,6}|={2,}|-{3,}|\*{3,})\s",  # a heading or rule line
+    re.M,
+)
+
+
+def has_markup(text: str) -> bool:
+    """Whether ``text`` holds reST, Sphinx, Markdown or wiki markup (not fit to quote as is)."""
+    return bool(_MARKUP.search(text))
+
+
+_REFERS_BACK = re.compile(
+    r"\b(?:the above|above[- ]mentioned|(?:shown|described|mentioned|given|listed|seen|noted|"
+    r"defined|created|explained|discussed) (?:above|earlier|previously|before)|"
+    r"the (?:previous|preceding|former|latter)\b|"
+    r"(?:this|that) (?:module|example|section|page|chapter|snippet|listing|code|program|script|"
+    r"configuration|file|figure|table|one)\b|these (?:examples|snippets|listings)\b)",
+    re.I,
+)
+
+
+def refers_back(sentence: str) -> bool:
+    """Whether ``sentence`` points back at what precedes it ("the above", "this module")."""
+    return bool(_REFERS_BACK.search(sentence))
+
+
 def content_tokens(text: str) -> list[str]:
     """Tokens minus stopwords, lightly stemmed so that plurals match singulars."""
     return [stem(t) for t in tokens(text) if t not in STOPWORDS]

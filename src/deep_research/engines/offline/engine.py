@@ -27,7 +27,6 @@ from deep_research.engines.offline.facets import (
     arrange,
     asks_cost,
     facets_for,
-    spending_terms,
 )
 from deep_research.engines.schemas import (
     ClaimVerdict,
@@ -51,6 +50,7 @@ from deep_research.text.words import (
     content_tokens,
     is_cjk,
     jaccard,
+    refers_back,
     sentences,
     split_line,
     stem,
@@ -265,9 +265,6 @@ class OfflineEngine:
             " ".join(dict.fromkeys(question_terms)),
             " ".join(title_terms[-3:]),
         ]
-        spending = spending_terms(step.title)
-        if spending:
-            candidates.insert(1, " ".join(dict.fromkeys(title_terms + spending)))
         seen = {q.lower() for q in previous}
         fresh: list[str] = []
         for query in candidates:
@@ -284,7 +281,9 @@ class OfflineEngine:
         passages: Sequence[Passage],
     ) -> Reply[list[PickedQuote]]:
         """Sentence windows of the passages, by relevance (:func:`select_windows`)."""
-        windows = select_windows(passages, step, queries)
+        windows = select_windows(
+            passages, step, queries, answers=lambda text: answers_kind(step.title, text) > 0
+        )
         return Reply(
             [
                 PickedQuote(passage=passage_key(w.passage), quote=w.text, relevance=w.relevance)
@@ -369,7 +368,11 @@ class OfflineEngine:
         for step in headings:
             chosen: list[str] = []
             for i in arranged[step.id]:
+                follows = False  # the sentence before this one was just written
                 for said in _new_sentences(evidence[i].quote, quoted):
+                    taken, follows = follows, False
+                    if refers_back(said) and not taken:
+                        continue  # "the above": only right after what it points at
                     bag = set(content_tokens(said))
                     if any(jaccard(bag, other) > _NEAR_DUPLICATE for other in bags):
                         continue  # another source's near copy is already quoted
@@ -378,6 +381,7 @@ class OfflineEngine:
                         quoted.add(" ".join(said.split()))
                         bags.append(bag)
                         chosen.append(_sentence(said, [evidence_key(i)]))
+                        follows = True
                 if len(chosen) >= per_section:
                     break
             if chosen:

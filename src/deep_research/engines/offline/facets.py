@@ -245,15 +245,6 @@ def answers_kind(title: str, quote: str) -> float:
     return 0.0
 
 
-SPENDING_WORDS = ("cost", "contributed", "funding", "invested", "million", "built")
-"""Words of the sentences that tell what something cost, searched for with a cost step."""
-
-
-def spending_terms(title: str) -> list[str]:
-    """Words to search with when ``title`` asks what something cost (else none)."""
-    return list(SPENDING_WORDS) if _COST_ASKED.search(title) else []
-
-
 def fit(step: PlanStep, quote: str) -> float:
     """How well ``quote`` answers the heading of ``step`` (higher is better; 0: not at all).
 

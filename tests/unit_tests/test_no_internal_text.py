@@ -1,0 +1,192 @@
+"""No internal identifier or markup is ever text (issue #44).
+
+A run's evidence keys, ids and hashes must never become a query, a step title, a heading or a
+sentence; a page's source markup is not quoted; a reference's title is never punctuation only;
+a sentence that points back at what precedes it is quoted after it or not at all.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from pydantic import BaseModel
+
+from deep_research.context import Context
+from deep_research.engines import OfflineEngine, Reply
+from deep_research.engines.schemas import StepNotes
+from deep_research.graph import build_graph
+from deep_research.persistence.checkpointer import make_serde
+from deep_research.report.build import shown_title
+from deep_research.sources import LocalCorpus
+from deep_research.sources.evidence import select_windows
+from deep_research.state import EvidenceSpan, Passage, PlanStep
+from deep_research.text import has_markup, refers_back, without_ids
+from deep_research.verification.citations import MARKER
+
+QUESTION = (
+    "How much do residential heat pumps cost to install and how efficient are they in cold "
+    "climates?"
+)
+PAGES = {
+    "install-costs.md": (
+        "# Installer survey 2023\n\nThe median installed cost of a ducted air-source heat pump "
+        "was 14,500 dollars in 2023, according to the national installer survey. The survey "
+        "covered 1,200 installations of ducted air-source heat pumps.\n"
+    ),
+    "tax-credit.md": (
+        "# Federal tax credit for heat pumps\n\nHomeowners who install a qualifying heat pump "
+        "can claim a federal tax credit of 30 percent, up to 2,000 dollars per year. The "
+        "credit applies to equipment that meets the efficiency tier of the program.\n"
+    ),
+    "cold-climate.md": (
+        "# Cold climate performance\n\nModern cold-climate air-source heat pumps keep a "
+        "coefficient of performance of about 2 at minus 15 degrees Celsius. Field trials in "
+        "Maine found that the units met the full heating load of the homes down to minus 20 "
+        "degrees Celsius.\n"
+    ),
+    "water-heaters.md": (
+        "# Heat pump water heaters\n\nA heat pump water heater moves heat from the surrounding "
+        "air into the water tank. In cold basements their efficiency is lower because the "
+        "surrounding air is colder.\n"
+    ),
+}
+RUN_ID = re.compile(
+    r"\b[a-z]{1,4}[ _][0-9a-f]{12}\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12}\b"
+)
+"""How a run's ids (``ev_7b0ba6937658``) or their hashes would read if they leaked into text."""
+ID_FIELD = re.compile(r"(?:ids?|keys?)$|^(?:thread|run|checkpoint)", re.I)
+"""Fields whose values are ids by design (``evidenceIds``, ``citationKeys``, ``stepId``)."""
+
+
+class ThinCost(OfflineEngine):
+    """The offline engine, judging the cost step's first round thin, so reflection rewords it."""
+
+    async def notes(
+        self, question: str, step: PlanStep, evidence: Sequence[EvidenceSpan]
+    ) -> Reply[StepNotes]:
+        reply = await super().notes(question, step, evidence)
+        if step.round == 1 and "cost" in step.title:
+            return Reply(reply.value.model_copy(update={"sufficient": False}), reply.usage)
+        return reply
+
+
+def _strings(value: Any, key: str = "") -> Iterator[tuple[str, str]]:
+    """Every string of ``value`` that is text (not an id field), with the key it stands under."""
+    if isinstance(value, BaseModel):
+        value = value.model_dump(by_alias=True)
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if not ID_FIELD.search(str(k)):
+                yield from _strings(v, str(k))
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item, key)
+    elif isinstance(value, str):
+        yield key, MARKER.sub(" ", value)  # a marker is the internal form of a citation
+
+
+async def test_a_run_emits_no_internal_id_as_text(tmp_path: Path) -> None:
+    root = tmp_path / "pages"
+    root.mkdir()
+    for name, text in PAGES.items():
+        (root / name).write_text(text, encoding="utf-8")
+    corpus = LocalCorpus(root, tmp_path / "index.sqlite")
+    graph = build_graph(
+        engine=ThinCost(), sources=[corpus], checkpointer=InMemorySaver(serde=make_serde())
+    )
+    config: Any = {"configurable": {"thread_id": uuid.uuid4().hex}}
+    events = [
+        chunk
+        async for chunk in graph.astream(
+            {"messages": [HumanMessage(QUESTION)]},
+            config,
+            context=Context(allow_clarification=False),
+            stream_mode="custom",
+        )
+    ]
+    values = (await graph.aget_state(config)).values
+    plan = values["plan"]
+    assert any(s.replaced for s in plan), "reflection must have reworded the thin cost step"
+    leaks = [
+        (key, text)
+        for key, text in _strings([events, {k: v for k, v in values.items() if k != "messages"}])
+        if RUN_ID.search(text)
+    ]
+    assert not leaks, leaks[:5]
+    report = values["report"]
+    # every word searched for or printed as a title comes from the question or the pages read
+    known = set(re.findall(r"\w+", " ".join([QUESTION, *PAGES.values()]).lower()))
+    titled = [
+        *(s.title for s in plan),
+        *(q for f in values["findings"] for q in f.queries),
+        *(s.title for s in report.sections),
+    ]
+    strangers = {w for t in titled for w in re.findall(r"\w+", t.lower())} - known
+    assert not strangers, strangers
+    assert "14,500 dollars" in report.markdown
+
+
+def test_ids_keys_and_hashes_are_blanked_from_words_taken_as_text() -> None:
+    notes = "It cost 14,500 dollars [@ev_7b0ba6937658]. It did [E2]. See ev_7b0ba6937658."
+    assert not RUN_ID.search(without_ids(notes)) and "[E2]" not in without_ids(notes)
+    assert "14,500 dollars" in without_ids(notes)
+
+
+def _passage(url: str, text: str) -> Passage:
+    return Passage(
+        id="p1", url=url, document_id="d", text=text, start=0, end=len(text), score=1.0, clean=True
+    )
+
+
+def test_source_markup_is_never_quoted() -> None:
+    assert has_markup("Use :func:`debug`, :func:`info` and the other functions to log.")
+    assert has_markup("Read the ``logging.conf`` file first.")
+    assert has_markup("See [the guide](https://example.org/guide) for the details.")
+    assert has_markup("This is **very** important for the run.")
+    assert has_markup("The [[Heat pump]] page covers it in {{convert|5|kW}} units.")
+    assert not has_markup("The median cost was 14,500 dollars in 2023 (see the survey).")
+    text = (
+        "Logging can be configured in code. Call :func:`basicConfig` once before logging. "
+        "Each handler writes records to one destination."
+    )
+    passage = _passage("file:///doc/logging.rst.txt", text)
+    step = PlanStep(id="s01", title="logging handler configured basicConfig")
+    quoted = " ".join(w.text for w in select_windows([passage], step, ["logging handler"]))
+    assert ":func:" not in quoted and "handler writes records" in quoted
+
+
+def test_a_sentence_that_points_back_comes_with_what_it_points_at_or_not_at_all() -> None:
+    assert refers_back("Let's start by creating the above configuration file programmatically.")
+    assert refers_back("This module defines functions for logging.")
+    assert not refers_back("The logging module defines functions for logging.")
+    # after a code block (not a sentence of its line), the sentence is not quoted at all
+    text = (
+        "Configure a logger with a file handler.\n\n    handler = FileHandler('app.log')\n\n"
+        "Let's start by creating the above configuration file programmatically, with a logger."
+    )
+    passage = _passage("file:///doc/l.html", text)
+    step = PlanStep(id="s01", title="configuration file logger programmatically")
+    windows = select_windows([passage], step, ["configuration file logger"])
+    assert windows and not any("the above" in w.text for w in windows)
+    # on the line of the sentence it points at, it is quoted after that sentence
+    text = (
+        "The logging configuration file names three handlers for the service. The above "
+        "configuration file also sets the root logger level to warning."
+    )
+    passage = _passage("file:///doc/m.html", text)
+    windows = select_windows([passage], step, ["root logger level"])
+    taking = [w.text for w in windows if "The above" in w.text]
+    assert taking and all(t.startswith("The logging configuration file names") for t in taking)
+
+
+def test_a_title_is_never_punctuation_only() -> None:
+    assert shown_title("=============", "file:///doc/howto/logging.rst.txt") == (
+        "file:///doc/howto/logging.rst.txt"
+    )
+    assert shown_title("Logging HOWTO", "file:///doc/howto/logging.rst.txt") == "Logging HOWTO"
