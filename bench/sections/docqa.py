@@ -56,6 +56,7 @@ from bench.common import BENCH_DIR, log
 from bench.sections import Options
 from bench.sim.model import SimulatedChatModel
 from bench.sim.strong import StrongRun, writer_quotes
+from deep_research.assessment import part_subject
 from deep_research.context import Context
 from deep_research.engines import Engine, OfflineEngine, Reply, locate_quotes
 from deep_research.engines.llm import LLMEngine
@@ -64,7 +65,8 @@ from deep_research.graph import build_graph
 from deep_research.persistence import make_serde
 from deep_research.sources import SAMPLE_CORPUS
 from deep_research.sources.local import LocalCorpus, iter_corpus_files
-from deep_research.state import Passage, PlanStep
+from deep_research.state import EvidenceSpan, Passage, PlanStep, Report, Source
+from deep_research.text import content_tokens, question_parts
 
 NAME = "docqa"
 QUESTION_SETS = BENCH_DIR / "docqa"
@@ -210,7 +212,32 @@ async def _measure(corpus: LocalCorpus, item: dict[str, Any], picker: str) -> di
         "claims": summary.total,
         "supported": summary.supported,
         "sections": [s.title for s in report.sections],
+        "confidence": report.confidence.level if report.confidence else None,
+        "parts": [p.status for p in report.confidence.parts] if report.confidence else [],
+        "off_topic": off_topic(item["question"], report, state["evidence"], read),
     }
+
+
+def off_topic(
+    question: str, report: Report, evidence: list[EvidenceSpan], read: list[Source]
+) -> float | None:
+    """The share of the report's checked sentences on no subject of the question.
+
+    A sentence is on a subject when it, the title of its page or the heading of its section
+    states a word of what some part of the question asks about
+    (:func:`~deep_research.assessment.part_subject`).
+    """
+    if not report.claims:
+        return None
+    subjects = [set(part_subject(p, question)) for p in question_parts(question)]
+    titles = {s.url: s.title or "" for s in read}
+    where = {e.id: f"{titles.get(e.url, '')} {e.section or ''}" for e in evidence}
+    off = 0
+    for claim in report.claims:
+        cited = [*claim.citation_keys, claim.evidence_id or ""]
+        said = set(content_tokens(" ".join([claim.text, *(where.get(i, "") for i in cited)])))
+        off += not any(subject & said for subject in subjects)
+    return off / len(report.claims)
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -234,7 +261,47 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "evidence_left_out": sum(r["evidence_left_out"] for r in rows),
         "picks_dropped": dict(sum((Counter(r["picks_dropped"]) for r in rows), Counter())),
         "supported_share": round(sum(r["supported"] for r in rows) / claims, 3) if claims else None,
+        **calibration(rows),
         "rows": rows,
+    }
+
+
+HIGH_COVERAGE = 0.6
+"""Key-fact coverage a report marked ``high`` should reach (goal: 0.9 of them do)."""
+
+LOW_COVERAGE = 0.3
+"""Key-fact coverage below which a report must not be marked ``high`` (goal: none is)."""
+
+
+def calibration(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Whether the confidence tracks the answer, and how much of the report is off-topic.
+
+    ``high_covered``: of the reports marked high, the share whose report states at least
+    :data:`HIGH_COVERAGE` of the key facts; ``low_not_high``: of the reports stating fewer
+    than :data:`LOW_COVERAGE`, the share not marked high (``None`` when there is none);
+    ``parts_answered``: the share of the questions' parts judged answered;
+    ``off_topic_share``: the mean share of report sentences on no subject of the question.
+    """
+    high = [r for r in rows if r["confidence"] == "high"]
+    low = [r for r in rows if r["recall_report"] < LOW_COVERAGE]
+    parts = [status for r in rows for status in r["parts"]]
+    off = [r["off_topic"] for r in rows if r["off_topic"] is not None]
+    return {
+        "confidence": dict(Counter(r["confidence"] for r in rows)),
+        "high": len(high),
+        "high_covered": (
+            round(sum(r["recall_report"] >= HIGH_COVERAGE for r in high) / len(high), 3)
+            if high
+            else None
+        ),
+        "low_coverage": len(low),
+        "low_not_high": (
+            round(sum(r["confidence"] != "high" for r in low) / len(low), 3) if low else None
+        ),
+        "parts_answered": (
+            round(sum(s == "answered" for s in parts) / len(parts), 3) if parts else None
+        ),
+        "off_topic_share": round(statistics.mean(off), 3) if off else None,
     }
 
 

@@ -26,7 +26,7 @@ from deep_research.report.build import shown_title
 from deep_research.sources import LocalCorpus
 from deep_research.sources.evidence import select_windows
 from deep_research.state import EvidenceSpan, Passage, PlanStep
-from deep_research.text import has_markup, refers_back, without_ids
+from deep_research.text.words import has_markup, refers_back, without_ids
 from deep_research.verification.citations import MARKER
 
 QUESTION = (

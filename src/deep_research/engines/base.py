@@ -15,6 +15,7 @@ from deep_research.engines.schemas import (
     TITLE_CHARS,
     ClaimVerdict,
     ClarifyDecision,
+    PartAnswer,
     PickedQuote,
     Reflection,
     ReportAssessment,
@@ -116,6 +117,13 @@ class Assessment:
     evidence: Sequence[EvidenceSpan]
     uncovered: Sequence[PlanStep] = ()
     conflicts: Sequence[tuple[int, int]] = ()
+    parts: Sequence[PartAnswer] = ()
+    """Each part of the question as the claims answer it, judged by what the supported claims
+    state (:func:`deep_research.assessment.judge_parts`); its keys are positions in
+    ``evidence``. A model judges them again; the offline engine keeps these."""
+    supported_keys: frozenset[str] = frozenset()
+    """The keys of the evidence that supported claims cite (what a model's judgement of a
+    part must name to stand)."""
 
 
 class Engine(Protocol):

@@ -207,6 +207,30 @@ class LimitationDraft(BaseModel):
     )
 
 
+PartStatus = Literal["answered", "partly", "not_answered"]
+"""How far a report answers a part of the question."""
+
+
+class PartAnswer(BaseModel):
+    """Whether the report's claims answer one part of the question, and which claims do."""
+
+    part: str = Field(description="The part of the question, copied as listed.")
+    status: PartStatus = Field(
+        description=(
+            "answered: the report's claims state the answer this part asks for (the figure, "
+            "the name, the steps, the yes or no, the cause); partly: they bear on it but leave "
+            "what it asks for unstated; not_answered: they do not address it."
+        )
+    )
+    evidence_keys: list[str] = Field(
+        default_factory=list,
+        description=(
+            "The keys ([E#]) cited by the report's sentences that answer it; empty when "
+            "not_answered."
+        ),
+    )
+
+
 class ReportAssessment(BaseModel):
     """A summary of a finished report and the limits a reader must know."""
 
@@ -222,4 +246,8 @@ class ReportAssessment(BaseModel):
             "One item per uncovered part and per conflict listed, then any other part of the "
             "question the report leaves unanswered; empty when there is none."
         ),
+    )
+    parts: list[PartAnswer] = Field(
+        default_factory=list,
+        description="One judgement per part of the question listed, in the order listed.",
     )

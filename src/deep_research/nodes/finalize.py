@@ -30,21 +30,29 @@ from deep_research.report.build import (
 )
 from deep_research.report.chat import chat_markdown
 from deep_research.report.inert import inert_report
-from deep_research.report.limits import assessment_input, limits, with_limitations
+from deep_research.report.limits import (
+    assessment_input,
+    limits,
+    settle_parts,
+    with_limitations,
+    with_part_limits,
+)
 from deep_research.services import Services, context_of
 from deep_research.settings import get_settings
 from deep_research.sources import corpus_roots
-from deep_research.state import State, TokenUsage
+from deep_research.state import PartJudgement, State, TokenUsage
 from deep_research.state.identity import on_kept_sources
 from deep_research.text.language import language_of
 
 
 async def assess(
     state: State, runtime: Runtime[Context], services: Services
-) -> tuple[Assessment, Reply[ReportAssessment]] | None:
+) -> tuple[Assessment, Reply[ReportAssessment], list[PartJudgement]] | None:
     """Ask the engine for the report's summary and limits (none for ``simple`` answers).
 
-    The engine is shown the evidence the writer was offered (:func:`report_evidence`).
+    The engine is shown the evidence the writer was offered (:func:`report_evidence`). Each
+    part of the question is judged answered, partly answered or not answered
+    (:func:`~deep_research.assessment.settle_parts`), and every part not answered is a limit.
     """
     if state.run_config.mode == "simple" or not state.draft.strip():
         return None
@@ -57,8 +65,15 @@ async def assess(
         plan,
         state.findings,
         services.memo.analyses,  # the verify passes read most of these quotes' figures
+        titles={s.url: s.title for s in state.sources if s.title},
     )
-    return facts, await services.engine_for(context_of(runtime)).assess(facts)
+    engine = services.engine_for(context_of(runtime))
+    reply = await engine.assess(facts)
+    by_model = not engine.extractive and not reply.fallback
+    parts = settle_parts(facts, reply.value, by_model=by_model)
+    language = language_of(state.question)
+    settled = with_part_limits(reply.value, parts, language)
+    return facts, replace(reply, value=settled), parts
 
 
 def with_unread(assessment: ReportAssessment, unread: list[str]) -> ReportAssessment:
@@ -87,10 +102,10 @@ async def finalize(
     assessed = await assess(state, runtime, services)
     draft, found, usage = state.draft, None, TokenUsage()
     if assessed is not None:
-        facts, reply = assessed
+        facts, reply, parts = assessed
         unread = await services.unread_files(context_of(runtime))  # corpus files not read
         reply = replace(reply, value=with_unread(reply.value, unread))
-        assessed = facts, reply
+        assessed = facts, reply, parts
         draft, usage = with_limitations(draft, facts, reply.value), reply.usage
     language = language_of(state.question)
     numbering = number_references(draft, evidence, state.sources, roots, language)
@@ -102,6 +117,7 @@ async def finalize(
             number_of=numbering.number_of,
             references=numbering.references,
             verification=state.verification,
+            parts=assessed[2],
         )
         draft = found.draft
     rendered = render_markdown(

@@ -15,24 +15,28 @@ Pure functions that finalize calls around the engine's ``assess`` task:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from deep_research.engines.base import Assessment, evidence_key
-from deep_research.engines.schemas import LimitationDraft, ReportAssessment
+from deep_research.engines.schemas import LimitationDraft, PartAnswer, ReportAssessment
 from deep_research.state import (
     Claim,
     EvidenceSpan,
     Finding,
     Limitation,
+    PartJudgement,
     PlanStep,
     Reference,
     ReportConfidence,
     Verdict,
     VerificationSummary,
 )
+from deep_research.state.models import PartStatus
 from deep_research.text.labels import LABELS, label
 from deep_research.text.language import language_of
+from deep_research.text.words import content_tokens, question_parts
 from deep_research.urls import domain_of
 from deep_research.verification.checks import Analyses
 from deep_research.verification.citations import MARKER, keys_to_markers, render_numbers
@@ -153,6 +157,7 @@ def assessment_input(
     plan: Sequence[PlanStep],
     findings: Sequence[Finding] = (),
     analyses: Analyses | None = None,
+    titles: Mapping[str, str] | None = None,
 ) -> Assessment:
     """What the engine's ``assess`` is shown: the report with keys, its limits found so far.
 
@@ -160,7 +165,8 @@ def assessment_input(
     ``findings`` tell which steps ended thin. The engine sees the cited evidence, then the
     other sides of the conflicts. A step that rewords another (its intent is that step's
     title) is named by the step it rewords. ``analyses``: what the verifier already read
-    from texts, for :func:`find_conflicts`.
+    from texts, for :func:`find_conflicts`. ``titles``: page titles by URL, which say what a
+    quote is about when it does not name it (:func:`judge_parts`).
     """
     cited = list(dict.fromkeys(MARKER.findall(draft)))
     conflicts = find_conflicts(evidence, set(cited), analyses)
@@ -170,6 +176,7 @@ def assessment_input(
     position = {e.id: n for n, e in enumerate(shown)}
     key_of = {e.id: evidence_key(n) for n, e in enumerate(shown)}
     report = MARKER.sub(lambda m: f"[{key_of[m.group(1)]}]" if m.group(1) in key_of else "", draft)
+    judged = judge_parts(question, claims, evidence, titles or {})
     return Assessment(
         question=question,
         report=report,
@@ -177,8 +184,21 @@ def assessment_input(
         uncovered=[
             _as_asked(step, question)
             for step in uncovered_steps(plan, evidence, claims, draft, findings)
+            # a step reflection added to search the question's words again is no part of it
+            if not (step.round > 1 and step.intent == question)
         ],
         conflicts=[(position[evidence[i].id], position[evidence[j].id]) for i, j in conflicts],
+        parts=[
+            PartAnswer(
+                part=j.part,
+                status=j.status,
+                evidence_keys=[key_of[i] for i in j.evidence_ids if i in key_of],
+            )
+            for j in judged
+        ],
+        supported_keys=frozenset(
+            key_of[i] for c in _supported(claims) for i in _cited(c) if i in key_of
+        ),
     )
 
 
@@ -258,13 +278,15 @@ def report_confidence(
     references: Sequence[Reference],
     found: Sequence[Limitation],
     language: str = "en",
+    parts: Sequence[PartJudgement] = (),
 ) -> ReportConfidence:
     """The overall confidence: verdicts, how many independent sources, the limits found.
 
-    ``low`` when a part of the question is not covered, whatever the rest; ``high`` needs
-    :data:`HIGH_SUPPORT` of the claims supported, :data:`HIGH_SOURCES` independent sources and
-    no conflict; ``medium`` :data:`MEDIUM_SUPPORT` and two sources. Its basis is worded in
-    ``language``; the level stays ``high``, ``medium`` or ``low``.
+    ``low`` when a part of the question is not covered (or, of ``parts``, not answered),
+    whatever the rest; ``high`` needs every part answered, :data:`HIGH_SUPPORT` of the claims
+    supported, :data:`HIGH_SOURCES` independent sources and no conflict; ``medium``
+    :data:`MEDIUM_SUPPORT` and two sources. Its basis is worded in ``language``; the level
+    stays ``high``, ``medium`` or ``low``.
     """
     ratio = verification.supported_ratio
     independent = len({domain_of(r.url) for r in references})
@@ -276,6 +298,8 @@ def report_confidence(
         level = "high"
     else:
         level = "medium"
+    if level == "high" and any(p.status != "answered" for p in parts):
+        level = "medium"  # a part partly answered is never high
     checked = (
         label(language, "basis_checked").format(
             supported=verification.supported, total=verification.total
@@ -296,18 +320,22 @@ def report_confidence(
             f"{conflicts} conflict{'' if conflicts == 1 else 's'} between sources",
             f"{uncovered} part{'' if uncovered == 1 else 's'} of the question not covered",
         ]
-    parts = [checked, *counted]
+        if parts:
+            answered = sum(1 for p in parts if p.status == "answered")
+            counted.append(f"{answered} of {len(parts)} parts of the question answered")
+    pieces = [checked, *counted]
     separator = "；" if language in ("zh", "ja") else "; "
     end = "。" if language in ("zh", "ja") else "."
     return ReportConfidence(
         level=level,
-        basis=separator.join(parts) + end,
+        basis=separator.join(pieces) + end,
         supported_ratio=ratio,
         claims_checked=verification.total,
         sources_cited=len(references),
         independent_sources=independent,
         conflicts=conflicts,
         uncovered=uncovered,
+        parts=list(parts),
     )
 
 
@@ -344,14 +372,254 @@ def limits(
     number_of: Mapping[str, int],
     references: Sequence[Reference],
     verification: VerificationSummary,
+    parts: Sequence[PartJudgement] = (),
 ) -> Limits:
-    """The limits of a numbered draft (from :func:`with_limitations`), confidence line added."""
+    """The limits of a numbered draft (from :func:`with_limitations`), confidence line added.
+
+    ``parts``: the question's parts as judged (:func:`settle_parts`).
+    """
     found = limitations(assessment, facts, number_of)
     language = language_of(facts.question)
-    confidence = report_confidence(verification, references, found, language)
+    confidence = report_confidence(verification, references, found, language, parts)
     return Limits(
         draft=f"{draft.rstrip()}\n\n{confidence_line(confidence, language)}\n",
         limitations=found,
         summary=summary_text(assessment, facts, number_of),
         confidence=confidence,
     )
+
+
+# --- each part of the question: answered, partly answered or not answered ------------------------
+
+SUBJECT_SHARE = 0.5
+"""Share of a part's subject words a supported claim (with the heading of the page section
+its evidence stands in) must state to be on the part's subject (chosen on the docqa dev
+splits, docs/decisions.md "Confidence means answered")."""
+
+_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("cause", re.compile(r"^\s*why\b|\bwhat (?:\w+ )?(?:caus|led to|made)|\breasons?\b", re.I)),
+    (
+        "procedure",
+        re.compile(
+            r"\bhow (?:do|can|should|would|could|might|must) (?:i|you|we|one|users?)\b"
+            r"(?! (?:\w+ ){0,2}(?:differ|compare|know|tell|decide)\b)|\bhow to\b"
+            r"|\bhow (?:is|are) (?:\w+ ){1,4}(?:enabled|disabled|created|configured|set|done|"
+            r"made|installed|added|removed|changed|turned on|turned off|used|run)\b"
+            r"|\b(?:steps?|procedure|command|recipe|way) to\b|\bwhat (?:command|option|flag)",
+            re.I,
+        ),
+    ),
+    (
+        "figure",
+        re.compile(
+            r"\bhow (?:much|many|long|often|large|big|fast|far|efficient|old|high|low)\b"
+            r"|\b(?:when|what year|which year|what (?:is|was|are|were) the (?:\w+ )?(?:cost|price"
+            r"|size|number|share|percentage|rate|efficiency|capacity|limit|maximum|minimum"
+            r"|default|value|length))\b|\bcost\b|\bprices?\b",
+            re.I,
+        ),
+    ),
+    ("name", re.compile(r"^\s*(?:which|who)\b|\bwhat (?:is|are) (?:\w+ )?(?:called|named)", re.I)),
+    (
+        "yes_no",
+        re.compile(
+            r"^\s*(?:is|are|can|could|does|do|did|should|will|would|was|were|has|have|must)\b",
+            re.I,
+        ),
+    ),
+)
+"""The kind of answer a part asks for, by how it asks (English; another language's parts ask
+for an ``account``: any supported claim on their subject answers them)."""
+
+_GIVES: dict[str, re.Pattern[str]] = {
+    "cause": re.compile(
+        r"\b(?:because|due to|caus\w*|reasons?|results? (?:in|from)|leads? to|led to|since|"
+        r"so that|owing to|in order to|therefore|thus)\b",
+        re.I,
+    ),
+    "procedure": re.compile(
+        r"\b(?:use|run|set|call|create|add|enable|disable|configure|specify|pass|type|install|"
+        r"execute|invoke|give|write|edit|issue|start|stop|open|put|remove|delete|select|"
+        r"choose|apply|supply|provide|attach|register|define|declare|append|insert|check|"
+        r"send|read|copy|move|save|store|redirect|follow|avoid|instead|must|should|need to)\b"
+        r"|(?:^|\s)--?[a-z]|\w\(|\bby \w+ing\b|=",
+        re.I,
+    ),
+    "figure": re.compile(r"\d"),
+    "name": re.compile(r"(?<=\S )[A-Z][\w.+-]*|\b\w+[._]\w+|\b[A-Z]{2,}\b|\"[^\"]+\"|“[^”]+”"),
+}
+"""What a claim states when it gives that kind of answer (a yes or no, and an account, are
+given by any statement on the subject)."""
+
+_NOT_SUBJECT = frozenset(
+    content_tokens(
+        "how much many long often large big fast far efficient old high low when year why "
+        "which who what cost costs price prices reason reasons cause caused step steps way "
+        "procedure command use used using one someone need needed get make work"
+    )
+)
+"""Words that say what is asked, not what it is asked about."""
+
+
+def asked_kind(part: str) -> str:
+    """The kind of answer ``part`` asks for: figure, name, procedure, yes_no, cause, account."""
+    return next((kind for kind, pattern in _ASKS if pattern.search(part)), "account")
+
+
+def gives_kind(kind: str, sentence: str) -> bool:
+    """Whether ``sentence`` gives the kind of answer ``kind`` names."""
+    pattern = _GIVES.get(kind)
+    return pattern is None or bool(pattern.search(sentence))
+
+
+def part_subject(part: str, question: str) -> list[str]:
+    """The words (stemmed) of what ``part`` asks about.
+
+    A part that names little (``and why would one use it``) is about its question's first part
+    too.
+    """
+    own = [t for t in dict.fromkeys(content_tokens(part)) if t not in _NOT_SUBJECT]
+    if len(own) >= 2:
+        return own
+    first = question_parts(question)[0] if question_parts(question) else question
+    lead = [t for t in content_tokens(first) if t not in _NOT_SUBJECT]
+    return list(dict.fromkeys([*own, *lead]))
+
+
+def _same_word(a: str, b: str) -> bool:
+    """Whether two stemmed words are one word's forms (``log``, ``logg``; ``fall``, ``fallen``)."""
+    short, long = sorted((a, b), key=len)
+    return short == long or (len(short) >= 3 and long.startswith(short))
+
+
+def subject_share(subject: Collection[str], said: Collection[str]) -> float:
+    """The share of the ``subject``'s words that ``said`` states, in any of their forms."""
+    if not subject:
+        return 0.0
+    return sum(1 for w in subject if any(_same_word(w, t) for t in said)) / len(subject)
+
+
+def _supported(claims: Sequence[Claim]) -> list[Claim]:
+    """The claims that count as stated: supported ones (every claim when none was verified)."""
+    verified = any(c.verdict is not None for c in claims)
+    return [c for c in claims if (c.verdict is Verdict.SUPPORTED if verified else True)]
+
+
+def _cited(claim: Claim) -> list[str]:
+    return list(dict.fromkeys(i for i in [*claim.citation_keys, claim.evidence_id or ""] if i))
+
+
+def judge_part(
+    part: str, question: str, claims: Sequence[Claim], sections: Mapping[str, str]
+) -> PartJudgement:
+    """How far the supported ``claims`` answer ``part``.
+
+    ``sections``: evidence id to the title of its page and the heading of its section.
+
+    Answered: a claim on the part's subject (stating :data:`SUBJECT_SHARE` of its words, with
+    its evidence's section heading) gives the kind of answer the part asks for. Partly: claims
+    are on its subject but none gives that, or one gives it stating half as many of the
+    subject's words. Not answered: none of these.
+    """
+    kind = asked_kind(part)
+    subject = set(part_subject(part, question))
+    answering: list[str] = []
+    bearing: list[str] = []
+    for claim in _supported(claims):
+        cited = _cited(claim)
+        said = set(content_tokens(" ".join([claim.text, *(sections.get(i, "") for i in cited)])))
+        share = subject_share(subject, said)
+        gives = gives_kind(kind, claim.text)
+        if share >= SUBJECT_SHARE and gives:
+            answering += cited
+        elif share >= SUBJECT_SHARE or (gives and share >= SUBJECT_SHARE / 2):
+            bearing += cited
+    status: PartStatus = "answered" if answering else "partly" if bearing else "not_answered"
+    return PartJudgement(
+        part=part,
+        status=status,
+        asks=kind,
+        evidence_ids=list(dict.fromkeys(answering or bearing)),
+    )
+
+
+def judge_parts(
+    question: str,
+    claims: Sequence[Claim],
+    evidence: Sequence[EvidenceSpan],
+    titles: Mapping[str, str] | None = None,
+) -> list[PartJudgement]:
+    """Each part of ``question``, judged by what the report's supported ``claims`` state.
+
+    The parts are :func:`~deep_research.text.question_parts`, each judged by :func:`judge_part`
+    (``titles``: page titles by URL, which with a quote's section heading say what it is about).
+    """
+    titles = titles or {}
+    sections = {e.id: f"{titles.get(e.url, '')} {e.section or ''}" for e in evidence}
+    return [judge_part(p, question, claims, sections) for p in question_parts(question)]
+
+
+def _part_key(text: str) -> str:
+    return " ".join(text.casefold().strip(" ?？.,;").split())
+
+
+def settle_parts(
+    facts: Assessment, assessment: ReportAssessment, *, by_model: bool
+) -> list[PartJudgement]:
+    """The parts' final judgements: the model's when it names claims that bear them out.
+
+    ``facts.parts`` are the lexical judgements (:func:`judge_parts`). With ``by_model``, the
+    model's judgement of a part stands when it says the part is not answered, or when a
+    supported claim cites one of the keys it names; otherwise (a part it skipped, or an
+    "answered" no supported claim bears out) the lexical judgement stands.
+    """
+    ids = {evidence_key(n): e.id for n, e in enumerate(facts.evidence)}
+    said = {_part_key(p.part): p for p in assessment.parts} if by_model else {}
+    settled: list[PartJudgement] = []
+    for offline in facts.parts:
+        mine = PartJudgement(
+            part=offline.part,
+            status=offline.status,
+            asks=asked_kind(offline.part),
+            evidence_ids=[ids[k] for k in offline.evidence_keys if k in ids],
+        )
+        model = said.get(_part_key(offline.part))
+        keys = [] if model is None else [_normal(k) for k in model.evidence_keys]
+        backed = [k for k in keys if k in facts.supported_keys]
+        if model is not None and (model.status == "not_answered" or backed):
+            mine = mine.model_copy(
+                update={
+                    "status": model.status,
+                    "evidence_ids": [ids[k] for k in backed if k in ids],
+                    "judged_by": "model",
+                }
+            )
+        settled.append(mine)
+    return settled
+
+
+def _normal(key: str) -> str:
+    return key.strip("[] ").upper()
+
+
+def with_part_limits(
+    assessment: ReportAssessment, parts: Sequence[PartJudgement], language: str
+) -> ReportAssessment:
+    """``assessment`` with a limitation for every part not answered or partly answered.
+
+    A part not answered is ``uncovered`` (the confidence is then low); one partly answered is
+    another caveat (the confidence is then not high). A part an "uncovered" item of the engine
+    already names is not named twice.
+    """
+    named = " ".join(d.text.casefold() for d in assessment.limitations if d.kind == "uncovered")
+    added = [
+        LimitationDraft(
+            kind="uncovered" if p.status == "not_answered" else "other",
+            text=label(language, "not_answered" if p.status == "not_answered" else "partly").format(
+                part=p.part.strip()
+            ),
+        )
+        for p in parts
+        if p.status != "answered" and _part_key(p.part) not in named
+    ]
+    return assessment.model_copy(update={"limitations": [*added, *assessment.limitations]})

@@ -728,6 +728,28 @@ class Limitation(DomainModel):
 
 ConfidenceLevel = Literal["high", "medium", "low"]
 
+PartStatus = Literal["answered", "partly", "not_answered"]
+"""How far the report answers a part of the question (:class:`PartJudgement`)."""
+
+
+class PartJudgement(DomainModel):
+    """Whether the report answers one part of the question, by what its supported claims state."""
+
+    part: str
+    """The part of the question, as asked."""
+    status: PartStatus
+    """``answered``: a supported claim on the part's subject states the kind of answer it asks
+    for (a figure, a name, a procedure, a yes or no, a cause); ``partly``: supported claims
+    bear on it without stating that; ``not_answered``: none does."""
+    asks: str = ""
+    """The kind of answer the part asks for (``figure``, ``name``, ``procedure``,
+    ``yes_no``, ``cause``, ``account``)."""
+    evidence_ids: list[str] = Field(default_factory=list)
+    """The evidence cited by the supported claims that answer it."""
+    judged_by: Literal["offline", "model"] = "offline"
+    """Who judged it: the lexical check, or the model (its answer checked against the claims
+    it names)."""
+
 
 class ReportConfidence(DomainModel):
     """How far the report can be trusted overall, and the figures that judgement rests on."""
@@ -744,6 +766,9 @@ class ReportConfidence(DomainModel):
     """Distinct publishers among them: web domains, or documents of a local corpus."""
     conflicts: int = Field(default=0, ge=0)
     uncovered: int = Field(default=0, ge=0)
+    parts: list[PartJudgement] = Field(default_factory=list)
+    """Each part of the question, judged answered, partly answered or not answered (empty in
+    reports written before the judgement existed)."""
 
 
 class Report(DomainModel):

@@ -33,6 +33,8 @@ Label = Literal[
     "basis_conflicts",
     "basis_uncovered",
     "not_covered",
+    "not_answered",
+    "partly",
     "sources_disagree",
     "available_from",
     "marked_one",
@@ -86,8 +88,8 @@ LABELS: dict[str, dict[Label, str]] = {
         ),
         "limitations": "Limitations",
         "no_limits": (
-            "Every step of the research plan has a supported claim, and no two sources were "
-            "found to disagree on a figure or a fact."
+            "Every part of the question is answered by a supported claim, and no two sources "
+            "were found to disagree on a figure or a fact."
         ),
         "confidence": "Confidence",
         "high": "high",
@@ -100,6 +102,11 @@ LABELS: dict[str, dict[Label, str]] = {
         "basis_conflicts": "{conflicts} conflicts between sources",
         "basis_uncovered": "{uncovered} parts of the question not covered",
         "not_covered": "Not covered: {title}. The sources read do not answer it well enough.",
+        "not_answered": "Not answered: {part}. No supported claim of the report answers it.",
+        "partly": (
+            "Partly answered: {part}. The report's supported claims bear on it but do not "
+            "state what it asks for."
+        ),
         "sources_disagree": "Sources disagree: “{a}” [{key_a}] versus “{b}” [{key_b}].",
         "available_from": "Available from: {location}",
         "marked_one": (
@@ -159,7 +166,7 @@ LABELS: dict[str, dict[Label, str]] = {
         ),
         "limitations": "Limites",
         "no_limits": (
-            "Chaque étape du plan de recherche a une affirmation étayée, et aucune source ne "
+            "Chaque partie de la question a une réponse étayée, et aucune source ne "
             "contredit une autre sur un chiffre ou un fait."
         ),
         "confidence": "Confiance",
@@ -233,7 +240,7 @@ LABELS: dict[str, dict[Label, str]] = {
         ),
         "limitations": "Limitaciones",
         "no_limits": (
-            "Cada paso del plan de investigación tiene una afirmación respaldada, y no se "
+            "Cada parte de la pregunta tiene una respuesta respaldada, y no se "
             "hallaron fuentes que discrepen en una cifra o un hecho."
         ),
         "confidence": "Confianza",
@@ -307,7 +314,7 @@ LABELS: dict[str, dict[Label, str]] = {
         ),
         "limitations": "Einschränkungen",
         "no_limits": (
-            "Jeder Schritt des Rechercheplans hat eine belegte Aussage, und keine zwei Quellen "
+            "Jeder Teil der Frage hat eine belegte Antwort, und keine zwei Quellen "
             "widersprechen sich bei einer Zahl oder einer Tatsache."
         ),
         "confidence": "Verlässlichkeit",

@@ -170,6 +170,22 @@ def refers_back(sentence: str) -> bool:
     return bool(_REFERS_BACK.search(sentence))
 
 
+PART_SPLIT = re.compile(
+    r"\?|？|;|；|。|\n|\b(?:and also|as well as|et aussi|ainsi que)\b"
+    r"|,?\s+and\s+(?=(?:what|how|why|when|where|which|who|whom|whether|is|are|was|were|does|do|did|"
+    r"can|could|should)\b)"
+    r"|,?\s+et\s+(?=(?:combien|quel(?:le)?s?|comment|pourquoi|quand|où|qui)\b)",
+    re.I,
+)
+"""Where a question passes from one part to the next ("..., and how efficient are they?")."""
+
+
+def question_parts(question: str) -> list[str]:
+    """The parts a question asks, each as written (a question of one part gives itself)."""
+    parts = [p.strip(" ,.，、") for p in PART_SPLIT.split(question) if content_tokens(p)]
+    return parts or ([question.strip()] if question.strip() else [])
+
+
 def content_tokens(text: str) -> list[str]:
     """Tokens minus stopwords, lightly stemmed so that plurals match singulars."""
     return [stem(t) for t in tokens(text) if t not in STOPWORDS]

@@ -443,6 +443,11 @@ Write:
   - an "uncovered" item for any other part of the question the report leaves unanswered;
   - an "other" item for a caveat a reader must know (old data, a single source).
   Leave limitations empty when there is none. Use only keys from the evidence list.
+- parts: for each part of the question listed, whether the report answers it: "answered" when
+  its sentences state what the part asks for (the figure, the name, the steps, the yes or no,
+  the cause), "partly" when they bear on it without stating that, "not_answered" when they do
+  not address it. Name the keys ([E#]) cited by the sentences that answer it. A sentence on
+  another subject, or one that only repeats the question's words, answers nothing.
 Write in the language of the question.
 {data_rule}"""
 """System prompt of the ``assess`` task: the summary and limitations of a report."""
@@ -455,9 +460,11 @@ def render_assessment(facts: Assessment) -> str:
         "\n".join(f"- {evidence_key(i)} and {evidence_key(j)}" for i, j in facts.conflicts)
         or "(none)"
     )
+    parts = "\n".join(f"- {_one_line(p.part)}" for p in facts.parts) or "(none)"
     return "\n\n".join(
         [
             f"Question: {facts.question}",
+            f"Parts of the question (judge each):\n{parts}",
             f"Parts of the plan no supported claim answers:\n{uncovered}",
             f"Evidence pairs that disagree:\n{conflicts}",
             fence(_quoted(facts.report), "the report"),

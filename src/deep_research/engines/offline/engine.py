@@ -46,6 +46,7 @@ from deep_research.text.labels import label
 from deep_research.text.language import function_words, language_of, without_question_words
 from deep_research.text.words import (
     FULL_STOPS,
+    PART_SPLIT,
     STOPWORDS,
     content_tokens,
     is_cjk,
@@ -74,13 +75,6 @@ def extractive_notice(language: str) -> str:
 _COMPARING = re.compile(r"\b(?:compare[sd]?|comparison|differ(?:s|ence|ences)?)\b", re.I)
 _NAME = r"[A-Z][\w-]*(?: [A-Z][\w-]*)*"
 _NAME_PAIR = re.compile(rf"\b({_NAME}),? and ({_NAME})\b")
-_SPLIT = re.compile(
-    r"\?|？|;|；|。|\n|\b(?:and also|as well as|et aussi|ainsi que)\b"
-    r"|,?\s+and\s+(?=(?:what|how|why|when|where|which|who|whom|whether|is|are|was|were|does|do|did|"
-    r"can|could|should)\b)"
-    r"|,?\s+et\s+(?=(?:combien|quel(?:le)?s?|comment|pourquoi|quand|où|qui)\b)",
-    re.I,
-)
 _COMPARE = re.compile(
     r"\b(?:vs\.?|versus|compared? (?:to|with)|or|ou|par rapport (?:à|au|aux))\b|与|对比|相比|还是",
     re.I,
@@ -203,7 +197,7 @@ class OfflineEngine:
         topic = _topic(question)
         language = language_of(question)
         # every part that asks something is a step ("..., and why would one use it?")
-        parts = [p.strip(" ,.，、") for p in _SPLIT.split(question) if content_tokens(p)]
+        parts = [p.strip(" ,.，、") for p in PART_SPLIT.split(question) if content_tokens(p)]
         steps = [StepDraft(title=p, intent=p) for p in parts] or [
             StepDraft(title=topic, intent=question.strip())
         ]
@@ -443,7 +437,11 @@ class OfflineEngine:
         return Reply(Rewrite(text=""))
 
     async def assess(self, facts: Assessment) -> Reply[ReportAssessment]:
-        """The first sentences of the report as its summary; the limits found, stated plainly."""
+        """The first sentences of the report as its summary; the limits found, stated plainly.
+
+        The parts of the question are judged as :func:`~deep_research.assessment.judge_parts`
+        judged them (what the supported claims state).
+        """
         language = language_of(facts.question)
         drafts = [
             LimitationDraft(
@@ -465,7 +463,11 @@ class OfflineEngine:
                     ),
                 )
             )
-        return Reply(ReportAssessment(summary=_lead(facts.report), limitations=drafts))
+        return Reply(
+            ReportAssessment(
+                summary=_lead(facts.report), limitations=drafts, parts=list(facts.parts)
+            )
+        )
 
 
 _KEY = re.compile(r"\[E\d+\]")

@@ -1,0 +1,217 @@
+"""Confidence means answered: each part of the question is judged by what the claims state.
+
+Issue #44: reports whose every quote was verbatim (so every claim SUPPORTED) were marked
+"high" with "0 parts of the question not covered" while they never answered the question.
+"""
+
+from __future__ import annotations
+
+from deep_research.report.limits import (
+    asked_kind,
+    assessment_input,
+    judge_parts,
+    limits,
+    settle_parts,
+    with_limitations,
+    with_part_limits,
+)
+from deep_research.engines import OfflineEngine
+from deep_research.engines.llm import LLMEngine
+from deep_research.engines.schemas import ReportAssessment
+from deep_research.state import (
+    Claim,
+    EvidenceSpan,
+    PartJudgement,
+    Reference,
+    Report,
+    ReportConfidence,
+    Verdict,
+    VerificationSummary,
+)
+from tests.unit_tests.scripted_model import ScriptedChatModel, structured
+
+HEAT_PUMPS = (
+    "How much do residential heat pumps cost to install and how efficient are they in cold "
+    "climates?"
+)
+COST = "The median installed cost of a ducted air-source heat pump was 14,500 dollars in 2023."
+CREDIT = "Homeowners can claim a federal tax credit of 30 percent on a qualifying installation."
+WATER = "In cold basements, heat pump water heaters run less efficiently."
+COLD = "Cold-climate heat pumps keep a coefficient of performance of 2 at minus 15 degrees."
+LOGGING = "How do I log safely from several processes into one file?"
+CP = "The cp command copies each source file to the destination."
+OPTPARSE = "The optparse module is deprecated and will not be developed further."
+ONE_FILE = (
+    "Logging to a single file from multiple processes is not supported; send the records of "
+    "every process to one process, which writes them to the file."
+)
+
+
+def span(n: int, quote: str, url: str, section: str | None = None) -> EvidenceSpan:
+    return EvidenceSpan(
+        id=f"ev_{n}",
+        url=url,
+        document_id=f"doc_{n}",
+        step_id="s01",
+        quote=quote,
+        start=0,
+        end=len(quote),
+        section=section,
+    )
+
+
+def claims_of(*quotes: str) -> tuple[str, list[Claim], list[EvidenceSpan]]:
+    """A draft quoting each text with its marker, its claims (all supported), the evidence."""
+    evidence = [span(n, q, f"file:///pages/{n}.md") for n, q in enumerate(quotes, 1)]
+    draft, claims = "## Answer\n\n", []
+    for n, quote in enumerate(quotes, 1):
+        start = len(draft)
+        draft += f"{quote} [@ev_{n}] "
+        claims.append(
+            Claim(
+                id=f"cl_{n}",
+                text=quote,
+                position_start=start,
+                position_end=start + len(quote),
+                citation_keys=[f"ev_{n}"],
+                verdict=Verdict.SUPPORTED,
+            )
+        )
+    return draft, claims, evidence
+
+
+def statuses(question: str, *quotes: str) -> list[str]:
+    _, claims, evidence = claims_of(*quotes)
+    return [p.status for p in judge_parts(question, claims, evidence)]
+
+
+def test_each_part_asks_for_a_kind_of_answer() -> None:
+    assert asked_kind("How much do residential heat pumps cost to install") == "figure"
+    assert asked_kind(LOGGING.rstrip("?")) == "procedure"
+    assert asked_kind("What caused the South Korea ESS fires") == "cause"
+    assert asked_kind("Which housekeeping tasks does git gc run") == "name"
+    assert asked_kind("Is VACUUM safe to run on a live database") == "yes_no"
+    assert asked_kind("What does git stash do") == "account"
+
+
+def test_a_part_is_answered_only_by_a_claim_on_its_subject_of_the_kind_it_asks() -> None:
+    # the heat-pump report of the issue: a tax credit under cost, a water heater under cold
+    assert statuses(HEAT_PUMPS, CREDIT, WATER) == ["partly", "partly"]
+    assert statuses(HEAT_PUMPS, COST, COLD) == ["answered", "answered"]
+    assert statuses(HEAT_PUMPS, COST) == ["answered", "not_answered"]
+    # the logging report of the issue: cp, optparse, nothing on several processes
+    assert statuses(LOGGING, CP, OPTPARSE) == ["not_answered"]
+    assert statuses(LOGGING, CP, ONE_FILE) == ["answered"]
+
+
+def _finish(
+    question: str, *quotes: str, model: ReportAssessment | None = None
+) -> tuple[str, ReportConfidence, list[PartJudgement]]:
+    """The Limitations and confidence a report quoting ``quotes`` ends with, three sources."""
+    draft, claims, evidence = claims_of(*quotes)
+    facts = assessment_input(question, draft, evidence, claims, [])
+    assessed = model or ReportAssessment(summary="", parts=list(facts.parts))
+    parts = settle_parts(facts, assessed, by_model=model is not None)
+    assessed = with_part_limits(assessed, parts, "en")
+    marked = with_limitations(draft, facts, assessed)
+    references = [
+        Reference(number=n, url=f"https://site{n}.example/p", title="t", location="l", citation="c")
+        for n in (1, 2, 3)
+    ]
+    verification = VerificationSummary(total=len(claims), supported=len(claims))
+    found = limits(
+        marked,
+        facts,
+        assessed,
+        number_of={e.id: n for n, e in enumerate(evidence, 1)},
+        references=references,
+        verification=verification,
+        parts=parts,
+    )
+    return found.draft, found.confidence, parts
+
+
+def test_high_needs_every_part_answered_and_limitations_name_every_part_not_answered() -> None:
+    text, confidence, _ = _finish(LOGGING, CP, OPTPARSE)
+    assert confidence.level == "low"
+    assert "Not answered: How do I log safely from several processes into one file" in text
+    assert "Every part of the question is answered" not in text
+    assert "0 of 1 parts of the question answered" in confidence.basis
+
+    text, confidence, _ = _finish(HEAT_PUMPS, CREDIT, WATER)
+    assert confidence.level != "high"
+    assert "Partly answered: How much do residential heat pumps cost to install" in text
+    assert "Partly answered: how efficient are they in cold climates" in text
+
+    text, confidence, _ = _finish(HEAT_PUMPS, COST, COLD)
+    assert confidence.level == "high"
+    assert "Every part of the question is answered by a supported claim" in text
+    assert [p.status for p in confidence.parts] == ["answered", "answered"]
+
+
+def test_the_models_judgement_stands_only_when_the_claims_it_names_bear_it_out() -> None:
+    bold = ReportAssessment(
+        summary="",
+        parts=[
+            # no claim of the report cites E9: the lexical judgement stands
+            {"part": LOGGING.rstrip("?"), "status": "answered", "evidence_keys": ["E9"]},
+        ],
+    )
+    _, confidence, parts = _finish(LOGGING, CP, OPTPARSE, model=bold)
+    assert parts[0].status == "not_answered" and parts[0].judged_by == "offline"
+    assert confidence.level == "low"
+
+    named = ReportAssessment(
+        summary="",
+        parts=[{"part": LOGGING, "status": "answered", "evidence_keys": ["[E2]"]}],
+    )
+    _, confidence, parts = _finish(LOGGING, CP, OPTPARSE, model=named)
+    assert parts[0].status == "answered" and parts[0].judged_by == "model"
+    assert parts[0].evidence_ids == ["ev_2"]
+
+    doubting = ReportAssessment(
+        summary="", parts=[{"part": LOGGING, "status": "not_answered", "evidence_keys": []}]
+    )
+    _, confidence, parts = _finish(LOGGING, CP, ONE_FILE, model=doubting)
+    assert parts[0].status == "not_answered" and confidence.level == "low"
+
+
+async def test_the_model_is_asked_to_judge_each_part_and_the_offline_engine_keeps_its_own() -> None:
+    draft, claims, evidence = claims_of(COST, COLD)
+    facts = assessment_input(HEAT_PUMPS, draft, evidence, claims, [])
+    reply = await OfflineEngine().assess(facts)
+    assert [p.status for p in reply.value.parts] == ["answered", "answered"]
+
+    answer = structured(
+        ReportAssessment,
+        summary="It cost 14,500 dollars [E1].",
+        parts=[
+            {
+                "part": "How much do residential heat pumps cost to install",
+                "status": "answered",
+                "evidence_keys": ["E1"],
+            },
+            {
+                "part": "how efficient are they in cold climates",
+                "status": "partly",
+                "evidence_keys": ["E2"],
+            },
+        ],
+    )
+    model = ScriptedChatModel(responses=[answer])
+    reply = await LLMEngine(model, name="scripted").assess(facts)
+    prompt = "\n".join(str(m.content) for m in model.calls[0])
+    assert "Parts of the question (judge each):" in prompt
+    assert "- how efficient are they in cold climates" in prompt
+    settled = settle_parts(facts, reply.value, by_model=True)
+    assert [(p.status, p.judged_by) for p in settled] == [
+        ("answered", "model"),
+        ("partly", "model"),
+    ]
+
+
+def test_a_report_written_before_the_judgement_still_reads() -> None:
+    confidence = ReportConfidence.model_validate({"level": "high", "basis": "b"})
+    assert confidence.parts == []
+    schema = Report.model_json_schema(by_alias=True)
+    assert "parts" not in schema["$defs"]["ReportConfidence"].get("required", [])
