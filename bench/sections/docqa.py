@@ -56,7 +56,7 @@ from bench.common import BENCH_DIR, log
 from bench.sections import Options
 from bench.sim.model import SimulatedChatModel
 from bench.sim.strong import StrongRun, writer_quotes
-from deep_research.assessment import part_subject
+from deep_research.assessment import SUBJECT_SHARE, part_subject, subject_share
 from deep_research.context import Context
 from deep_research.engines import Engine, OfflineEngine, Reply, locate_quotes
 from deep_research.engines.llm import LLMEngine
@@ -223,20 +223,21 @@ def off_topic(
 ) -> float | None:
     """The share of the report's checked sentences on no subject of the question.
 
-    A sentence is on a subject when it, the title of its page or the heading of its section
-    states a word of what some part of the question asks about
-    (:func:`~deep_research.assessment.part_subject`).
+    A sentence is on a part's subject when it, with the title of its page and the heading of
+    its section, states :data:`~deep_research.assessment.SUBJECT_SHARE` of the words of what
+    the part asks about (:func:`~deep_research.assessment.part_subject`), as the judgement of
+    the parts counts it.
     """
     if not report.claims:
         return None
-    subjects = [set(part_subject(p, question)) for p in question_parts(question)]
+    subjects = [part_subject(p, question) for p in question_parts(question)]
     titles = {s.url: s.title or "" for s in read}
     where = {e.id: f"{titles.get(e.url, '')} {e.section or ''}" for e in evidence}
     off = 0
     for claim in report.claims:
         cited = [*claim.citation_keys, claim.evidence_id or ""]
         said = set(content_tokens(" ".join([claim.text, *(where.get(i, "") for i in cited)])))
-        off += not any(subject & said for subject in subjects)
+        off += all(subject_share(subject, said) < SUBJECT_SHARE for subject in subjects)
     return off / len(report.claims)
 
 

@@ -204,7 +204,7 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     # docqa: a column per corpus and split, a skipped corpus with its reason, a missed goal
     assert "| measure | a-doc dev | a-doc test |" in rendered
     assert "b-doc: `apt-get install b-doc` failed: no" in rendered
-    assert "a-doc test split**: key facts in the report 0.40, goal 0.6" in rendered
+    assert "a-doc test split**: key facts in the report 0.40, goal 0.7" in rendered
     assert "**LLM path at a 128k window, strong-model stand-in" in rendered
     assert "| repeat 4, not_found 1 |" in rendered
     assert "a-doc test split, LLM path (stand-in)**: 0.80 of the key facts" in rendered
@@ -330,3 +330,20 @@ def test_figures_from_another_cpu_are_kept_and_named(
         "CPU by section: New CPU: orchestration; Old CPU: orchestration's second figures, tokens"
         in machine_line
     )
+
+
+def test_docqa_says_whether_the_confidence_tracks_the_answer() -> None:
+    def row(recall: float, level: str, parts: list[str], off: float | None) -> dict[str, object]:
+        return {"recall_report": recall, "confidence": level, "parts": parts, "off_topic": off}
+
+    rows = [
+        row(1.0, "high", ["answered"], 0.0),
+        row(0.5, "high", ["answered", "answered"], 0.2),  # high, but too few key facts
+        row(0.2, "low", ["not_answered"], 0.6),
+        row(0.0, "high", ["answered"], None),  # high though it states none: the goal is missed
+    ]
+    found = docqa.calibration(rows)  # type: ignore[arg-type]
+    assert found["high"] == 3 and found["high_covered"] == round(1 / 3, 3)
+    assert found["low_coverage"] == 2 and found["low_not_high"] == 0.5
+    assert found["parts_answered"] == 0.8 and found["off_topic_share"] == round(0.8 / 3, 3)
+    assert found["confidence"] == {"high": 3, "low": 1}

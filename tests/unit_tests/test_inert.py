@@ -218,7 +218,8 @@ async def test_a_model_following_page_text_writes_no_active_content(tmp_path: An
     assert values["title"] == "Batteries &lt;img src=x onerror=alert(1)>"
     assert report.markdown.startswith("# Batteries &lt;img src=x onerror=alert(1)>\n")
     assert report.summary.startswith("Grid batteries use LFP [")
-    assert report.limitations[0].text.startswith("No cost was found. &lt;script>")
+    stated = [item.text for item in report.limitations]  # the parts' judgement comes first
+    assert any(text.startswith("No cost was found. &lt;script>") for text in stated), stated
     for claim in report.claims:  # offsets still point at the claims
         assert report.markdown[claim.position_start : claim.position_end] == claim.text
 

@@ -37,13 +37,19 @@ HEAT_PUMPS = (
 COST = "The median installed cost of a ducted air-source heat pump was 14,500 dollars in 2023."
 CREDIT = "Homeowners can claim a federal tax credit of 30 percent on a qualifying installation."
 WATER = "In cold basements, heat pump water heaters run less efficiently."
+COST_2 = "Installing a ductless heat pump cost a median of 9,800 dollars in the same survey."
 COLD = "Cold-climate heat pumps keep a coefficient of performance of 2 at minus 15 degrees."
+COLD_2 = "In cold climates, field trials measured an efficiency of 250 percent at minus 5 degrees."
 LOGGING = "How do I log safely from several processes into one file?"
 CP = "The cp command copies each source file to the destination."
 OPTPARSE = "The optparse module is deprecated and will not be developed further."
 ONE_FILE = (
     "Logging to a single file from multiple processes is not supported; send the records of "
     "every process to one process, which writes them to the file."
+)
+ONE_FILE_2 = (
+    "To log safely from several processes, use a QueueHandler in each process and one "
+    "listener process that writes the file."
 )
 
 
@@ -97,11 +103,13 @@ def test_each_part_asks_for_a_kind_of_answer() -> None:
 def test_a_part_is_answered_only_by_a_claim_on_its_subject_of_the_kind_it_asks() -> None:
     # the heat-pump report of the issue: a tax credit under cost, a water heater under cold
     assert statuses(HEAT_PUMPS, CREDIT, WATER) == ["partly", "partly"]
-    assert statuses(HEAT_PUMPS, COST, COLD) == ["answered", "answered"]
-    assert statuses(HEAT_PUMPS, COST) == ["answered", "not_answered"]
+    assert statuses(HEAT_PUMPS, COST, COST_2, COLD, COLD_2) == ["answered", "answered"]
+    assert statuses(HEAT_PUMPS, COST, COST_2) == ["answered", "not_answered"]
+    # one claim answering a part is not enough to call it answered
+    assert statuses(HEAT_PUMPS, COST, WATER) == ["partly", "partly"]
     # the logging report of the issue: cp, optparse, nothing on several processes
     assert statuses(LOGGING, CP, OPTPARSE) == ["not_answered"]
-    assert statuses(LOGGING, CP, ONE_FILE) == ["answered"]
+    assert statuses(LOGGING, CP, ONE_FILE, ONE_FILE_2) == ["answered"]
 
 
 def _finish(
@@ -143,7 +151,7 @@ def test_high_needs_every_part_answered_and_limitations_name_every_part_not_answ
     assert "Partly answered: How much do residential heat pumps cost to install" in text
     assert "Partly answered: how efficient are they in cold climates" in text
 
-    text, confidence, _ = _finish(HEAT_PUMPS, COST, COLD)
+    text, confidence, _ = _finish(HEAT_PUMPS, COST, COST_2, COLD, COLD_2)
     assert confidence.level == "high"
     assert "Every part of the question is answered by a supported claim" in text
     assert [p.status for p in confidence.parts] == ["answered", "answered"]
@@ -172,12 +180,12 @@ def test_the_models_judgement_stands_only_when_the_claims_it_names_bear_it_out()
     doubting = ReportAssessment(
         summary="", parts=[{"part": LOGGING, "status": "not_answered", "evidence_keys": []}]
     )
-    _, confidence, parts = _finish(LOGGING, CP, ONE_FILE, model=doubting)
+    _, confidence, parts = _finish(LOGGING, CP, ONE_FILE, ONE_FILE_2, model=doubting)
     assert parts[0].status == "not_answered" and confidence.level == "low"
 
 
 async def test_the_model_is_asked_to_judge_each_part_and_the_offline_engine_keeps_its_own() -> None:
-    draft, claims, evidence = claims_of(COST, COLD)
+    draft, claims, evidence = claims_of(COST, COST_2, COLD, COLD_2)
     facts = assessment_input(HEAT_PUMPS, draft, evidence, claims, [])
     reply = await OfflineEngine().assess(facts)
     assert [p.status for p in reply.value.parts] == ["answered", "answered"]

@@ -392,12 +392,22 @@ def limits(
 # --- each part of the question: answered, partly answered or not answered ------------------------
 
 SUBJECT_SHARE = 0.5
-"""Share of a part's subject words a supported claim (with the heading of the page section
-its evidence stands in) must state to be on the part's subject (chosen on the docqa dev
-splits, docs/decisions.md "Confidence means answered")."""
+"""Share of a part's subject words a supported claim must state to be on the part's subject
+(chosen on the docqa dev splits, docs/decisions.md "Confidence means answered")."""
+
+OWN_WORDS = True
+"""Whether a claim must state the part's subject in its own words to answer it (else its
+page's title and section heading count too; they always count for "partly"). Chosen on the
+docqa dev splits (docs/decisions.md, "Confidence means answered")."""
+
+MIN_ANSWERING = 2
+"""Claims a part needs that each answer it for it to count as answered (one: partly)."""
 
 _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("cause", re.compile(r"^\s*why\b|\bwhat (?:\w+ )?(?:caus|led to|made)|\breasons?\b", re.I)),
+    (
+        "cause",
+        re.compile(r"\bwhy\b|\bwhat (?:\w+ )?(?:caus|led to|made|triggers?)|\breasons?\b", re.I),
+    ),
     (
         "procedure",
         re.compile(
@@ -413,9 +423,10 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "figure",
         re.compile(
             r"\bhow (?:much|many|long|often|large|big|fast|far|efficient|old|high|low)\b"
-            r"|\b(?:when|what year|which year|what (?:is|was|are|were) the (?:\w+ )?(?:cost|price"
-            r"|size|number|share|percentage|rate|efficiency|capacity|limit|maximum|minimum"
-            r"|default|value|length))\b|\bcost\b|\bprices?\b",
+            r"|\b(?:when|what year|which year|what (?:is|was|are|were) the (?:[\w-]+ )?"
+            r"(?:cost|price|size|number|share|percentage|rate|efficiency|capacity|limit|maximum|minimum"
+            r"|default|value|length))\b|\bcost\b|\bprices?\b"
+            r"|\bwhat (?:[\w-]+ ){0,2}(?:efficiency|capacity|percentage|rate|size|number)\b",
             re.I,
         ),
     ),
@@ -516,24 +527,30 @@ def judge_part(
 
     ``sections``: evidence id to the title of its page and the heading of its section.
 
-    Answered: a claim on the part's subject (stating :data:`SUBJECT_SHARE` of its words, with
-    its evidence's section heading) gives the kind of answer the part asks for. Partly: claims
-    are on its subject but none gives that, or one gives it stating half as many of the
-    subject's words. Not answered: none of these.
+    Answered: :data:`MIN_ANSWERING` claims on the part's subject (each stating
+    :data:`SUBJECT_SHARE` of its words, :data:`OWN_WORDS`) give the kind of answer the part asks
+    for. Partly: fewer do, or claims are on its subject (their page's title and section heading
+    counted) without giving it, or give it stating half as many of the subject's words. Not
+    answered: none of these.
     """
     kind = asked_kind(part)
     subject = set(part_subject(part, question))
     answering: list[str] = []
     bearing: list[str] = []
+    count = 0
     for claim in _supported(claims):
         cited = _cited(claim)
+        own = subject_share(subject, set(content_tokens(claim.text)))
         said = set(content_tokens(" ".join([claim.text, *(sections.get(i, "") for i in cited)])))
         share = subject_share(subject, said)
         gives = gives_kind(kind, claim.text)
-        if share >= SUBJECT_SHARE and gives:
+        if (own if OWN_WORDS else share) >= SUBJECT_SHARE and gives:
             answering += cited
+            count += 1
         elif share >= SUBJECT_SHARE or (gives and share >= SUBJECT_SHARE / 2):
             bearing += cited
+    if count < MIN_ANSWERING:
+        answering, bearing = [], [*answering, *bearing]
     status: PartStatus = "answered" if answering else "partly" if bearing else "not_answered"
     return PartJudgement(
         part=part,
