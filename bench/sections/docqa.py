@@ -56,13 +56,13 @@ from bench.common import BENCH_DIR, log
 from bench.sections import Options
 from bench.sim.model import SimulatedChatModel
 from bench.sim.strong import StrongRun, writer_quotes
-from deep_research.assessment import SUBJECT_SHARE, part_subject, subject_share
 from deep_research.context import Context
 from deep_research.engines import Engine, OfflineEngine, Reply, locate_quotes
 from deep_research.engines.llm import LLMEngine
 from deep_research.engines.schemas import PickedQuote
 from deep_research.graph import build_graph
 from deep_research.persistence import make_serde
+from deep_research.report import SUBJECT_SHARE, part_subject, subject_share
 from deep_research.sources import SAMPLE_CORPUS
 from deep_research.sources.local import LocalCorpus, iter_corpus_files
 from deep_research.state import EvidenceSpan, Passage, PlanStep, Report, Source

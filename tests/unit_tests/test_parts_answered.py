@@ -6,6 +6,9 @@ Issue #44: reports whose every quote was verbatim (so every claim SUPPORTED) wer
 
 from __future__ import annotations
 
+from deep_research.engines import OfflineEngine
+from deep_research.engines.llm import LLMEngine
+from deep_research.engines.schemas import ReportAssessment
 from deep_research.report.limits import (
     asked_kind,
     assessment_input,
@@ -15,9 +18,6 @@ from deep_research.report.limits import (
     with_limitations,
     with_part_limits,
 )
-from deep_research.engines import OfflineEngine
-from deep_research.engines.llm import LLMEngine
-from deep_research.engines.schemas import ReportAssessment
 from deep_research.state import (
     Claim,
     EvidenceSpan,

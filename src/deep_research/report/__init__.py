@@ -19,13 +19,16 @@ if TYPE_CHECKING:
     from deep_research.report.flags import flag_claims
     from deep_research.report.html import render_html
     from deep_research.report.inert import inert_report
-    from deep_research.report.limits import Limits
+    from deep_research.report.limits import SUBJECT_SHARE, Limits, part_subject, subject_share
     from deep_research.report.verify import DraftVerification, verify_claims, verify_draft
 
 __all__ = [
     "verify_claims",
     "DraftVerification",
     "Limits",
+    "SUBJECT_SHARE",
+    "part_subject",
+    "subject_share",
     "article_markdown",
     "build_report",
     "flag_claims",
@@ -42,6 +45,9 @@ __getattr__ = lazy_exports(
         "verify_claims": "deep_research.report.verify",
         "DraftVerification": "deep_research.report.verify",
         "Limits": "deep_research.report.limits",
+        "SUBJECT_SHARE": "deep_research.report.limits",
+        "part_subject": "deep_research.report.limits",
+        "subject_share": "deep_research.report.limits",
         "flag_claims": "deep_research.report.flags",
         "build_report": "deep_research.report.build",
         "article_markdown": "deep_research.report.build",

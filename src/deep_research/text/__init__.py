@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         content_tokens,
         ends_sentence,
         is_cjk,
+        question_parts,
         sentences,
         split_line,
         tokens,
@@ -42,6 +43,7 @@ __all__ = [
     "inert_text",
     "label",
     "language_of",
+    "question_parts",
     "sentences",
     "tokens",
 ]
@@ -58,6 +60,7 @@ __getattr__ = lazy_exports(
         "is_cjk": "deep_research.text.words",
         "split_line": "deep_research.text.words",
         "word_count": "deep_research.text.words",
+        "question_parts": "deep_research.text.words",
         "language_of": "deep_research.text.language",
         "label": "deep_research.text.labels",
         "find_quote": "deep_research.text.verbatim",
