@@ -504,15 +504,16 @@ def report_evidence(state: State) -> list[EvidenceSpan]:
 
     A replaced step's evidence is placed under the step that replaced it (its ``step_id``
     is that step's), so that the writer finds it under a step of the plan it is shown; words
-    that two steps quoted are offered once. A span
+    that a step and its rewording both quoted are offered once. A span
     quoted under a link of a work that another step found by another link names the work's
     one source (:func:`~deep_research.state.identity.on_kept_sources`).
     """
     chosen = {i for f in state.findings for i in f.evidence_ids}
     after = successors(state.plan)
-    placed: dict[tuple[str, int, int], EvidenceSpan] = {}
+    placed: dict[tuple[str, str, int, int], EvidenceSpan] = {}
     for e in state.evidence:
-        if e.id in chosen:  # the same words found by two steps are offered once
+        if e.id in chosen:  # a step and its rewording that found the same words: offered once
             home = after.get(e.step_id, e.step_id)
-            placed.setdefault((e.url, e.start, e.end), e.model_copy(update={"step_id": home}))
+            key = (home, e.url, e.start, e.end)
+            placed.setdefault(key, e.model_copy(update={"step_id": home}))
     return on_kept_sources(list(placed.values()), state.sources)
