@@ -146,6 +146,16 @@ def _as_asked(step: PlanStep, question: str, shown: Collection[str]) -> PlanStep
     return step
 
 
+def _gives_cost(title: str, text: str) -> bool:
+    """Whether ``text`` tells what something cost when ``title`` asks it (a sum spent).
+
+    Only a cost: a date or a size preferred the same way for "when" and "how large" steps
+    crowded other answers out of the sample's reports (docs/decisions.md, "No rule for one
+    corpus").
+    """
+    return asks_cost(title) and answers_kind(title, text) > 0
+
+
 def _topic(question: str) -> str:
     return " ".join(dict.fromkeys(_words(question)))
 
@@ -276,7 +286,7 @@ class OfflineEngine:
     ) -> Reply[list[PickedQuote]]:
         """Sentence windows of the passages, by relevance (:func:`select_windows`)."""
         windows = select_windows(
-            passages, step, queries, answers=lambda text: answers_kind(step.title, text) > 0
+            passages, step, queries, answers=lambda text: _gives_cost(step.title, text)
         )
         return Reply(
             [
