@@ -18,7 +18,7 @@ a run without a domain store streams them as ``null``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -126,13 +126,28 @@ def _events_of(runtime: Runtime[Any]) -> _TaskEvents | None:
     return current
 
 
-def emit(runtime: Runtime[Any], type: EventType, **data: Any) -> None:
-    """Write one event to the run's custom stream (a no-op when nobody listens)."""
+def emit(
+    runtime: Runtime[Any],
+    type: EventType,
+    *,
+    live_only: Mapping[str, Any] | None = None,
+    **data: Any,
+) -> None:
+    """Write one event to the run's custom stream (a no-op when nobody listens).
+
+    Args:
+        runtime: The node's runtime (its stream writer and task).
+        type: The event's type.
+        live_only: Fields streamed with ``data`` but left out of the copy kept for the domain
+            store (bulky text a listener wants live and a later reader finds elsewhere, such as
+            the report's text as it is written).
+        **data: The event's fields.
+    """
     info = runtime.execution_info
     ids = stamped_run_ids(info.thread_id) if info is not None and info.thread_id else None
     event = TraceEvent(
         type=type,
-        data=data,
+        data={**data, **(live_only or {})},
         session_id=ids.session_id if ids else None,
         message_id=ids.message_id if ids else None,
     )
@@ -140,6 +155,9 @@ def emit(runtime: Runtime[Any], type: EventType, **data: Any) -> None:
     runtime.stream_writer(payload)
     events = _events_of(runtime)
     if events is not None:
+        if live_only:
+            kept = {k: v for k, v in payload["data"].items() if k not in live_only}
+            payload = {**payload, "data": kept}
         events.pending.append(RecordedEvent(events.task[0], events.next_seq, events.node, payload))
         events.next_seq += 1
 

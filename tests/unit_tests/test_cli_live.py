@@ -98,3 +98,18 @@ def test_nothing_is_drawn_before_the_plan_so_a_clarifying_question_comes_alone()
     view.event(_event("plan_created", steps=[{"id": "s01", "title": "Costs"}]))
     assert "searches" in out.getvalue() and "s01  Costs" in out.getvalue()
     view.stop()
+
+
+def test_the_report_s_last_lines_show_as_text_while_it_is_written() -> None:
+    view = LiveProgress(Console(file=io.StringIO(), width=100))
+    view.apply(_event("plan_created", steps=[{"id": "s01", "title": "Cost"}]))
+    view.apply(_event("synthesis_progress", characters=30, text="## Cost\n\nIt cost [bold]90"))
+    view.apply(_event("synthesis_progress", characters=60, text=" million\x1b[2J dollars [E1]."))
+    screen = _screen(view)
+    assert "now: writing the report (60 characters)" in screen
+    assert "## Cost" in screen  # the Markdown as it was written, not rendered
+    assert "It cost [bold]90 million dollars [E1]." in screen  # no rich markup read in it
+    assert "\x1b" not in screen
+    view.apply(_event("synthesis_progress", characters=60, text="", done=True))
+    screen = _screen(view)
+    assert "## Cost" not in screen and "now: verifying claims" in screen

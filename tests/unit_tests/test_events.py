@@ -8,7 +8,15 @@ from typing import Any
 import pytest
 from langgraph.runtime import ExecutionInfo, Runtime
 
-from deep_research.events import RunIds, emit, namespace_path, stamp_run_ids, stamped_run_ids
+from deep_research.events import (
+    RunIds,
+    emit,
+    namespace_path,
+    stamp_run_ids,
+    stamped_run_ids,
+    take_events,
+)
+from deep_research.nodes.synthesize import PROGRESS_TEXT_CHARS, DraftProgress
 from deep_research.persistence import recorder
 
 
@@ -59,3 +67,30 @@ def test_a_recorder_remembers_only_the_most_recent_threads(
     assert list(sql.known_ids) == ["lru-1", "lru-2"]
     sql._stamp("lru-2")
     assert stamped_run_ids("lru-2") == RunIds(question_nr=1, session_id=2, message_id=None)
+
+
+def test_live_only_fields_are_streamed_but_not_kept_for_the_store() -> None:
+    written: list[dict[str, Any]] = []
+    runtime = _runtime("thread-live", written)
+    take_events(runtime)  # nothing left over from another test's task
+    emit(runtime, "synthesis_progress", characters=5, live_only={"text": "Hello"})
+    assert written[-1]["data"] == {"characters": 5, "text": "Hello"}
+    (kept,) = take_events(runtime)
+    assert kept.payload["data"] == {"characters": 5}, "the draft's text bloats no stored row"
+
+
+def test_the_draft_is_streamed_as_bounded_deltas_that_add_up_to_the_text() -> None:
+    written: list[dict[str, Any]] = []
+    draft = DraftProgress(_runtime("thread-draft", written))  # type: ignore[arg-type]
+    pieces = ["a" * 150, "b" * 300, "c" * (PROGRESS_TEXT_CHARS * 2 + 7), "tail"]
+    for piece in pieces:
+        draft.take(piece)
+    draft.finish(len("".join(pieces)))
+    data = [event["data"] for event in written]
+    assert "".join(d["text"] for d in data) == "".join(pieces)
+    assert all(len(d["text"]) <= PROGRESS_TEXT_CHARS for d in data)
+    assert [d.get("done") for d in data] == [None] * (len(data) - 1) + [True]
+    assert data[0] == {"characters": 450, "text": "a" * 150 + "b" * 300}
+    assert [d["characters"] for d in data][-1] == len("".join(pieces))
+    counted = [d["characters"] for d in data[:-1]]
+    assert counted == sorted(counted)

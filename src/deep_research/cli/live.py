@@ -7,6 +7,7 @@ that it redraws as events arrive:
 * the plan: each step with its state (waiting, researching, done, thin), its searches, the
   sources read and the evidence quoted;
 * what the run is doing now (researching, reflecting, writing, verifying, revising);
+* while the report is written, its last lines as they arrive (``synthesis_progress`` text);
 * a bar over the claims of the verification pass, and the verdict tally.
 
 Every text from users, pages and models goes through :func:`printable` and into ``rich.Text``
@@ -53,6 +54,12 @@ REDRAW_SECONDS = 0.1
 
 TITLE_CHARS = 60
 
+DRAFT_LINES = 4
+"""How many of the draft's last lines are shown while the report is written."""
+
+DRAFT_KEEP_CHARS = 4000
+"""How much of the draft's end the view keeps (what it shows is cut from it)."""
+
 _BEFORE_THE_PLAN = frozenset({"research_started", "clarification_requested"})
 
 _ALWAYS_DRAWN = frozenset({"verification_summary", "research_completed"})
@@ -83,6 +90,8 @@ class LiveProgress:
         self.passes = 0
         self.tally = {verdict: 0 for verdict, _, _ in VERDICT_STYLES}
         self.problems: list[str] = []
+        self.draft = ""
+        """The end of the report as it is written (until it is written)."""
         self._drawn_at = 0.0
         self._live = Live(
             console=self.console,
@@ -174,6 +183,8 @@ class LiveProgress:
         elif kind == "reflection_decision":
             self.phase = printable(f"reflecting: {data.get('decision')}")
         elif kind == "synthesis_progress":
+            self.draft = "" if data.get("done") else (self.draft + str(data.get("text", "")))
+            self.draft = self.draft[-DRAFT_KEEP_CHARS:]
             self.phase = (
                 "verifying claims"
                 if data.get("done")
@@ -243,8 +254,13 @@ class LiveProgress:
             Text(self.header, style="bold"),
             self._plan(),
             Text(f"now: {self.phase}", style="cyan"),
-            self._claims(),
         ]
+        lines = [line for line in self.draft.splitlines() if line.strip()][-DRAFT_LINES:]
+        parts += [
+            Text(f"  {printable(line)}", style="dim", no_wrap=True, overflow="ellipsis")
+            for line in lines
+        ]
+        parts.append(self._claims())
         parts += [Text(f"! {problem}", style="red") for problem in self.problems]
         return Group(*parts)
 
