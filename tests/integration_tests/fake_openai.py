@@ -9,6 +9,10 @@ nothing leaves the machine.
 Fault mode (``scripted_openai(faults=0.3)``): that share of the structured replies is
 malformed, each of the :data:`FAULTS` kinds in turn, the way real endpoints misbehave.
 
+Outages (``scripted_openai(outages={"word"})``): a request for the report (streamed prose, no
+tool and no JSON asked for) whose prompt mentions one of the words is answered with HTTP 503, as
+an overloaded endpoint answers, so a run fails mid-way, after its plan and research.
+
 Held replies (``scripted_openai(holds=...)``): a request that mentions a word held in
 :class:`Holds` is answered only once the word is let go, so a run stays in flight for as long
 as a test needs, however slow the machine.
@@ -243,12 +247,24 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.requests.append(body)  # type: ignore[attr-defined]
         self.server.holds.wait(json.dumps(body["messages"]))  # type: ignore[attr-defined]
         time.sleep(self.server.delay)  # type: ignore[attr-defined]
+        if _out_of_service(body, self.server.outages):  # type: ignore[attr-defined]
+            self._unavailable()
+            return
         with self.server.lock:  # type: ignore[attr-defined]
             events = list(_events(body, self.server.faults))  # type: ignore[attr-defined]
         try:
             self._reply(body, events)
         except (BrokenPipeError, ConnectionResetError):  # the client hung up (cancelled, killed)
             return
+
+    def _unavailable(self) -> None:
+        error = {"message": "The scripted model is overloaded", "type": "server_error"}
+        answer = json.dumps({"error": error}).encode()
+        self.send_response(503)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
 
     def _reply(self, body: dict[str, Any], events: list[dict[str, Any]]) -> None:
         self.send_response(200)
@@ -262,6 +278,16 @@ class _Handler(BaseHTTPRequestHandler):
         for event in events:
             self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
         self.wfile.write(b"data: [DONE]\n\n")
+
+
+def _out_of_service(body: dict[str, Any], outages: frozenset[str]) -> bool:
+    """Whether ``body`` asks for the report and mentions a word of ``outages``."""
+    if not outages or body.get("tools"):
+        return False
+    if re.search(r"one JSON object for \w+", str(body["messages"][-1].get("content"))):
+        return False
+    prompt = _prompt(body)
+    return any(word in prompt for word in outages)
 
 
 def _completion(events: list[dict[str, Any]]) -> dict[str, Any]:
@@ -286,7 +312,10 @@ def _completion(events: list[dict[str, Any]]) -> dict[str, Any]:
 
 @contextmanager
 def scripted_openai(
-    faults: float = 0.0, delay: float = 0.0, holds: Holds | None = None
+    faults: float = 0.0,
+    delay: float = 0.0,
+    holds: Holds | None = None,
+    outages: frozenset[str] = frozenset(),
 ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """Serve the scripted endpoint; yield its base URL and the list of requests it received.
 
@@ -294,14 +323,19 @@ def scripted_openai(
         faults: The share of structured replies that are malformed (see :data:`FAULTS`).
         delay: Seconds each reply waits, as a slow model would (runs then stay in flight).
         holds: The words whose requests wait until they are let go (none by default).
+        outages: The words whose report requests are answered with HTTP 503 (none by default).
     """
-    with fault_openai(faults, delay=delay, holds=holds) as (base_url, requests, _):
+    with fault_openai(faults, delay=delay, holds=holds, outages=outages) as (base_url, requests, _):
         yield base_url, requests
 
 
 @contextmanager
 def fault_openai(
-    share: float, offset: int = 0, delay: float = 0.0, holds: Holds | None = None
+    share: float,
+    offset: int = 0,
+    delay: float = 0.0,
+    holds: Holds | None = None,
+    outages: frozenset[str] = frozenset(),
 ) -> Iterator[tuple[str, list[dict[str, Any]], Faults]]:
     """:func:`scripted_openai`, yielding also the :class:`Faults` that says what was spoiled.
 
@@ -310,6 +344,7 @@ def fault_openai(
         offset: The kind of the first malformed reply (an index in :data:`FAULTS`).
         delay: Seconds each reply waits.
         holds: The words whose requests wait until they are let go (none by default).
+        outages: The words whose report requests are answered with HTTP 503 (none by default).
     """
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     server.requests = []  # type: ignore[attr-defined]
@@ -317,6 +352,7 @@ def fault_openai(
     server.lock = threading.Lock()  # type: ignore[attr-defined]
     server.delay = delay  # type: ignore[attr-defined]
     server.holds = holds or Holds()  # type: ignore[attr-defined]
+    server.outages = outages  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -36,7 +36,10 @@ export function describeFailure(error: unknown): string {
   } catch {
     // not JSON
   }
-  const line = (text.split("\n")[0] || "unknown error").slice(0, 300);
+  // a task's error as the server keeps it, ErrorName('reason') or ErrorName: reason → reason
+  const named = /^\s*[A-Z]\w*(?:Error|Exception)(?:\((['"])([\s\S]*)\1\)|: ([\s\S]*))\s*$/.exec(text);
+  if (named) text = named[2] ?? named[3] ?? text;
+  const line = (text.trim().split("\n")[0] || "unknown error").slice(0, 300);
   return `The run failed: ${line}. Check the model and sources, then ask again.`;
 }
 
@@ -150,6 +153,11 @@ export function Chat({
           setNotice("cancelled");
         } else if (run.status === "error" || run.status === "timeout") {
           setNotice("failed");
+          // why: the error the failed task left in the thread's state
+          return api.client.threads.getState(threadId).then((state) => {
+            const error = state.tasks.map((task) => task.error).find(Boolean);
+            if (live && error) setFailure(describeFailure(error));
+          });
         }
       })
       .catch(() => undefined);

@@ -1,6 +1,7 @@
 // The run as it happens: the plan's steps with their searches, sources and quotes, the
 // reflection's decisions, the report being written, the claims as they are judged.
 
+import { useEffect, useRef } from "react";
 import { VERDICTS, type Progress } from "./progress";
 
 const STATE_MARKS: Record<string, string> = {
@@ -12,6 +13,11 @@ const STATE_MARKS: Record<string, string> = {
 
 export function LiveView({ progress }: { progress: Progress }) {
   const p = progress;
+  const draft = useRef<HTMLPreElement>(null);
+  useEffect(() => {
+    // the newest text in sight, as a terminal follows its output
+    if (draft.current) draft.current.scrollTop = draft.current.scrollHeight;
+  }, [p.draft]);
   return (
     <section className="live" aria-label="Research progress" data-events={p.events}>
       <p className="phase" role="status">
@@ -65,6 +71,15 @@ export function LiveView({ progress }: { progress: Progress }) {
       ) : null}
       {p.written ? (
         <p className="writing">Report written so far: {p.written} characters</p>
+      ) : null}
+      {p.draft ? (
+        <section className="draft-box" aria-label="The report as it is written">
+          <h3>{p.phase === "writing the report" ? "The draft, as it is written" : "The draft, now being checked"}</h3>
+          <pre className="draft" tabIndex={0} ref={draft}>
+            {p.draftCut ? "…" : ""}
+            {p.draft}
+          </pre>
+        </section>
       ) : null}
       {p.toVerify ? (
         <div className="verifying">

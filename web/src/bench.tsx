@@ -39,8 +39,11 @@ function run(steps: number, claims: number): TraceEvent[] {
     events.push({ type: "step_completed", data: { step_id, sufficient: i % 5 !== 0 } });
   }
   events.push({ type: "reflection_decision", data: { decision: "complete", reasoning: "enough" } });
-  for (let c = 0; c < 20; c += 1) events.push({ type: "synthesis_progress", data: { characters: c * 500 } });
-  events.push({ type: "synthesis_progress", data: { characters: 10_000, done: true } });
+  const piece = "A sentence of the draft, as the writer streams it [E1]. ".repeat(9);
+  for (let c = 1; c <= 20; c += 1) {
+    events.push({ type: "synthesis_progress", data: { characters: c * piece.length, text: piece } });
+  }
+  events.push({ type: "synthesis_progress", data: { characters: 21 * piece.length, text: piece, done: true } });
   for (let c = 0; c < claims; c += 1) {
     events.push({
       type: "claim_verified",

@@ -11,6 +11,7 @@ const KEEP_QUERIES = 4;
 const KEEP_CLAIMS = 12; // the last claims judged
 const KEEP_DECISIONS = 4;
 const KEEP_PROBLEMS = 3;
+const KEEP_DRAFT_CHARS = 6000; // the draft's end shown while the report is written
 
 export interface SourceSeen {
   url: string;
@@ -45,6 +46,8 @@ export interface Progress {
   clarifying: string;
   decisions: string[];
   written: number;
+  draft: string; // the report as it is written (its last KEEP_DRAFT_CHARS), plain text
+  draftCut: boolean; // whether the draft's beginning was dropped
   verified: number;
   toVerify: number;
   passes: number;
@@ -68,6 +71,8 @@ export function emptyProgress(): Progress {
     clarifying: "",
     decisions: [],
     written: 0,
+    draft: "",
+    draftCut: false,
     verified: 0,
     toVerify: 0,
     passes: 0,
@@ -174,10 +179,13 @@ export function apply(before: Progress, event: TraceEvent): Progress {
         phase: `reflecting: ${text(data.decision)}`,
       };
     }
-    case "synthesis_progress":
-      return data.done
-        ? { ...p, written: num(data.characters), phase: "verifying claims" }
-        : { ...p, written: num(data.characters), phase: "writing the report" };
+    case "synthesis_progress": {
+      const whole = p.draft + text(data.text);
+      const draft = whole.slice(-KEEP_DRAFT_CHARS);
+      const draftCut = p.draftCut || draft.length < whole.length;
+      const phase = data.done ? "verifying claims" : "writing the report";
+      return { ...p, written: num(data.characters), draft, draftCut, phase };
+    }
     case "claim_verified": {
       const passes = num(data.passes);
       if (passes !== p.passes) {
