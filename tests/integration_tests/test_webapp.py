@@ -693,3 +693,124 @@ def test_an_open_server_says_so_and_needs_no_sign_in(
         assert not page.by(".signin")
         page.wait(lambda: "Signed in as local" in page.text(), "the local user's name")
         assert not page.by(".top button")  # no sign-out on an open server
+
+
+def _tab_to(page: Page, css: str, *, limit: int = 150) -> Any:
+    """Press Tab until the focused element matches ``css``; fail if it is never reached."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    for _ in range(limit):
+        if page.driver.execute_script(
+            "const e = document.activeElement; return !!e && e.matches(arguments[0])", css
+        ):
+            return page.driver.switch_to.active_element
+        ActionChains(page.driver).send_keys(Keys.TAB).perform()
+    raise AssertionError(f"{css} was not reached with the Tab key in {limit} presses")
+
+
+def _keys(page: Page, *keys: str) -> None:
+    """Type ``keys`` into whatever has the focus."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(page.driver).send_keys(*keys).perform()
+
+
+def test_every_action_by_keyboard_alone(page: Page, server: AppServer, downloads: Path) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    name = user()
+    _tab_to(page, ".signin input[type=password]")
+    _keys(page, server.token(name), Keys.ENTER)
+    page.wait(lambda: f"Signed in as {name}" in page.text(), "signed in by the keyboard")
+
+    # ask, with a clarifying question allowed (the default) and the plan to review
+    _tab_to(page, "form.ask textarea")
+    _keys(page, "batteries")
+    _tab_to(page, "form.ask label.choice:nth-of-type(2) select")  # Depth
+    _keys(page, "l")  # a focused select takes the first letter of an option: light
+    _tab_to(page, "form.ask label.check:last-of-type input[type=checkbox]")
+    _keys(page, Keys.SPACE)  # let me review the plan first
+    _tab_to(page, "form.ask button[type=submit]")
+    _keys(page, Keys.ENTER)
+
+    # the clarifying question, answered
+    page.one("form.interrupt[aria-label='Clarifying question']")
+    _tab_to(page, "form.interrupt[aria-label='Clarifying question'] textarea")
+    _keys(page, "costs of grid batteries")
+    _tab_to(page, "form.interrupt[aria-label='Clarifying question'] button[type=submit]")
+    _keys(page, Keys.ENTER)
+
+    # the plan, approved
+    page.one("form.interrupt[aria-label='Plan review']")
+    approve = _tab_to(page, "form.interrupt[aria-label='Plan review'] button[type=submit]")
+    assert approve.text == "Approve the plan"
+    _keys(page, Keys.ENTER)
+    page.wait_report()
+    thread = page.thread()
+
+    # a claim's evidence, opened
+    _tab_to(page, "article.report .claim[data-claim]")
+    _keys(page, Keys.ENTER)
+    page.wait(lambda: page.by("aside.panel .evidence"), "the evidence opened by the keyboard")
+
+    # a download, saved
+    before = set(downloads.iterdir())
+    button = _tab_to(page, ".downloads button")
+    assert button.text == "report.md"
+    _keys(page, Keys.ENTER)
+    page.wait(lambda: set(downloads.iterdir()) - before, "the file the keyboard downloaded")
+
+    # feedback, stored
+    _tab_to(page, ".feedback button[aria-pressed]")  # Helpful
+    _keys(page, Keys.SPACE)
+    page.wait(lambda: "saved" in page.one(".feedback .status").text, "the feedback saved")
+    with server.http(name) as api:
+        chat = api.get(f"/chats/{thread}").json()
+        answer = next(
+            m
+            for m in reversed(chat["messages"])
+            if m["role"] == "assistant" and not m["is_clarification"]
+        )
+        assert api.get(f"/messages/{answer['id']}/feedback").json()["rating"] == 1
+
+    # rename: the field opens with the focus, Enter saves, the focus comes back to Rename
+    row = f"nav.chat-list li[data-thread='{thread}']"
+    _tab_to(page, f"{row} button.rename")
+    _keys(page, Keys.ENTER)
+    page.wait(lambda: page.driver.switch_to.active_element.tag_name == "input", "the title field")
+    ActionChains(page.driver).key_down(Keys.CONTROL).send_keys("a").key_up(Keys.CONTROL).perform()
+    _keys(page, "Keyboard notes", Keys.ENTER)
+    page.wait(
+        lambda: page.one(f"{row} .open").text.split("\n")[0] == "Keyboard notes", "the new title"
+    )
+    assert page.driver.execute_script(
+        "return document.activeElement.matches(arguments[0])", f"{row} button.rename"
+    ), "the focus was lost after renaming"
+    with server.http(name) as api:
+        assert api.get(f"/chats/{thread}").json()["title"] == "Keyboard notes"
+
+    # delete, then undo: the focus goes to Undo when the deleted chat's row goes away
+    _tab_to(page, f"{row} button[aria-label^='Delete']")
+    _keys(page, Keys.ENTER)
+    page.wait(lambda: "Chat deleted." in page.one(".toast").text, "the undo offer")
+    _tab_to(page, ".toast button:not([aria-label])", limit=3)  # Undo
+    _keys(page, Keys.ENTER)
+    page.wait(lambda: page.by(f"nav.chat-list > ul {row.split(' ', 1)[1]}"), "the chat restored")
+
+    # delete again, then erase for good after the confirmation
+    _tab_to(page, f"{row} button[aria-label^='Delete']")
+    _keys(page, Keys.ENTER)
+    page.wait(lambda: page.by("details.deleted"), "the deleted chats")
+    _tab_to(page, "details.deleted summary")
+    _keys(page, Keys.ENTER)
+    _tab_to(page, f"details.deleted li[data-thread='{thread}'] button[aria-label$='for good']")
+    _keys(page, Keys.ENTER)
+    _tab_to(page, "details.deleted [role=alertdialog] button.danger", limit=5)  # Erase
+    with server.http(name) as api:  # nothing is erased before the confirmation
+        assert api.get("/chats", params={"include_deleted": True}).json()
+    _keys(page, Keys.ENTER)
+    page.wait(lambda: "erased" in page.one(".toast").text, "the purge's confirmation")
+    with server.http(name) as api:
+        assert api.get("/chats", params={"include_deleted": True}).json() == []

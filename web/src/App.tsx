@@ -256,8 +256,10 @@ export function App() {
         <div className="toast" role="status">
           {toast.text}
           {toast.undo ? (
+            // the focus moves here: the Delete button it was on went away with its chat
             <button
               type="button"
+              autoFocus
               onClick={() => {
                 const id = toast.undo!;
                 setToast(null);

@@ -1,7 +1,7 @@
 // The user's chats, newest first: open, rename, delete (undo while restorable), and the
 // deleted ones, each purged for good after an explicit confirmation.
 
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { ChatSummary } from "./types";
 
 export function ChatList({
@@ -26,6 +26,18 @@ export function ChatList({
   const [editing, setEditing] = useState<string | null>(null);
   const [title, setTitle] = useState("");
   const [confirming, setConfirming] = useState<string | null>(null);
+  // a keyboard user's focus goes back to the Rename button once the title field closes
+  const renamed = useRef<string | null>(null);
+  useEffect(() => {
+    if (editing !== null || !renamed.current) return;
+    const row = document.querySelector(`nav.chat-list li[data-thread="${CSS.escape(renamed.current)}"]`);
+    row?.querySelector<HTMLButtonElement>("button.rename")?.focus();
+    renamed.current = null;
+  }, [editing]);
+  const closeEditing = (id: string) => {
+    renamed.current = id;
+    setEditing(null);
+  };
   return (
     <nav className="chat-list" aria-label="Chats">
       <h2>Chats</h2>
@@ -38,7 +50,7 @@ export function ChatList({
                 onSubmit={(e) => {
                   e.preventDefault();
                   if (title.trim()) onRename(chat.thread_id, title.trim());
-                  setEditing(null);
+                  closeEditing(chat.thread_id);
                 }}
               >
                 <label className="sr-only" htmlFor={`rename-${chat.thread_id}`}>
@@ -50,7 +62,7 @@ export function ChatList({
                   maxLength={200}
                   autoFocus
                   onChange={(e) => setTitle(e.target.value)}
-                  onKeyDown={(e) => e.key === "Escape" && setEditing(null)}
+                  onKeyDown={(e) => e.key === "Escape" && closeEditing(chat.thread_id)}
                 />
                 <button type="submit">Save</button>
               </form>
@@ -70,6 +82,7 @@ export function ChatList({
                 <span className="row-actions">
                   <button
                     type="button"
+                    className="rename"
                     aria-label={`Rename ${chat.title || "chat"}`}
                     onClick={() => {
                       setEditing(chat.thread_id);
@@ -108,7 +121,8 @@ export function ChatList({
                       <button type="button" className="danger" onClick={() => { setConfirming(null); onPurge(chat.thread_id); }}>
                         Erase
                       </button>
-                      <button type="button" onClick={() => setConfirming(null)}>
+                      {/* the focus moves here (the safe choice) from the Erase… button it replaces */}
+                      <button type="button" autoFocus onClick={() => setConfirming(null)}>
                         Keep
                       </button>
                     </span>
