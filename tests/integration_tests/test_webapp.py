@@ -695,18 +695,24 @@ def test_an_open_server_says_so_and_needs_no_sign_in(
         assert not page.by(".top button")  # no sign-out on an open server
 
 
-def _tab_to(page: Page, css: str, *, limit: int = 150) -> Any:
-    """Press Tab until the focused element matches ``css``; fail if it is never reached."""
+def _tab_to(page: Page, css: str, *, limit: int = 150, back: bool = False) -> Any:
+    """Press Tab (Shift+Tab when ``back``) until the focused element matches ``css``."""
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
+    page.one(css)  # drawn (the page may still be rendering it)
     for _ in range(limit):
         if page.driver.execute_script(
             "const e = document.activeElement; return !!e && e.matches(arguments[0])", css
         ):
             return page.driver.switch_to.active_element
-        ActionChains(page.driver).send_keys(Keys.TAB).perform()
-    raise AssertionError(f"{css} was not reached with the Tab key in {limit} presses")
+        keys = ActionChains(page.driver)
+        if back:
+            keys.key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
+        else:
+            keys.send_keys(Keys.TAB).perform()
+    focused = page.driver.execute_script("return document.activeElement.outerHTML.slice(0, 200)")
+    raise AssertionError(f"{css} was not reached with the Tab key in {limit} presses ({focused})")
 
 
 def _keys(page: Page, *keys: str) -> None:
@@ -807,7 +813,9 @@ def test_every_action_by_keyboard_alone(page: Page, server: AppServer, downloads
     _keys(page, Keys.ENTER)
     _tab_to(page, f"details.deleted li[data-thread='{thread}'] button[aria-label$='for good']")
     _keys(page, Keys.ENTER)
-    _tab_to(page, "details.deleted [role=alertdialog] button.danger", limit=5)  # Erase
+    keep = _tab_to(page, "details.deleted [role=alertdialog] button", limit=1)  # has the focus
+    assert keep.text == "Keep", "the confirmation did not take the focus on its safe choice"
+    _tab_to(page, "details.deleted [role=alertdialog] button.danger", limit=3, back=True)  # Erase
     with server.http(name) as api:  # nothing is erased before the confirmation
         assert api.get("/chats", params={"include_deleted": True}).json()
     _keys(page, Keys.ENTER)
