@@ -257,6 +257,11 @@ def test_sign_in_ask_watch_read_download_and_give_feedback(
             lambda n=name_: (downloads / n).is_file() and (downloads / n).stat().st_size, name_
         )
     assert (downloads / "report.md").read_text(encoding="utf-8") == markdown
+    # the draft was shown as it was written: its Markdown as plain text, no markup drawn
+    draft = page.one(".live .draft")
+    assert not draft.find_elements(By.CSS_SELECTOR, "*")
+    headings = [line for line in report["markdown"].splitlines() if line.startswith("## ")]
+    assert any(heading in draft.text for heading in headings), (headings, draft.text[:300])
     for label, name_ in (("Article", "report.article.md"), ("HTML", "report.html")):
         page.driver.find_element(
             By.XPATH, f"//div[@class='downloads']/button[normalize-space()='{label}']"
