@@ -767,11 +767,18 @@ def test_every_action_by_keyboard_alone(page: Page, server: AppServer, downloads
     page.wait(lambda: page.by("aside.panel .evidence"), "the evidence opened by the keyboard")
 
     # a download, saved
-    before = set(downloads.iterdir())
+    asked_at = time.time() - 1  # a file saved now (another test may have saved one by its name)
     button = _tab_to(page, ".downloads button")
     assert button.text == "report.md"
     _keys(page, Keys.ENTER)
-    page.wait(lambda: set(downloads.iterdir()) - before, "the file the keyboard downloaded")
+    page.wait(
+        lambda: [
+            f
+            for f in downloads.iterdir()
+            if f.name.startswith("report") and f.suffix == ".md" and f.stat().st_mtime >= asked_at
+        ],
+        "the file the keyboard downloaded",
+    )
 
     # feedback, stored
     _tab_to(page, ".feedback button[aria-pressed]")  # Helpful
