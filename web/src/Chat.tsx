@@ -261,12 +261,13 @@ export function Chat({
         })}
       </ol>
 
-      {running || progress.events ? <LiveView progress={progress} /> : null}
+      {/* above the live view, which grows as the run goes on: the button does not move */}
       {running ? (
         <button type="button" className="stop" onClick={() => void cancel()}>
           Stop the run
         </button>
       ) : null}
+      {running || progress.events ? <LiveView progress={progress} /> : null}
 
       {failure ? (
         <p className="problem" role="alert">
