@@ -80,6 +80,11 @@ def test_the_scripted_model_is_asked_watched_and_read(
     with httpx.Client(base_url=url, trust_env=False, timeout=60) as api:
         session = api.get(f"/chats/{thread}").json()["sessions"][-1]
         report = api.get(f"/sessions/{session['id']}/report").json()
+        stored = api.get(f"/sessions/{session['id']}/events").json()
+    # the stored copies of the draft's events keep the counts, not the text (no second report)
+    writing = [e["data"] for e in stored if e["type"] == "synthesis_progress"]
+    assert writing and writing[-1]["done"] and writing[-1]["characters"] == len(REPORT)
+    assert all("text" not in data for data in writing), writing
     shown = report_element.find_elements(By.CSS_SELECTOR, ".claim[data-claim]")
     assert {e.get_attribute("data-claim") for e in shown} == {c["id"] for c in report["claims"]}
     assert all("v-SUPPORTED" in e.get_attribute("class") for e in shown)  # the scripted verdicts
