@@ -343,6 +343,7 @@ def compute_metrics(
         prompt_tokens=usage.prompt_tokens,
         completion_tokens=usage.completion_tokens,
         model_calls=usage.calls,
+        estimated_calls=usage.estimated_calls,
         cost_estimate_usd=round(usage.cost_usd, 6),
         trimmed_for_context=usage.trimmed,
         picks_dropped=usage.picks_dropped,

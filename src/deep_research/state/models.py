@@ -534,6 +534,9 @@ class TokenUsage(DomainModel):
     evidence_left_out: int = 0
     """Evidence spans of the kept findings the writer was not shown: its budget was full, and
     the lowest-ranked went."""
+    estimated_calls: int = 0
+    """Calls whose tokens the endpoint did not report (many local servers send no usage while
+    streaming): their tokens are estimated from the text, so the totals are partly estimates."""
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         dropped = dict(self.picks_dropped)
@@ -547,6 +550,7 @@ class TokenUsage(DomainModel):
             trimmed=self.trimmed + other.trimmed,
             picks_dropped=dropped,
             evidence_left_out=self.evidence_left_out + other.evidence_left_out,
+            estimated_calls=self.estimated_calls + other.estimated_calls,
         )
 
 
@@ -561,6 +565,9 @@ class Metrics(DomainModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     model_calls: int = 0
+    estimated_calls: int = 0
+    """Model calls whose tokens the endpoint did not report and were estimated from the text:
+    when not 0, ``prompt_tokens`` and ``completion_tokens`` are partly estimates."""
     cost_estimate_usd: float = 0.0
     trimmed_for_context: int = 0
     """Evidence spans, notes and earlier turns left out of prompts to fit a model's window."""

@@ -32,12 +32,12 @@ from deep_research.engines.base import (
     WritingInputs,
     chat_title,
 )
-from deep_research.engines.llm import budgets, fitting, prompts, validation
+from deep_research.engines.llm import budgets, fitting, prompts, replies, validation
 from deep_research.engines.llm.catalog import ModelLimits, estimate_tokens
 from deep_research.engines.llm.model_calls import ModelCalls, Prompt, Role, data_budget
 from deep_research.engines.llm.outline import REPORT_WORDS, report_outline
 from deep_research.engines.llm.providers import REQUEST_TIMEOUT_SECONDS, build_chat_model
-from deep_research.engines.llm.structured import StructuredMode, provider_errors, usage_of
+from deep_research.engines.llm.structured import StructuredMode, provider_errors
 from deep_research.engines.offline.engine import OfflineEngine
 from deep_research.engines.schemas import (
     ChatTitle,
@@ -355,17 +355,10 @@ class LLMEngine(ModelCalls):
             return Prompt(self.messages(system, *fixed, research), left_out)
 
         async def stream(prompt: Prompt) -> Reply[str]:
-            pieces: list[str] = []
-            usage = TokenUsage(calls=1, trimmed=prompt.trimmed, evidence_left_out=prompt.trimmed)
             with provider_errors():
-                async for chunk in self.model.astream(prompt.messages):
-                    piece = chunk.text
-                    if piece:
-                        pieces.append(piece)
-                        if on_progress is not None:
-                            on_progress(piece)
-                    usage += usage_of(chunk, calls=0)
-            return Reply("".join(pieces), self.priced("writer", usage))
+                text, usage = await replies.stream_text(self.model, prompt.messages, on_progress)
+            usage += TokenUsage(trimmed=prompt.trimmed, evidence_left_out=prompt.trimmed)
+            return Reply(text, self.priced("writer", usage))
 
         usage = TokenUsage()
         for _ in range(EMPTY_REPORT_ATTEMPTS):
@@ -386,8 +379,8 @@ class LLMEngine(ModelCalls):
 
         async def ask(prompt: Prompt) -> Reply[str]:
             with provider_errors():
-                reply = await self.model.ainvoke(prompt.messages)
-            usage = usage_of(reply) + TokenUsage(trimmed=prompt.trimmed)
+                reply = await replies.complete(self.model, prompt.messages)
+            usage = replies.counted(reply, prompt.messages) + TokenUsage(trimmed=prompt.trimmed)
             return Reply(reply.text.strip(), self.priced("writer", usage))
 
         return await self.fitted(

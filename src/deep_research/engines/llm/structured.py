@@ -26,19 +26,21 @@ import sys
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar, cast
+from typing import Any, Generic, Literal, TypeVar
 
 import httpx
 import openai
 from langchain_core import exceptions as lc_errors
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.messages.tool import invalid_tool_call
 from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ValidationError
 
 from deep_research.engines.llm import prompts
+from deep_research.engines.llm.catalog import clip
+from deep_research.engines.llm.replies import complete, counted, reply_text
 from deep_research.errors import (
     ConfigurationError,
     ContextOverflowError,
@@ -95,6 +97,10 @@ def provider_errors() -> Iterator[None]:
         ) from exc
     except (openai.APITimeoutError, lc_errors.ModelTimeoutError, httpx.TimeoutException) as exc:
         raise EngineError("the model endpoint did not answer in time") from exc
+    except TimeoutError as exc:  # langchain-openai's StreamChunkTimeoutError: a stalled stream
+        raise EngineError(
+            f"the model endpoint stopped sending its reply: {_first_line(str(exc), 120)}"
+        ) from exc
     except (openai.APIConnectionError, lc_errors.ModelConnectionError, httpx.TransportError) as exc:
         raise EngineError(f"could not reach the model endpoint: {_first_line(str(exc))}") from exc
     except openai.APIStatusError as exc:
@@ -319,21 +325,19 @@ def _read_tools(
     return _read_text(schema, raw, check, want or f"a call to {name}")
 
 
-def _retry(raw: BaseMessage, problem: str, request: str) -> list[BaseMessage]:
-    """The failed reply and the messages that tell the model what to fix.
+RETRY_ECHO_TOKENS = 2_000
+"""Most tokens of the failed reply shown back to the model when it is re-asked."""
 
-    Each tool call of the reply gets a tool message carrying the problem, as OpenAI-compatible
-    endpoints require an answer to every tool call before the next human message.
+
+def _retry(raw: BaseMessage, problem: str, request: str) -> list[BaseMessage]:
+    """The failed reply, as plain text, and the message that tells the model what to fix.
+
+    The reply is shown as what it said (its text and its tool calls' arguments), never as a
+    tool call with empty content: servers such as llama.cpp's answer an assistant message with
+    ``content: null`` (what a replayed tool call becomes) with HTTP 500.
     """
-    ids: list[str | None] = []
-    if isinstance(raw, AIMessage):
-        ids = [call.get("id") for call in [*raw.tool_calls, *raw.invalid_tool_calls]]
-    answers: list[BaseMessage] = [
-        ToolMessage(content=f"Error: {problem}.", tool_call_id=call_id, status="error")
-        for call_id in ids
-        if call_id
-    ]
-    return [raw, *answers, HumanMessage(content=request)]
+    said = clip(reply_text(raw), RETRY_ECHO_TOKENS) or "(an empty reply)"
+    return [AIMessage(content=said), HumanMessage(content=request)]
 
 
 def _json_request(schema: type[BaseModel]) -> HumanMessage:
@@ -409,8 +413,10 @@ async def _tool_attempts(
     runnable = _bound(model, schema, runnables)
     conversation = list(messages)
     for _ in range(MAX_ATTEMPTS):
-        raw = await _reply(runnable, conversation, schema)
-        _record(result, _read_tools(schema, raw, check), raw, "tools")
+        raw = await _send(runnable, conversation, result, schema)
+        if raw is None:
+            return
+        _record(result, _read_tools(schema, raw, check), raw, "tools", conversation)
         if result.value is not None:
             return
         request = prompts.RETRY_TOOL_PROMPT.format(problem=result.problem, name=schema.__name__)
@@ -427,8 +433,10 @@ async def _json_attempts(
     conversation = [*messages, _json_request(schema)]
     want = f"one JSON object for {schema.__name__}"
     for _ in range(JSON_ATTEMPTS):
-        raw = await _reply(model, conversation, schema)
-        _record(result, _read_tools(schema, raw, check, want), raw, "json")
+        raw = await _send(model, conversation, result, schema)
+        if raw is None:
+            return
+        _record(result, _read_tools(schema, raw, check, want), raw, "json", conversation)
         if result.value is not None:
             return
         request = prompts.RETRY_JSON_PROMPT.format(problem=result.problem, name=schema.__name__)
@@ -443,17 +451,48 @@ async def _reply(runnable: Any, conversation: list[BaseMessage], schema: type[An
     """
     try:
         with provider_errors():
-            return cast(BaseMessage, await runnable.ainvoke(conversation))
+            return await complete(runnable, conversation)
     except RecursionError:
         error = "nested too deep to parse"
         unusable = invalid_tool_call(name=schema.__name__, args=None, id=None, error=error)
         return AIMessage(content="", invalid_tool_calls=[unusable])
 
 
+async def _send(
+    runnable: Runnable[Any, Any],
+    conversation: list[BaseMessage],
+    result: Attempt[S],
+    schema: type[S],
+) -> BaseMessage | None:
+    """One attempt's reply; ``None`` when the endpoint failed a re-ask (the task falls back).
+
+    The first request of a task raises the endpoint's failure (the run stops, resumable); a
+    re-ask that fails (HTTP 500, a cut stream, a timeout) ends the attempts instead, as an
+    answer that could not be used: the task has a fallback, and the endpoint answered before.
+
+    Raises:
+        ConfigurationError: the endpoint refused the API key.
+        EngineError: the endpoint failed the task's first request.
+    """
+    try:
+        return await _reply(runnable, conversation, schema)
+    except ConfigurationError:
+        raise
+    except EngineError as exc:
+        if result.attempts == 0 or isinstance(exc, _ToolsRefused):
+            raise
+        result.problem = f"the endpoint failed a re-ask: {exc}"
+        return None
+
+
 def _record(
-    result: Attempt[S], read: _Read[S], raw: BaseMessage, mode: Literal["tools", "json"]
+    result: Attempt[S],
+    read: _Read[S],
+    raw: BaseMessage,
+    mode: Literal["tools", "json"],
+    conversation: Sequence[BaseMessage] = (),
 ) -> None:
-    result.usage += usage_of(raw)
+    result.usage += counted(raw, conversation)
     result.attempts += 1
     result.mode = mode
     result.value = read.value
