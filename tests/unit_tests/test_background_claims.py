@@ -55,3 +55,31 @@ async def test_background_is_not_judged_again_on_later_passes() -> None:
     judged = [c.claim.text for (checks,) in engine.called("judge") for c in checks]
     # judged once against the best uncited spans, then kept: not asked about again
     assert judged.count(BACKGROUND) == 1
+
+
+FILLER = "Please go ahead and upload the draft of your project proposal"
+
+
+async def test_with_no_evidence_filler_is_judged_and_never_kept_unchecked() -> None:
+    """Issue 42 (3): with no evidence, every uncited sentence passed as background."""
+    state = await run_verification(make_state(f"## Answer\n\n{FILLER}.\n", []), OfflineEngine())
+    report = state.report
+    assert report is not None
+    assert not [c for c in report.claims if c.claim_type == "background"]
+    for claim in report.claims:
+        if claim.text == FILLER:  # kept only as a claim with a verdict, marked in the text
+            assert claim.verdict is not None
+    if FILLER in report.markdown:
+        (claim,) = [c for c in report.claims if c.text == FILLER]
+        after = report.markdown[claim.position_end : claim.position_end + 80]
+        assert "unsupported" in after
+
+
+async def test_filler_beside_the_evidence_is_not_background() -> None:
+    draft = f"{DRAFT}\n{FILLER}.\n"
+    state = await run_verification(make_state(draft, spans()), OfflineEngine())
+    report = state.report
+    assert report is not None
+    kinds = {c.text: c.claim_type for c in report.claims}
+    assert kinds.get(BACKGROUND) == "background"  # the sentence on the evidence's topic
+    assert kinds.get(FILLER) != "background"

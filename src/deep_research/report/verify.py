@@ -371,6 +371,22 @@ def check_synthesis(claim: Claim, evidence: Sequence[EvidenceSpan]) -> Claim:
     )
 
 
+BACKGROUND_OVERLAP = 0.25
+"""Share of an uncited sentence's content words the evidence must use for it to be background."""
+
+
+def on_topic(text: str, evidence: Sequence[EvidenceSpan]) -> bool:
+    """Whether the evidence uses at least :data:`BACKGROUND_OVERLAP` of ``text``'s content words.
+
+    A run with no evidence has no topic to hold a sentence to: nothing is on topic then.
+    """
+    said = set(content_tokens(text))
+    if not said or not evidence:
+        return False
+    used = {token for span in evidence for token in content_tokens(span.quote)}
+    return len(said & used) >= max(1.0, BACKGROUND_OVERLAP * len(said))
+
+
 def as_background(claim: Claim, evidence: Sequence[EvidenceSpan]) -> Claim | None:
     """An uncited claim no evidence supports, kept as unsourced background if it may be.
 
@@ -378,13 +394,17 @@ def as_background(claim: Claim, evidence: Sequence[EvidenceSpan]) -> Claim | Non
     not removed for want of a citation: when it states no figure and names nothing that no
     evidence span mentions, it stays in the report as ``background``, with no verdict and
     the reason saying it is unsourced (report.json; report.html shows it as unsourced, never
-    as verified). Anything else (a figure, a new name, a cited claim) is ``None``: judged.
+    as verified), provided it is about what the evidence is about (:func:`on_topic`): with no
+    evidence, or beside it, a sentence is judged like any other (chatbot filler such as
+    "Please go ahead and upload the draft" is then marked or removed, never kept unchecked). Anything else (a figure, a new name, a cited claim) is ``None``: judged.
     """
     if claim.citation_keys or claim.numeric or claim.verdict in GOOD:
         return None
     corpus = " ".join(e.quote for e in evidence).casefold()
     if any(name.casefold() not in corpus for name in names(claim.text)):
         return None
+    if not on_topic(claim.text, evidence):
+        return None  # no evidence, or a sentence about something else: filler is judged
     return claim.model_copy(
         update={
             "claim_type": "background",
