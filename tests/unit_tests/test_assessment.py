@@ -359,3 +359,23 @@ def test_finding_conflicts_reads_figures_through_the_analyses_it_is_given(
     assert read == []  # every figure came from the analyses
     assert find_conflicts(evidence, {"ev_1"}) == fresh
     assert read  # without them, the figures are read again
+
+
+def test_unsourced_background_under_a_step_heading_does_not_cover_the_step() -> None:
+    """Only checked text answers a step: "every step has a supported claim" must be true."""
+    from deep_research.assessment import uncovered_steps
+    from deep_research.state import Claim, PlanStep
+
+    draft = "## Costs\n\nBatteries slowly lose capacity as they age through many cycles.\n"
+    text = "Batteries slowly lose capacity as they age through many cycles"
+    start = draft.index(text)
+    background = Claim(
+        id="c1",
+        text=text,
+        position_start=start,
+        position_end=start + len(text),
+        claim_type="background",
+    )
+    step = PlanStep(id="s1", title="Costs")
+
+    assert uncovered_steps([step], [], [background], draft) == [step]

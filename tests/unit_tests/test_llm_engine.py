@@ -805,3 +805,39 @@ async def test_the_writer_sees_notes_and_titles_by_step_and_the_structure_to_fol
     assert "### Step [s1] Solar capacity 2024" in fenced
     assert "Doubled [E1]." in fenced
     assert "Page: Solar Report 2024 (source: https://example.org/page1)\n[E1]" in fenced
+
+
+async def test_limitations_the_model_leaves_out_are_stated_from_the_run() -> None:
+    """Issue 42 (4): an empty list read "Every step of the research plan has a supported claim"
+    under a report with no supported claim."""
+    facts = Assessment(
+        question="How much solar was installed?",
+        report="## Capacity\n\nCapacity reached 10 GW [E1].",
+        evidence=[span(1, "Capacity reached 10 GW."), span(2, "Capacity reached 12 GW.")],
+        uncovered=[PlanStep(id="s2", title="Costs of solar farms")],
+        conflicts=[(0, 1)],
+    )
+    engine, _ = engine_with(structured(ReportAssessment, summary="All done.", limitations=[]))
+
+    reply = await engine.assess(facts)
+
+    kinds = [d.kind for d in reply.value.limitations]
+    assert kinds == ["uncovered", "conflict"]
+    assert "Costs of solar farms" in reply.value.limitations[0].text
+    assert "[E1]" in reply.value.limitations[1].text and "[E2]" in reply.value.limitations[1].text
+    assert not reply.fallback
+
+
+async def test_limitations_the_model_states_are_not_repeated() -> None:
+    facts = Assessment(
+        question="How much solar was installed?",
+        report="## Capacity\n\nCapacity reached 10 GW [E1].",
+        evidence=[span(1, "Capacity reached 10 GW.")],
+        uncovered=[PlanStep(id="s2", title="Costs of solar farms")],
+    )
+    stated = [{"kind": "uncovered", "text": "The costs of solar farms were not found."}]
+    engine, _ = engine_with(structured(ReportAssessment, summary="Done.", limitations=stated))
+
+    reply = await engine.assess(facts)
+
+    assert [d.text for d in reply.value.limitations] == [stated[0]["text"]]

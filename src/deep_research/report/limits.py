@@ -75,7 +75,12 @@ def _covering(claims: Sequence[Claim]) -> set[str]:
 
 def _answered_headings(draft: str, claims: Sequence[Claim]) -> set[str]:
     """The ``##`` headings of ``draft`` under which a supported claim stands (case-folded)."""
-    covering = {c.id for c in claims if c.verdict in (Verdict.SUPPORTED, None)}
+    # unsourced background (verdict None too) answers nothing: it was never checked
+    covering = {
+        c.id
+        for c in claims
+        if c.verdict is Verdict.SUPPORTED or (c.verdict is None and c.claim_type != "background")
+    }
     headings: set[str] = set()
     for claim in claims:
         if claim.id in covering:

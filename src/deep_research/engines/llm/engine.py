@@ -31,6 +31,7 @@ from deep_research.engines.base import (
     Turn,
     WritingInputs,
     chat_title,
+    evidence_key,
 )
 from deep_research.engines.llm import budgets, fitting, prompts, replies, validation
 from deep_research.engines.llm.catalog import ModelLimits, estimate_tokens
@@ -459,10 +460,48 @@ class LLMEngine(ModelCalls):
         check = partial(validation.assessment_problems, shown=shown)
         assessed = await self.ask_fitted("writer", ReportAssessment, build, check)
         value = assessed.value or assessed.draft
+        offline = await self._offline.assess(facts)  # the limits the run found, stated plainly
         if value is None:
-            offline = await self._offline.assess(facts)
             return Reply(offline.value, assessed.usage, fallback=True)
-        return Reply(_known_keys(value, shown), assessed.usage)
+        return Reply(
+            _with_run_limits(_known_keys(value, shown), facts, offline.value), assessed.usage
+        )
+
+
+def _with_run_limits(
+    assessed: ReportAssessment, facts: Assessment, found: ReportAssessment
+) -> ReportAssessment:
+    """The model's limitations, with each limit the run found that they leave out added.
+
+    ``found`` states every uncovered step and conflict of ``facts`` (the offline engine's
+    assessment, in the same order). A step is stated when a limitation names its title; a
+    conflict when one cites both of its sides. The model's list, however confident, never
+    hides what the run found: an empty list under a report with no supported claim would
+    otherwise read "every step of the research plan has a supported claim".
+    """
+    said = [item.text.casefold() for item in assessed.limitations]
+    cites = [set(re.findall(r"E\d+", item.text.upper())) for item in assessed.limitations]
+    titles = [step.title.casefold() for step in facts.uncovered]
+    missing = [
+        draft
+        for title, draft in zip(titles, found.limitations, strict=False)
+        if not any(title in text for text in said)
+    ]
+    # an "uncovered" item naming no step in its own words stands for one of the steps unnamed
+    worded = sum(
+        1
+        for item, text in zip(assessed.limitations, said, strict=True)
+        if item.kind == "uncovered" and not any(title in text for title in titles)
+    )
+    missing = missing[worded:]
+    conflicts = found.limitations[len(facts.uncovered) :]
+    for (i, j), draft in zip(facts.conflicts, conflicts, strict=False):
+        sides = {evidence_key(i), evidence_key(j)}
+        if not any(sides <= cited for cited in cites):
+            missing.append(draft)
+    if not missing:
+        return assessed
+    return assessed.model_copy(update={"limitations": [*assessed.limitations, *missing]})
 
 
 def _clean_title(title: str) -> str:
