@@ -29,9 +29,8 @@ PORTABLE_FLAGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 mkdir -p "$LLAMA_DIR" "$LLAMA_WHEELS"
 test -x "$VENV/bin/python" || "$PYTHON" -m venv "$VENV"
 
-# The platform tag the wheel was built for is part of its name: one cache serves one Python.
-py_tag="$("$VENV/bin/python" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')"
-find_wheel() { find "$LLAMA_WHEELS" -maxdepth 1 -name "llama_cpp_python-$LLAMA_VERSION-$py_tag-*.whl" | head -n 1; }
+# The wheel is tagged py3-none-linux_x86_64 (it loads llama.cpp's library with ctypes).
+find_wheel() { find "$LLAMA_WHEELS" -maxdepth 1 -name "llama_cpp_python-$LLAMA_VERSION-*.whl" | head -n 1; }
 
 # One build at a time, even when two checkouts ask at once.
 exec 9>"$LLAMA_WHEELS/.build.lock"

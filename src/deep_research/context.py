@@ -232,6 +232,27 @@ class Context:
     """Estimated USD the run may spend, at the prices of the models that run (see
     ``DEEP_RESEARCH_PRICES``): once spent, research stops as for ``max_tokens``."""
 
+    temperature: Annotated[float, Field(ge=0, le=2)] | None = None
+    """Sampling temperature of the run's model calls; unset uses ``DEEP_RESEARCH_TEMPERATURE``,
+    then the provider's default. 0 with a ``seed`` makes a local server's runs repeatable."""
+
+    seed: int | None = None
+    """Sampling seed of the run's model calls, where the provider takes one; unset uses
+    ``DEEP_RESEARCH_SEED``."""
+
+    writer_max_tokens: Annotated[int, Field(ge=16)] | None = None
+    """Most tokens one reply of the writer (plan, reflection, report, rewrites) may have, sent
+    as ``max_tokens``: a model that loops stops there. Unset uses
+    ``DEEP_RESEARCH_WRITER_MAX_TOKENS``, then no cap."""
+
+    judge_max_tokens: Annotated[int, Field(ge=16)] | None = None
+    """Most tokens one reply of the judge may have; unset uses
+    ``DEEP_RESEARCH_JUDGE_MAX_TOKENS``."""
+
+    notes_max_tokens: Annotated[int, Field(ge=16)] | None = None
+    """Most tokens one reply of the notes model may have; unset uses
+    ``DEEP_RESEARCH_NOTES_MAX_TOKENS``."""
+
 
 def make_context(**values: Any) -> Context:
     """Build a :class:`Context`, turning validation errors into one readable line.

@@ -79,6 +79,7 @@ class Services:
                 context.model or settings.engine_model,
                 judge_model=context.judge_model or settings.judge_model,
                 notes_model=context.notes_model or settings.notes_model,
+                **sampling_of(context),
             )
         if context.system_instructions and isinstance(engine, Instructable):
             return engine.with_instructions(context.system_instructions)
@@ -243,6 +244,18 @@ def model_refusal(model: str) -> str:
         f"model {model!r} is not offered on this server; the operator lists the models runs"
         " may pick in DEEP_RESEARCH_ALLOWED_MODELS"
     )
+
+
+def sampling_of(context: Context) -> dict[str, Any]:
+    """The run's sampling settings: the context's, else the process settings'."""
+    settings = get_settings()
+    fields = ("temperature", "seed", "writer_max_tokens", "judge_max_tokens", "notes_max_tokens")
+    return {
+        name: getattr(context, name)
+        if getattr(context, name) is not None
+        else getattr(settings, name)
+        for name in fields
+    }
 
 
 def context_of(runtime: Runtime[Any]) -> Context:

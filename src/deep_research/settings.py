@@ -43,8 +43,33 @@ class Settings(BaseSettings):
     context_tokens: int | None = Field(
         default=None, ge=1024, validation_alias="DEEP_RESEARCH_CONTEXT_TOKENS"
     )
-    """Context window of every model, in tokens; unset: each model's from the table of known
-    models (engines/llm/catalog.py), 32768 for a model not in it."""
+    """Context window of every model, in tokens; unset: what the model's server says (llama.cpp,
+    vLLM, Ollama), else each model's from the table of known models (engines/llm/catalog.py),
+    else 32768."""
+
+    temperature: float | None = Field(
+        default=None, ge=0, le=2, validation_alias="DEEP_RESEARCH_TEMPERATURE"
+    )
+    """Sampling temperature of every model call; unset: the provider's default."""
+
+    seed: int | None = Field(default=None, validation_alias="DEEP_RESEARCH_SEED")
+    """Sampling seed of every model call, where the provider takes one (OpenAI-compatible
+    servers, Ollama, Mistral); with temperature 0 a local server repeats its answers."""
+
+    writer_max_tokens: int | None = Field(
+        default=None, ge=16, validation_alias="DEEP_RESEARCH_WRITER_MAX_TOKENS"
+    )
+    """Most tokens one reply of the writer may have (sent as ``max_tokens``); unset: no cap."""
+
+    judge_max_tokens: int | None = Field(
+        default=None, ge=16, validation_alias="DEEP_RESEARCH_JUDGE_MAX_TOKENS"
+    )
+    """Most tokens one reply of the judge may have; unset: no cap."""
+
+    notes_max_tokens: int | None = Field(
+        default=None, ge=16, validation_alias="DEEP_RESEARCH_NOTES_MAX_TOKENS"
+    )
+    """Most tokens one reply of the notes model may have; unset: no cap."""
 
     prices: dict[str, tuple[float, float]] = Field(
         default_factory=dict, validation_alias="DEEP_RESEARCH_PRICES"

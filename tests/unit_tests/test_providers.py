@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import types
 from typing import Any
@@ -199,3 +200,71 @@ async def test_errors_of_provider_clients_become_engine_errors_and_bugs_propagat
     engine = LLMEngine(ScriptedChatModel(responses=[_raising(KeyError("bug"))]), "m")
     with pytest.raises(KeyError):
         await engine.answer("q", [])
+
+
+async def test_temperature_seed_and_each_roles_output_cap_reach_the_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 42 (5): no max_tokens was ever sent, and no run could be repeated."""
+    import httpx
+
+    from deep_research.engines.providers import Sampling
+
+    sent: list[dict[str, Any]] = []
+
+    def endpoint(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content))
+        message = {"role": "assistant", "content": "ok"}
+        return httpx.Response(
+            200,
+            json={
+                "id": "c",
+                "object": "chat.completion",
+                "created": 0,
+                "model": "m",
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            },
+        )
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(endpoint)) as client:
+        model = build_chat_model(
+            "smollm2",
+            api_key="sk-test",
+            base_url="http://local.test/v1",
+            http_async_client=client,
+            sampling=Sampling(temperature=0.0, seed=7, max_tokens=300),
+        )
+        model.streaming = False  # type: ignore[attr-defined]
+        await model.ainvoke("hi")
+
+    (request,) = sent
+    assert request["temperature"] == 0.0 and request["seed"] == 7
+    # llama-cpp-python reads max_tokens only; OpenAI's name is sent too
+    assert request["max_tokens"] == 300 and request["max_completion_tokens"] == 300
+
+    _set(monkeypatch, OPENAI_API_KEY="sk-test", DEEP_RESEARCH_MODEL="big", DEEP_RESEARCH_SEED="3")
+    engine = Services().engine_for(
+        Context(temperature=0, writer_max_tokens=2000, judge_max_tokens=500)
+    )
+    assert isinstance(engine, LLMEngine)
+    caps = {role: getattr(m, "max_tokens", None) for role, m in engine.roles.items()}
+    assert caps == {"writer": 2000, "judge": 500, "notes": None}
+    assert {getattr(m, "seed", None) for m in engine.roles.values()} == {3}  # from the settings
+    assert {getattr(m, "temperature", None) for m in engine.roles.values()} == {0}
+
+
+def test_sampling_settings_are_fields_of_the_studio_form() -> None:
+    from pydantic import TypeAdapter
+
+    from deep_research.context import Context as Knobs
+
+    schema = TypeAdapter(Knobs).json_schema()
+    for name in (
+        "temperature",
+        "seed",
+        "writer_max_tokens",
+        "judge_max_tokens",
+        "notes_max_tokens",
+    ):
+        assert name in schema["properties"]
+        assert schema["properties"][name].get("description")

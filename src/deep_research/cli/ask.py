@@ -72,6 +72,8 @@ def _ask_context(args: argparse.Namespace, preferences: Preferences) -> Context:
         "notes_model": args.notes_model,
         "max_tokens": args.max_tokens,
         "max_cost_usd": args.max_cost,
+        "temperature": args.temperature,
+        "seed": args.seed,
         "mode": args.mode,
         "depth": args.depth,
         "sources": args.sources,

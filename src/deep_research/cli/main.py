@@ -52,6 +52,8 @@ def _add_ask(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     ask.add_argument("--notes-model", help="model that takes notes (default: --model)")
     ask.add_argument("--max-tokens", type=int, help="stop research after this many model tokens")
     ask.add_argument("--max-cost", type=float, help="stop research after this many USD (estimated)")
+    ask.add_argument("--temperature", type=float, help="sampling temperature of every model call")
+    ask.add_argument("--seed", type=int, help="sampling seed of every model call (where taken)")
     ask.add_argument("--max-rounds", type=int, help="research rounds, 1..10")
     ask.add_argument("--results-per-query", type=int, help="search results per query, 3..10")
     ask.add_argument("--no-clarify", action="store_true", help="never ask a clarifying question")

@@ -46,7 +46,15 @@ __all__ = [
 
 @lru_cache(maxsize=8)
 def load_engine(
-    model: str, *, judge_model: str | None = None, notes_model: str | None = None
+    model: str,
+    *,
+    judge_model: str | None = None,
+    notes_model: str | None = None,
+    temperature: float | None = None,
+    seed: int | None = None,
+    writer_max_tokens: int | None = None,
+    judge_max_tokens: int | None = None,
+    notes_max_tokens: int | None = None,
 ) -> Engine:
     """Return the engine for a model name (``offline``, ``provider:model`` or a bare name).
 
@@ -57,6 +65,11 @@ def load_engine(
         model: The writer's model (see :mod:`deep_research.engines.llm.providers`).
         judge_model: The model that judges claims, when it is another one.
         notes_model: The model that proposes queries and takes notes, when it is another one.
+        temperature: The sampling temperature of every call (``None``: the provider's).
+        seed: The sampling seed of every call, where the provider takes one.
+        writer_max_tokens: The most tokens one reply of the writer may have.
+        judge_max_tokens: The most tokens one reply of the judge may have.
+        notes_max_tokens: The most tokens one reply of the notes model may have.
 
     Raises:
         ConfigurationError: a model cannot be set up (no API key, its provider's package is
@@ -73,12 +86,21 @@ def load_engine(
     if model == OFFLINE:
         return OfflineEngine()
     from deep_research.engines.llm.engine import LLMEngine, Role, build_chat_model
+    from deep_research.engines.llm.providers import Sampling
 
     settings = get_settings()
     key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
+    caps: dict[Role, int | None] = {
+        "writer": writer_max_tokens,
+        "judge": judge_max_tokens,
+        "notes": notes_max_tokens,
+    }
 
-    def build(name: str) -> BaseChatModel:
-        return build_chat_model(name, api_key=key, base_url=settings.openai_base_url)
+    def build(name: str, role: Role) -> BaseChatModel:
+        sampling = Sampling(temperature, seed, caps[role])
+        return build_chat_model(
+            name, api_key=key, base_url=settings.openai_base_url, sampling=sampling
+        )
 
     from deep_research.engines.llm.catalog import limits_of
 
@@ -92,13 +114,15 @@ def load_engine(
         "writer": model,
         **{r: n for r, n in picked.items() if n and n != model},
     }
-    roles: dict[Role, BaseChatModel] = {r: build(n) for r, n in names.items() if r != "writer"}
+    # a role of the writer's model with another output cap is a model of its own
+    names.update({r: model for r in caps if r not in names and caps[r] != caps["writer"]})
+    roles: dict[Role, BaseChatModel] = {r: build(n, r) for r, n in names.items() if r != "writer"}
     limits = {
         role: limits_of(name, context_tokens=settings.context_tokens, prices=settings.prices)
         for role, name in names.items()
     }
     return LLMEngine(
-        build(model),
+        build(model, "writer"),
         name=model,
         roles=roles,
         structured=settings.structured_output,

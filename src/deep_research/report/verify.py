@@ -396,7 +396,8 @@ def as_background(claim: Claim, evidence: Sequence[EvidenceSpan]) -> Claim | Non
     the reason saying it is unsourced (report.json; report.html shows it as unsourced, never
     as verified), provided it is about what the evidence is about (:func:`on_topic`): with no
     evidence, or beside it, a sentence is judged like any other (chatbot filler such as
-    "Please go ahead and upload the draft" is then marked or removed, never kept unchecked). Anything else (a figure, a new name, a cited claim) is ``None``: judged.
+    "Please go ahead and upload the draft" is then marked or removed, never kept unchecked).
+    Anything else (a figure, a new name, a cited claim) is ``None``: judged.
     """
     if claim.citation_keys or claim.numeric or claim.verdict in GOOD:
         return None

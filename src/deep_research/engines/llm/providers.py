@@ -35,6 +35,31 @@ MAX_RETRIES = 2
 
 
 @dataclass(frozen=True)
+class Sampling:
+    """How a model samples its replies: temperature, seed and the most tokens a reply may have.
+
+    ``None`` leaves the provider's default. Each provider names them its own way
+    (:data:`SAMPLING_NAMES`); a provider without a seed gets none.
+    """
+
+    temperature: float | None = None
+    seed: int | None = None
+    max_tokens: int | None = None
+
+
+SAMPLING_NAMES: dict[str, dict[str, str]] = {
+    "azure_openai": {"temperature": "temperature", "seed": "seed", "max_tokens": "max_tokens"},
+    "anthropic": {"temperature": "temperature", "max_tokens": "max_tokens"},
+    "ollama": {"temperature": "temperature", "seed": "seed", "max_tokens": "num_predict"},
+    "google_genai": {"temperature": "temperature", "max_tokens": "max_output_tokens"},
+    "bedrock_converse": {"temperature": "temperature", "max_tokens": "max_tokens"},
+    "groq": {"temperature": "temperature", "max_tokens": "max_tokens"},
+    "mistralai": {"temperature": "temperature", "seed": "random_seed", "max_tokens": "max_tokens"},
+}
+"""Each provider's constructor argument for each :class:`Sampling` field it supports."""
+
+
+@dataclass(frozen=True)
 class Provider:
     """A LangChain chat-model integration and where it comes from."""
 
@@ -116,6 +141,7 @@ def build_chat_model(
     api_key: str | None,
     base_url: str | None,
     http_async_client: httpx.AsyncClient | None = None,
+    sampling: Sampling | None = None,
 ) -> BaseChatModel:
     """Build the chat model a name selects (see the module docstring).
 
@@ -126,6 +152,7 @@ def build_chat_model(
         base_url: The OpenAI-compatible endpoint; ``None`` falls back to ``OPENAI_BASE_URL``.
         http_async_client: An HTTP client for the OpenAI-compatible endpoint (tests use a mock
             transport).
+        sampling: Temperature, seed and output cap of every call (see :class:`Sampling`).
 
     Returns:
         The chat model, with retries and, for OpenAI-compatible endpoints, streaming with usage.
@@ -135,8 +162,9 @@ def build_chat_model(
             (no API key, for one).
     """
     provider, name = split_model(model)
+    sampling = sampling or Sampling()
     if provider in (None, "openai"):
-        return _openai_compatible(name, api_key, base_url, http_async_client)
+        return _openai_compatible(name, api_key, base_url, http_async_client, sampling)
     assert provider is not None
     spec = PROVIDERS[provider]
     try:
@@ -147,8 +175,14 @@ def build_chat_model(
             f'pip install "deep-research[{spec.extra}]"'
         ) from None
     chat_class = getattr(module, spec.cls)
+    names = SAMPLING_NAMES.get(provider, {})
+    chosen = {
+        names[field]: value
+        for field, value in vars(sampling).items()
+        if value is not None and field in names
+    }
     try:
-        return chat_class(model=name, **spec.options)  # type: ignore[no-any-return]
+        return chat_class(model=name, **spec.options, **chosen)  # type: ignore[no-any-return]
     except (ValidationError, ValueError, TypeError, openai.OpenAIError) as exc:
         detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ConfigurationError(f"could not set up model {model!r}: {detail}") from None
@@ -159,6 +193,7 @@ def _openai_compatible(
     api_key: str | None,
     base_url: str | None,
     http_async_client: httpx.AsyncClient | None,
+    sampling: Sampling,
 ) -> ChatOpenAI:
     key = api_key or os.environ.get("OPENAI_API_KEY")
     if not key:
@@ -166,6 +201,10 @@ def _openai_compatible(
             "no API key for the model endpoint: set OPENAI_API_KEY "
             "(any value for a local server that needs none)"
         )
+    # ChatOpenAI sends max_tokens as OpenAI's max_completion_tokens, which servers such as
+    # llama-cpp-python ignore: another endpoint is sent max_tokens as well
+    served = base_url or os.environ.get("OPENAI_BASE_URL")
+    cap = sampling.max_tokens
     return ChatOpenAI(
         model=model,
         api_key=SecretStr(key),
@@ -175,4 +214,8 @@ def _openai_compatible(
         max_retries=MAX_RETRIES,
         timeout=REQUEST_TIMEOUT_SECONDS,
         http_async_client=http_async_client,
+        temperature=sampling.temperature,
+        seed=sampling.seed,
+        max_tokens=cap,
+        extra_body={"max_tokens": cap} if cap is not None and served else None,
     )
