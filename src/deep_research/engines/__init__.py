@@ -44,6 +44,20 @@ __all__ = [
 ]
 
 
+def _window(model: str, api_key: str | None) -> int | None:
+    """The window the OpenAI-compatible server of ``model`` states, if it does.
+
+    See :mod:`deep_research.engines.windows`; other providers are not asked.
+    """
+    from deep_research.engines.providers import split_model
+    from deep_research.engines.windows import served_window
+
+    provider, name = split_model(model)
+    if provider not in (None, "openai"):
+        return None
+    return served_window(name, get_settings().openai_base_url, api_key=api_key)
+
+
 @lru_cache(maxsize=8)
 def load_engine(
     model: str,
@@ -118,7 +132,11 @@ def load_engine(
     names.update({r: model for r in caps if r not in names and caps[r] != caps["writer"]})
     roles: dict[Role, BaseChatModel] = {r: build(n, r) for r, n in names.items() if r != "writer"}
     limits = {
-        role: limits_of(name, context_tokens=settings.context_tokens, prices=settings.prices)
+        role: limits_of(
+            name,
+            context_tokens=_window(name, key) or settings.context_tokens,
+            prices=settings.prices,
+        )
         for role, name in names.items()
     }
     return LLMEngine(
