@@ -31,6 +31,7 @@ import httpx
 import pytest
 
 from deep_research.labels import label
+from deep_research.report_flags import MARKS
 from deep_research.state import Report, Verdict
 from deep_research.verification.citations import extract_claims
 
@@ -129,7 +130,7 @@ def assert_structurally_sound(report: Report) -> None:
         assert any(found.text in text or text in found.text for text in recorded), (
             f"a sentence of the body was never checked: {found.text!r}"
         )
-    marks = {verdict: f"*({label('en', name)})*" for verdict, name in _MARKED.items()}
+    marks = {verdict: f"*({text})*" for verdict, text in MARKS.items()}
     for claim in claims:
         assert report.markdown[claim.position_start : claim.position_end] == claim.text
         if claim.verdict is Verdict.SUPPORTED or claim.claim_type == "synthesis":
@@ -163,13 +164,6 @@ def assert_structurally_sound(report: Report) -> None:
     assert metrics.model_calls > 0
     assert metrics.prompt_tokens > 0 and metrics.completion_tokens > 0
     assert metrics.estimated_calls > 0  # llama.cpp's server sends no usage while streaming
-
-
-_MARKED = {
-    Verdict.PARTIAL: "mark_partial",
-    Verdict.UNSUPPORTED: "mark_unsupported",
-    Verdict.CONTRADICTED: "mark_contradicted",
-}
 
 
 def test_ask_against_the_real_model_ends_with_a_sound_report_or_one_line(
@@ -213,7 +207,7 @@ async def _graph_report() -> Report:
     from deep_research.graph import build_graph
     from deep_research.persistence.checkpointer import make_serde
 
-    graph = build_graph(checkpointer=InMemorySaver(serde=make_serde()))
+    graph: Any = build_graph(checkpointer=InMemorySaver(serde=make_serde()))
     context = Context(
         model="smollm2",
         depth="light",

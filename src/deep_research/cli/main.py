@@ -208,6 +208,8 @@ def _quiet_driver_logs() -> None:
     """
     logging.getLogger("psycopg").setLevel(logging.CRITICAL)
     logging.getLogger("sqlalchemy.pool").setLevel(logging.CRITICAL)
+    # a stalled stream is reported once, as the command's error line (its warning repeats it)
+    logging.getLogger("langchain_openai").setLevel(logging.ERROR)
 
 
 class _TaskKeeper:

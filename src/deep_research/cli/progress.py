@@ -137,6 +137,17 @@ class ProgressPrinter:
             f"{v.corrected} corrected, {v.recited} re-cited) in "
             f"{report.metrics.duration_seconds:.1f}s"
         )
+        m = report.metrics
+        if m.model_calls:
+            estimated = (
+                f" (estimated for {m.estimated_calls} of them: the endpoint sent no usage)"
+                if m.estimated_calls
+                else ""
+            )
+            self._say(
+                f"tokens: {m.prompt_tokens:,} prompt, {m.completion_tokens:,} completion in "
+                f"{m.model_calls} calls{estimated}"
+            )
         if report.confidence is not None:
             limits = len(report.limitations)
             self._say(
