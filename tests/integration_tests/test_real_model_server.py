@@ -30,9 +30,9 @@ from typing import Any
 import httpx
 import pytest
 
-from deep_research.labels import label
-from deep_research.report_flags import MARKS
+from deep_research.report.flags import MARKS
 from deep_research.state import Report, Verdict
+from deep_research.text.labels import label
 from deep_research.verification.citations import extract_claims
 
 pytestmark = [pytest.mark.server, pytest.mark.real_model]

@@ -363,7 +363,7 @@ def test_finding_conflicts_reads_figures_through_the_analyses_it_is_given(
 
 def test_unsourced_background_under_a_step_heading_does_not_cover_the_step() -> None:
     """Only checked text answers a step: "every step has a supported claim" must be true."""
-    from deep_research.assessment import uncovered_steps
+    from deep_research.report.limits import uncovered_steps
     from deep_research.state import Claim, PlanStep
 
     draft = "## Costs\n\nBatteries slowly lose capacity as they age through many cycles.\n"

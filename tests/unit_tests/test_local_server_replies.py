@@ -19,8 +19,8 @@ from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
 from deep_research.engines.llm import LLMEngine
-from deep_research.engines.providers import build_chat_model
-from deep_research.engines.replies import STREAM_RETRIES, StoppedEarlyError
+from deep_research.engines.llm.providers import build_chat_model
+from deep_research.engines.llm.replies import STREAM_RETRIES, StoppedEarlyError
 from deep_research.engines.schemas import StepNotes
 from deep_research.errors import EngineError
 from deep_research.state.models import EvidenceSpan, PlanStep

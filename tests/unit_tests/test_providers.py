@@ -208,7 +208,7 @@ async def test_temperature_seed_and_each_roles_output_cap_reach_the_request(
     """Issue 42 (5): no max_tokens was ever sent, and no run could be repeated."""
     import httpx
 
-    from deep_research.engines.providers import Sampling
+    from deep_research.engines.llm.providers import Sampling
 
     sent: list[dict[str, Any]] = []
 

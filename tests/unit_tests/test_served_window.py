@@ -12,10 +12,10 @@ from typing import Any
 import httpx
 import pytest
 
-from deep_research.engines import load_engine, windows
-from deep_research.engines.catalog import DEFAULT_CONTEXT_TOKENS
-from deep_research.engines.llm import LLMEngine
-from deep_research.engines.windows import served_window
+from deep_research.engines import load_engine
+from deep_research.engines.llm import LLMEngine, windows
+from deep_research.engines.llm.catalog import DEFAULT_CONTEXT_TOKENS
+from deep_research.engines.llm.windows import served_window
 
 BASE = "http://local.test:8080/v1"
 

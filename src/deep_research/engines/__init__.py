@@ -47,10 +47,10 @@ __all__ = [
 def _window(model: str, api_key: str | None) -> int | None:
     """The window the OpenAI-compatible server of ``model`` states, if it does.
 
-    See :mod:`deep_research.engines.windows`; other providers are not asked.
+    See :mod:`deep_research.engines.llm.windows`; other providers are not asked.
     """
-    from deep_research.engines.providers import split_model
-    from deep_research.engines.windows import served_window
+    from deep_research.engines.llm.providers import split_model
+    from deep_research.engines.llm.windows import served_window
 
     provider, name = split_model(model)
     if provider not in (None, "openai"):

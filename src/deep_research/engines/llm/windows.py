@@ -12,8 +12,8 @@ servers each state it somewhere:
 :func:`served_window` asks them in that order, briefly, and gives ``None`` when none answers
 (llama-cpp-python's server, OpenAI, a hosted API): the window then comes from
 ``DEEP_RESEARCH_CONTEXT_TOKENS``, else the table of known models, else
-:data:`~deep_research.engines.catalog.DEFAULT_CONTEXT_TOKENS`
-(:func:`~deep_research.engines.catalog.limits_of`).
+:data:`~deep_research.engines.llm.catalog.DEFAULT_CONTEXT_TOKENS`
+(:func:`~deep_research.engines.llm.catalog.limits_of`).
 """
 
 from __future__ import annotations
