@@ -24,6 +24,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -190,6 +191,7 @@ def test_ask_against_the_real_model_ends_with_a_sound_report_or_one_line(
     )
     wall = time.monotonic() - started
     print(f"deep-research ask against SmolLM2: exit {done.returncode} in {wall:.0f} s")
+    print(done.stderr)
     assert "Traceback" not in done.stderr, done.stderr
     if done.returncode == 2:  # the endpoint failed: one line that says how to go on
         errors = [line for line in done.stderr.splitlines() if line.startswith("deep-research:")]
@@ -227,6 +229,37 @@ async def _graph_report() -> Report:
     return report
 
 
+@dataclass
+class Tally:
+    """What the structured asks of a run came to (printed for BENCHMARKS.md, not asserted)."""
+
+    asks: int = 0
+    attempts: int = 0
+    unusable: int = 0
+    """Replies that could not be used (re-asked): a parse or check failure, or a failed re-ask."""
+    without_answer: int = 0
+    """Asks that ended with no valid answer: the task took its fallback (or salvaged a draft)."""
+
+
+def count_asks(monkeypatch: pytest.MonkeyPatch) -> Tally:
+    """Count every structured ask of the LLM engine, as it happens."""
+    from deep_research.engines.llm import model_calls
+
+    tally = Tally()
+    original = model_calls.attempt_structured
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        result = await original(*args, **kwargs)
+        tally.asks += 1
+        tally.attempts += result.attempts
+        tally.unusable += result.attempts - (result.value is not None)
+        tally.without_answer += result.value is None
+        return result
+
+    monkeypatch.setattr(model_calls, "attempt_structured", counted)
+    return tally
+
+
 async def test_the_compiled_graph_against_the_real_model_repeats_itself_with_a_seed(
     llama_server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -237,6 +270,7 @@ async def test_the_compiled_graph_against_the_real_model_repeats_itself_with_a_s
         monkeypatch.setenv(name, value)
     get_settings.cache_clear()
     engines.load_engine.cache_clear()
+    tally = count_asks(monkeypatch)
 
     started = time.monotonic()
     first = await _graph_report()
@@ -244,6 +278,7 @@ async def test_the_compiled_graph_against_the_real_model_repeats_itself_with_a_s
     second = await _graph_report()
     walls = f"{middle - started:.0f} s and {time.monotonic() - middle:.0f} s"
     print(f"graph runs against SmolLM2: {walls}; {json.dumps(first.metrics.model_dump())}")
+    print(f"structured asks of both runs: {tally}")
 
     assert_structurally_sound(first)
     assert_structurally_sound(second)
