@@ -163,18 +163,6 @@ def _first_line(text: str, limit: int = 300) -> str:
     return line[:limit]
 
 
-def usage_of(message: BaseMessage, *, calls: int = 1) -> TokenUsage:
-    """Return the tokens a model reply (or reply chunk) reports, counted as ``calls`` calls."""
-    metadata = message.usage_metadata if isinstance(message, AIMessage) else None
-    if metadata is None:
-        return TokenUsage(calls=calls)
-    return TokenUsage(
-        prompt_tokens=metadata.get("input_tokens", 0),
-        completion_tokens=metadata.get("output_tokens", 0),
-        calls=calls,
-    )
-
-
 def truncated(message: BaseMessage) -> bool:
     """True when the reply stopped at the output token limit (OpenAI, Anthropic, Ollama)."""
     meta = message.response_metadata or {}
