@@ -3,7 +3,9 @@
 ``engine.py`` is the engine; ``prompts.py`` its prompts; ``structured.py`` asks for structured
 output; ``model_calls.py`` and ``validation.py`` make and check the calls; ``outline.py`` plans
 the report's outline; ``budgets.py``, ``fitting.py`` and ``catalog.py`` fit the prompts in the
-model's context window; ``providers.py`` builds a chat model from ``provider:model``.
+model's context window, ``windows.py`` reads it from the model's server where it says;
+``providers.py`` builds a chat model from ``provider:model``; ``replies.py`` deals with replies
+cut short or sent without usage.
 """
 
 from __future__ import annotations
