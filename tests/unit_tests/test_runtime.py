@@ -244,6 +244,7 @@ def test_on_aegra_our_middleware_goes_outermost_and_refuses_webhooks(
     from deep_research.server.runtimes import aegra
 
     monkeypatch.setattr(aegra, "_state_by_field_name", lambda: None)  # Aegra's routes: none here
+    monkeypatch.setattr(aegra, "_refuse_to_serve_without_auth", lambda: None)  # nor its auth
     app = FastAPI()
     app.add_middleware(RequestBodies)
     app.add_middleware(CORSPolicy)
