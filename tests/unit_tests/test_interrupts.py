@@ -100,6 +100,7 @@ def test_payloads_are_the_typed_models_dumped() -> None:
         "evidence_needed": "prices",
         "round": 1,
         "replaced": False,
+        "replaced_by": None,
     }
     assert PlanReviewRequest.model_validate(payload) == request
     question = ClarificationRequest(question="Which chemistry?").model_dump(mode="json")
