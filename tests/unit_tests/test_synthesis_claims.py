@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from deep_research.engines import OfflineEngine
 from deep_research.report.verify import verify_draft
 from deep_research.state import EvidenceSpan
 from deep_research.verification.citations import extract_claims, normalize_draft
-from deep_research.verification.claim_types import is_analysis
+from deep_research.verification.claim_types import is_analysis, is_claim
 
 
 def _span(span_id: str, quote: str) -> EvidenceSpan:
@@ -94,3 +96,32 @@ def test_table_cells_are_claims_and_removed_rows_leave_no_trace() -> None:
     kept = drop_empty(normalize_draft("\n".join(lines)))
     assert "NMC" not in kept and "| LFP |" in kept and "| |" not in kept
     assert normalize_draft("The drivers are: [@a]") == "The drivers are: [@a]\n"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # a small model's whole report was sentences framed as the report's: each states a fact
+        "The report also provides evidence to support the claim that Edwards and Sanborn is a"
+        " hybrid project.",
+        "This report shows that Moss Landing stored 1,600 MWh.",
+        "The sources describe how Hornsdale Power Reserve was expanded by Neoen.",
+    ],
+)
+def test_a_fact_framed_as_the_reports_is_still_a_claim(sentence: str) -> None:
+    assert is_claim(sentence, cited=False)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The sources do not state the cost.",
+        "The sources do not state what Hornsdale Power Reserve cost.",
+        "No information was found on recycling rates in Chile.",
+        "This section compares the two chemistries on cost and safety.",
+    ],
+)
+def test_limits_of_the_sources_and_sentences_about_the_report_are_not_claims(
+    sentence: str,
+) -> None:
+    assert not is_claim(sentence, cited=False)

@@ -31,15 +31,24 @@ _CONNECTIVE = re.compile(
     r"|^(?:总之|综上所述?|总的来说|如下|下文|以下)",
     re.I,
 )
-_META = re.compile(
-    r"\b(?:this|the|these|our|available) (?:report|section|summary|analysis|evidence|sources?|"
-    r"documents?|research|literature|quotes?)\b"
-    r"|\b(?:no|little|limited|insufficient) (?:information|data|evidence|sources?)\b"
+_ABSENCE = re.compile(
+    r"\b(?:no|little|limited|insufficient) (?:information|data|evidence|sources?)\b"
     r"|\bnot (?:covered|addressed|stated|mentioned|specified|available|found)\b"
-    r"|\b(?:ce|le) (?:rapport|présent rapport)\b|\bles sources (?:ne|n')"
-    r"|本报告|本节|现有(?:资料|证据|来源)|(?:资料|证据|来源)(?:未|没有|不足)|未(?:提及|找到|涉及)",
+    r"|\bdo(?:es)? not (?:state|say|mention|give|report|cover|specify)\b"
+    r"|\bles sources (?:ne|n')"
+    r"|(?:资料|证据|来源)(?:未|没有|不足)|未(?:提及|找到|涉及)",
     re.I,
 )
+"""A sentence saying what the sources do not state: a limit of the report, not a claim."""
+_ABOUT_REPORT = re.compile(
+    r"\b(?:this|the|these|our|available) (?:report|section|summary|analysis|evidence|sources?|"
+    r"documents?|research|literature|quotes?)\b"
+    r"|\b(?:ce|le) (?:rapport|présent rapport)\b"
+    r"|本报告|本节|现有(?:资料|证据|来源)",
+    re.I,
+)
+"""A sentence about the report or its sources; a claim all the same when it states a figure or
+a name ("The report shows that Edwards and Sanborn is a hybrid project")."""
 _ANALYSIS = re.compile(
     r"\b(?:because|therefore|thus|hence|consequently|as a result|due to|driven by|leads? to|"
     r"led to|suggests?|implies|implications?|means that|indicates?|whereas|while|unlike|"
@@ -93,17 +102,23 @@ def is_claim(body: str, *, cited: bool, punct: str = ".") -> bool:
     """Whether a sentence states a checkable fact.
 
     Every cited sentence does, unless it is an opinion. An uncited one does unless it is an
-    opinion, a question, connective or about the report itself ("The sources do not state
-    the cost."), or too short to state anything (fewer than :data:`MIN_CLAIM_WORDS` content
-    words and no figure).
+    opinion, a question, connective, a limit of the sources ("The sources do not state the
+    cost."), about the report itself with no figure or name of its own ("This section compares
+    the two chemistries."), or too short to state anything (fewer than
+    :data:`MIN_CLAIM_WORDS` content words and no figure). A sentence framed as the report's
+    ("The report shows that Moss Landing burned in 2021") is a claim: the frame does not
+    exempt what it states.
     """
     if _OPINION.search(body):
         return False
     if cited:
         return True
-    if punct in ("?", "？") or _CONNECTIVE.match(body) or _META.search(body):
+    if punct in ("?", "？") or _CONNECTIVE.match(body) or _ABSENCE.search(body):
         return False
-    return bool(numbers(body)) or content_word_count(body) >= MIN_CLAIM_WORDS
+    states = bool(numbers(body)) or bool(names(body))
+    if _ABOUT_REPORT.search(body) and not states:
+        return False
+    return states or content_word_count(body) >= MIN_CLAIM_WORDS
 
 
 def claim_type(body: str, *, cited: bool, section: str | None = None) -> ClaimType:
