@@ -192,6 +192,10 @@ class Context:
     review_plan: bool = False
     """Pause after planning (an interrupt) so that a person can approve or edit the plan."""
 
+    verify: bool = True
+    """Check every claim of the report against its evidence (verify, revise) before it is
+    final. Off, the report comes sooner, unchecked, and says so: no claim carries a verdict."""
+
     system_instructions: Annotated[PlainText, Field(max_length=MAX_INSTRUCTIONS_CHARS)] = ""
     """Standing instructions of the user (language, focus, style) for the model's clarifying,
     planning, searching and writing; verification never follows them. The offline engine,
@@ -304,4 +308,5 @@ def resolve_config(
         budget=base.model_copy(update=overrides),
         per_domain_cap=context.per_domain_cap,
         fetch_timeout=context.fetch_timeout,
+        verify=context.verify,
     )

@@ -19,6 +19,7 @@ from deep_research.engines import ClaimCheck, OfflineEngine, Reply
 from deep_research.engines.schemas import Rewrite
 from deep_research.graph import build_graph
 from deep_research.persistence.checkpointer import make_serde
+from deep_research.report import article_markdown
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path
 from deep_research.state import Report, Verdict
@@ -197,6 +198,32 @@ async def test_simple_mode_answers_without_research(corpus: LocalCorpus) -> None
     state = (await graph.aget_state(config)).values
     assert state["plan"] == [] and state["sources"] == []
     assert "offline engine answers only from sources" in out["report"].markdown
+
+
+async def test_verification_off_skips_the_checks_and_the_report_says_so(
+    corpus: LocalCorpus,
+) -> None:
+    # the setting for users who want speed: no verify pass, no verdict, and no claim of checking
+    graph, config = _graph(corpus), _config()
+    nodes: list[str] = []
+    async for update in graph.astream(
+        {"messages": [HumanMessage(QUESTION)]},
+        config,
+        context=Context(allow_clarification=False, depth="light", verify=False),
+        stream_mode="updates",
+    ):
+        nodes.extend(update)
+    report: Report = (await graph.aget_state(config)).values["report"]
+    assert "synthesize" in nodes and "finalize" in nodes
+    assert "verify" not in nodes and "revise" not in nodes
+    assert report.claims and all(c.verdict is None for c in report.claims)
+    assert report.verification.passes == 0 and not report.config.verify
+    assert report.markdown.rstrip().endswith(
+        "*Verification: off for this run (the verify setting); no claim was checked against "
+        "the evidence.*"
+    )
+    assert "checked claims fully supported" not in report.markdown
+    assert "Verification: off" not in article_markdown(report)
 
 
 async def test_progress_events_arrive_in_order(corpus: LocalCorpus) -> None:

@@ -61,8 +61,12 @@ def route_after_reflect(state: State) -> Literal["dispatch", "synthesize"]:
 
 
 def route_after_synthesize(state: State) -> Literal["verify", "finalize"]:
-    """A direct answer (``simple`` mode) cites nothing and skips verification."""
-    return "finalize" if state.run_config.mode == "simple" else "verify"
+    """Verify the draft, unless the run's ``verify`` setting is off or it is a direct answer.
+
+    A direct answer (``simple`` mode) cites nothing.
+    """
+    skip = state.run_config.mode == "simple" or not state.run_config.verify
+    return "finalize" if skip else "verify"
 
 
 def route_after_verify(state: State) -> Literal["revise", "finalize"]:

@@ -43,6 +43,7 @@ from deep_research.sources import corpus_roots
 from deep_research.state import PartJudgement, State, TokenUsage
 from deep_research.state.identity import on_kept_sources
 from deep_research.text.language import language_of
+from deep_research.verification.citations import extract_claims
 
 
 async def assess(
@@ -97,6 +98,9 @@ async def finalize(
     """Render the final Markdown (references numbered, limits stated) and build the report."""
     # resolving the roots touches the disk: off the event loop
     roots = await asyncio.to_thread(corpus_roots, get_settings()) if services.served else []
+    if not state.run_config.verify and not state.claims:
+        # unchecked (the verify setting was off): the draft's claims, with no verdict
+        state = replace(state, claims=extract_claims(state.draft))
     # one work, one reference
     evidence = on_kept_sources(state.evidence, state.sources)
     assessed = await assess(state, runtime, services)
@@ -128,6 +132,7 @@ async def finalize(
         state.verification,
         language,
         notice=budget_notice(state.budget_reached, state.run_config.budget),
+        checked=state.run_config.verify,
     )
     metrics = compute_metrics(
         usage=state.usage + usage,

@@ -255,12 +255,14 @@ def render_markdown(
     language: str = "en",
     *,
     notice: str = "",
+    checked: bool = True,
 ) -> Rendered:
     """The report's Markdown, and the claims with their offsets moved into it exactly.
 
     ``title`` is the H1 (the chat's title, see :func:`deep_research.nodes.finalize.report_title`);
     a ``notice`` (a paragraph) goes under the title, before the body; the reference list and
-    the verification line are in ``language``.
+    the verification line are in ``language``. A report whose run did not verify (``checked``
+    false: the ``verify`` setting was off) ends with a line saying no claim was checked.
     """
     rendered, moved = render_with_offsets(draft, numbering.number_of)
     body = rendered.strip()
@@ -288,6 +290,8 @@ def render_markdown(
         markdown += f"\n{notes}"
     if verification.passes:
         markdown += f"\n*{verification_line(verification, language)}*\n"
+    elif not checked:
+        markdown += f"\n*{label(language, 'verification_off')}*\n"
     return Rendered(markdown=markdown, claims=placed)
 
 
@@ -414,7 +418,7 @@ def article_markdown(report: Report) -> str:
     body = report.markdown
     if report.references:  # the list, the markers' notes and the verification line follow
         body = body.rsplit(f"\n## {label(language, 'references')}\n", 1)[0]
-    elif report.verification.passes:
+    elif report.verification.passes or not report.config.verify:
         body = body.rstrip().rsplit("\n", 1)[0]  # the verification line ends the report
         notes = body.find("\n[^v1]: ")
         if notes >= 0:  # the markers' notes, and the paragraph announcing them

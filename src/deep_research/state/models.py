@@ -705,6 +705,8 @@ class Config(DomainModel):
     budget: Budget
     per_domain_cap: int = Field(ge=1, le=10)
     fetch_timeout: float = Field(ge=5, le=60)
+    verify: bool = True
+    """False when the run's claims were not checked (the ``verify`` setting was off)."""
 
 
 class ReportSection(DomainModel):

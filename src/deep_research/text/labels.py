@@ -20,6 +20,7 @@ Label = Literal[
     "notice",
     "verified",
     "unchecked",
+    "verification_off",
     "broad",
     "limitations",
     "no_limits",
@@ -81,6 +82,10 @@ LABELS: dict[str, dict[Label, str]] = {
         "unchecked": (
             "Verification: no claim could be checked against the evidence; details in "
             "report.json and report.html."
+        ),
+        "verification_off": (
+            "Verification: off for this run (the verify setting); no claim was checked "
+            "against the evidence."
         ),
         "broad": (
             "“{question}” is broad. Which aspect should the research cover (for example "
