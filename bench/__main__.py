@@ -19,6 +19,7 @@ from typing import Any
 from bench import report
 from bench.common import RESULTS_DIR, log, machine, read_result, write_result
 from bench.sections import ORDER, Options
+from bench.sim.profiles import DEFAULT, PROFILES
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,6 +31,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--repeats", type=int, default=3, help="repetitions of timed runs")
     parser.add_argument("--quick", action="store_true", help="a tiny version of every section")
+    parser.add_argument(
+        "--profile",
+        default=DEFAULT.name,
+        choices=sorted(PROFILES),
+        help=f"latency profile of the simulated model (default: {DEFAULT.name})",
+    )
     parser.add_argument("--results", type=Path, default=RESULTS_DIR, help="results folder")
     parser.add_argument(
         "--markdown", type=Path, default=report.MARKDOWN, help="the Markdown file to update"
@@ -65,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"unknown sections {unknown}; choose from {', '.join(ORDER)}", file=sys.stderr)
         return 2
-    options = Options(repeats=max(1, args.repeats), quick=args.quick)
+    options = Options(repeats=max(1, args.repeats), quick=args.quick, profile=args.profile)
     summary = (read_result("summary", args.results) or {}) if not args.quick else {}
     durations: dict[str, float] = dict(summary.get("sections", {}))
     failed = []

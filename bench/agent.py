@@ -32,14 +32,18 @@ RESULTS_PER_QUERY = 5
 """Results read per query: open_deep_research's default ``max_results`` for Tavily."""
 
 
-def context(steps: int, *, allow_clarification: bool = True) -> Context:
-    """The run settings: one research round, every step researched at once."""
+def context(steps: int, *, allow_clarification: bool = True, verify: bool = True) -> Context:
+    """The run settings: one research round, every step researched at once.
+
+    ``verify`` false: the report is not checked (the user's setting for speed).
+    """
     return Context(
         depth=DEPTH,
         allow_clarification=allow_clarification,
         max_rounds=1,
         results_per_query=RESULTS_PER_QUERY,
         max_parallel_researchers=min(16, max(1, steps)),
+        verify=verify,
     )
 
 
@@ -95,11 +99,13 @@ async def run(
     config: RunnableConfig | None = None,
     resume: bool = False,
     durability: Literal["sync", "async", "exit"] | None = None,
+    verify: bool = True,
 ) -> tuple[dict[str, Any], float]:
     """Run the question as the CLI does (streaming progress events); return state and seconds.
 
     With ``resume``, continue the thread of ``config`` from its last checkpoint instead.
-    ``durability`` is LangGraph's (``None``: its default, as the CLI runs).
+    ``durability`` is LangGraph's (``None``: its default, as the CLI runs). ``verify`` false
+    runs without verification.
     """
     config = config or thread_config()
     start = time.perf_counter()
@@ -107,7 +113,7 @@ async def run(
         async for _ in graph.astream(
             None if resume else question_input(),
             config,
-            context=context(steps),
+            context=context(steps, verify=verify),
             stream_mode=["custom", "updates"],
             subgraphs=True,
             durability=durability,

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bench.sim.profiles import DEFAULT
+
 
 @dataclass(frozen=True)
 class Options:
@@ -17,6 +19,8 @@ class Options:
     """Repetitions of each timed measurement (medians and spread are over these)."""
     quick: bool = False
     """A tiny version of every section (seconds): for the smoke test, not for figures."""
+    profile: str = DEFAULT.name
+    """The latency profile of the simulated model calls (:mod:`bench.sim.profiles`)."""
 
 
 ORDER = (

@@ -1,9 +1,10 @@
 """Orchestration efficiency: wall time over the critical-path lower bound, by plan size.
 
-Each run researches the question with a plan of 1, 4, 8 or 16 steps on the simulation (fixed
-latency per model call, search and page read), an in-memory checkpointer, every step
-researched at once, one round. The bound is the longest chain of dependent calls times their
-latency (:func:`bench.sim.trace.critical_path`). Sizes are interleaved within each repetition,
+Each run researches the question with a plan of 1, 4, 8 or 16 steps on the simulation (model
+calls as long as the latency profile makes them for their tokens, a fixed latency per search
+and page read), an in-memory checkpointer, every step researched at once, one round. The bound
+is the longest chain of dependent calls, each counted for the time the simulation gave it
+(:func:`bench.sim.trace.critical_path`). Sizes are interleaved within each repetition,
 so that the ratios are measured side by side. A run without latency measures the time the
 agent spends computing (framework, evidence selection, checks) rather than waiting.
 
@@ -34,6 +35,14 @@ from bench import agent
 from bench.common import log, summary
 from bench.sections import Options
 from bench.sim.model import SimulatedChatModel
+from bench.sim.profiles import (
+    DEFAULT,
+    INSTANT,
+    READ_SECONDS,
+    SEARCH_SECONDS,
+    Profile,
+    profile,
+)
 from bench.sim.responder import Scenario
 from bench.sim.search import SimulatedSearch
 from bench.sim.trace import CallRecord, Trace, critical_path
@@ -44,9 +53,9 @@ from deep_research.persistence import make_serde
 
 NAME = "orchestration"
 SIZES = (1, 4, 8, 16)
-LATENCY = {"model": 0.3, "search": 0.15, "read": 0.1}
-"""Seconds per call: real calls scaled down tenfold (a model call of 3 s, a search of 1.5 s, a
-page read of 1 s)."""
+LATENCY = {"search": SEARCH_SECONDS, "read": READ_SECONDS}
+"""Seconds per search and page read: real calls scaled down tenfold (a search of 1.5 s, a page
+read of 1 s); model calls take their profile's time (:mod:`bench.sim.profiles`)."""
 TARGET = 1.10
 """Wall time over the bound that a plan of up to :data:`SMALL_PLAN` steps may take."""
 SMALL_PLAN = 4
@@ -113,7 +122,7 @@ async def hot_spots(steps: int, limit: int = 8) -> list[dict[str, Any]]:
 
     with patch.object(asyncio, "to_thread", in_place), patch.object(worker, "in_turn", in_place):
         profile.enable()
-        await one_run(steps, dict.fromkeys(LATENCY, 0.0))
+        await one_run(steps, INSTANT, dict.fromkeys(LATENCY, 0.0))
         profile.disable()
     stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
     rows = []
@@ -170,11 +179,16 @@ def excess_by_node(
     return {node: round(seconds, 3) for node, seconds in excess.items()}
 
 
-async def one_run(steps: int, latency: dict[str, float]) -> dict[str, Any]:
-    """One run of a ``steps``-step plan; its wall time, bound and call counts."""
+async def one_run(
+    steps: int, model_profile: Profile = DEFAULT, latency: dict[str, float] = LATENCY
+) -> dict[str, Any]:
+    """One run of a ``steps``-step plan; its wall time, bound and call counts.
+
+    Model calls take the time ``model_profile`` gives them, searches and reads ``latency``.
+    """
     trace = Trace()
     model = SimulatedChatModel(
-        scenario=Scenario(plan_steps=steps), latency=latency["model"], trace=trace
+        scenario=Scenario(plan_steps=steps), latency_profile=model_profile, trace=trace
     )
     search = SimulatedSearch(latency["search"], latency["read"], trace)
     graph = agent.graph_for(model, [search], InMemorySaver(serde=make_serde()))
@@ -216,13 +230,14 @@ class _FullCollections:
 async def _main(options: Options) -> dict[str, Any]:
     sizes = (1, 2) if options.quick else SIZES
     latency = {k: v / 10 for k, v in LATENCY.items()} if options.quick else LATENCY
+    model_profile = profile(options.profile)
     repeats = 1 if options.quick else options.repeats
     runs: dict[int, list[dict[str, Any]]] = defaultdict(list)
     idle: dict[int, list[float]] = defaultdict(list)
     zero = dict.fromkeys(LATENCY, 0.0)
     load_before = os.getloadavg()[0]
     for steps in sizes:  # warm-up: imports, caches, fixture pages
-        await one_run(steps, zero)
+        await one_run(steps, INSTANT, zero)
     freeze_start_up()
     collections = _FullCollections()
     gc.callbacks.append(collections)
@@ -230,8 +245,8 @@ async def _main(options: Options) -> dict[str, Any]:
         for repeat in range(repeats):
             for steps in sizes:
                 log(f"orchestration: repetition {repeat + 1}/{repeats}, {steps} steps")
-                runs[steps].append(await one_run(steps, latency))
-                idle[steps].append((await one_run(steps, zero))["wall"])
+                runs[steps].append(await one_run(steps, model_profile, latency))
+                idle[steps].append((await one_run(steps, INSTANT, zero))["wall"])
     finally:
         gc.callbacks.remove(collections)
         gc.unfreeze()
@@ -266,6 +281,7 @@ async def _main(options: Options) -> dict[str, Any]:
             "runs": 2 * repeats * len(sizes),
         },
         "latency_seconds": latency,
+        "profile": model_profile.described(),
         "target": TARGET,
         "repeats": repeats,
         "sizes": table,

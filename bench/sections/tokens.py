@@ -7,6 +7,14 @@ engine's ``ChatOpenAI``, the peer (``open-deep-research`` from PyPI, in its own 
 and completion tokens and labels it with a stage common to both agents. Each repetition runs
 every plan size for both agents, alternating, so wall-time ratios are measured side by side.
 
+What a user waits for is measured on the same runs: the seconds from the question to the
+report's first words (when the writer's model call gives its first token), to the complete
+draft (its last token) and to the finished report (the run's end: for ours, after
+verification), for ours, for ours with verification off (``verify=False``) and for the peer.
+The simulation's model calls take as long as the latency profile makes them for their tokens
+(:mod:`bench.sim.profiles`). *The price of trust* is our verified report's time over the same
+run's without verification.
+
 Settings of both: clarification allowed (the simulated model never asks), one research round,
 every step researched at once, two queries per step, five results per query (the peer's
 default). Our engine is given a 128k-token window (:data:`WINDOW`), which sizes how much it
@@ -19,6 +27,7 @@ import asyncio
 import json
 import os
 import subprocess
+import time
 from collections import defaultdict
 from statistics import median
 from typing import Any
@@ -28,6 +37,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from bench import agent
 from bench.common import BENCH_DIR, PEER_PYTHON, REPO_ROOT, log, summary
 from bench.sections import Options
+from bench.sim.profiles import READ_SECONDS, SEARCH_SECONDS, Profile, profile
 from bench.sim.responder import STAGES, Scenario
 from bench.sim.search import SimulatedSearch
 from bench.sim.server import ServedCall, SimEndpoint, serve
@@ -38,7 +48,10 @@ from deep_research.persistence import make_serde
 
 NAME = "tokens"
 SIZES = (1, 4, 8, 16)
-LATENCY = {"model": 0.3, "search": 0.15, "read": 0.1}
+LATENCY = {"search": SEARCH_SECONDS, "read": READ_SECONDS}
+"""Seconds per search and page read; model calls take their profile's time."""
+WRITERS = {"ours": "report", "peer": "final_report"}
+"""The model call that writes each agent's report."""
 PEER_PACKAGE = "open-deep-research==0.0.16"
 PEER_TIMEOUT = 600
 WINDOW = 128_000
@@ -64,18 +77,35 @@ def _total(stages: dict[str, dict[str, int]]) -> dict[str, int]:
     return {k: sum(s[k] for s in stages.values()) for k in ("prompt", "completion", "calls")}
 
 
-async def _ours(sim: SimEndpoint, steps: int, run: int) -> dict[str, Any]:
-    model_name = Scenario(plan_steps=steps).model_name("ours", run)
+def waits(calls: list[ServedCall], started: float, wall: float, writer: str) -> dict[str, float]:
+    """Seconds from the question to the report's first words, to its complete draft, and to
+    the finished report (``wall``), from the calls of one run started at ``started``.
+
+    The writer's call is the last call named ``writer`` (an empty report is asked again).
+    """
+    written = [c for c in calls if c.kind == "model" and c.call == writer]
+    if not written:
+        return {"first_words": wall, "draft": wall, "report": wall}
+    last = max(written, key=lambda c: c.start)
+    return {"first_words": last.first - started, "draft": last.end - started, "report": wall}
+
+
+async def _ours(sim: SimEndpoint, steps: int, run: int, *, verify: bool = True) -> dict[str, Any]:
+    agent_name = "ours" if verify else "ours-unverified"
+    model_name = Scenario(plan_steps=steps).model_name(agent_name, run)
     chat = build_chat_model(model_name, api_key="sim", base_url=sim.base_url)
     trace = Trace()
     search = SimulatedSearch(LATENCY["search"], LATENCY["read"], trace)
     graph = agent.graph_for(
         chat, [search], InMemorySaver(serde=make_serde()), name=model_name, window=WINDOW
     )
-    state, wall = await agent.run(graph, steps)
+    started = time.perf_counter()
+    state, wall = await agent.run(graph, steps, verify=verify)
+    calls = sim.calls_of(model_name)
     return {
-        "stages": by_stage(sim.calls_of(model_name)),
+        "stages": by_stage(calls),
         "wall": wall,
+        "waits": waits(calls, started, wall, WRITERS["ours"]),
         "usage": state["usage"].model_dump(),
         "searches": sum(1 for r in trace.records if r.kind == "search"),
     }
@@ -136,18 +166,44 @@ def _ratio(ours: float, peer: float) -> float | None:
     return round(ours / peer, 3) if peer else None
 
 
-def _row(steps: int, ours: list[dict[str, Any]], peer: list[dict[str, Any]]) -> dict[str, Any]:
+def _waits(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Each wait's median and spread over ``runs``."""
+    return {k: summary([r["waits"][k] for r in runs], 3) for k in runs[0]["waits"]}
+
+
+def _per_run(a: list[dict[str, Any]], b: list[dict[str, Any]], wait: str) -> dict[str, float]:
+    """The ratio of a wait of ``a``'s runs to ``b``'s, run by run (side by side)."""
+    return summary([x["waits"][wait] / y["waits"][wait] for x, y in zip(a, b, strict=False)], 3)
+
+
+def _row(
+    steps: int,
+    ours: list[dict[str, Any]],
+    peer: list[dict[str, Any]],
+    unverified: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     o, p = ours[0]["stages"], peer[0]["stages"] if peer else None
     row: dict[str, Any] = {"plan_steps": steps, "ours": {"stages": o, "total": _total(o)}}
     row["ours"]["wall_seconds"] = summary([r["wall"] for r in ours], 3)
+    row["ours"]["waits"] = _waits(ours)
     row["ours"]["agent_reported_usage"] = ours[0]["usage"]
     row["ours"]["searches"] = ours[0]["searches"]
+    if unverified:
+        u = unverified[0]["stages"]
+        row["unverified"] = {
+            "stages": u,
+            "total": _total(u),
+            "wall_seconds": summary([r["wall"] for r in unverified], 3),
+            "waits": _waits(unverified),
+        }
+        row["price_of_trust"] = _per_run(ours, unverified, "report")
     if p is None:
         return row
     row["peer"] = {
         "stages": p,
         "total": _total(p),
         "wall_seconds": summary([r["wall"] for r in peer], 3),
+        "waits": _waits(peer),
     }
     row["peer"]["searches"] = peer[0]["searches"]
     row["ratio"] = {
@@ -160,34 +216,52 @@ def _row(steps: int, ours: list[dict[str, Any]], peer: list[dict[str, Any]]) -> 
             _total(p)["prompt"] + _total(p)["completion"],
         ),
         "wall": summary([a["wall"] / b["wall"] for a, b in zip(ours, peer, strict=False)], 3),
+        "first_words": _per_run(ours, peer, "first_words"),
+        "draft": _per_run(ours, peer, "draft"),
     }
+    if unverified:
+        row["ratio"]["unverified_wall"] = _per_run(unverified, peer, "report")
     row["deterministic"] = all(r["stages"] == o for r in ours) and all(
         r["stages"] == p for r in peer
     )
     return row
 
 
+Runs = dict[int, list[dict[str, Any]]]
+"""Runs of one agent by plan size."""
+
+
 async def _measure(
-    sizes: tuple[int, ...], repeats: int, peer_ok: bool
-) -> tuple[dict[int, list[dict[str, Any]]], dict[int, list[dict[str, Any]]], list[str]]:
-    ours: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    peer: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    with serve(LATENCY["model"], LATENCY["search"]) as sim, agent.plan_budget(max(sizes)):
+    sizes: tuple[int, ...],
+    repeats: int,
+    peer_ok: bool,
+    model_profile: Profile,
+    *,
+    unverified_too: bool = True,
+) -> tuple[Runs, Runs, Runs, list[str]]:
+    """Every size, ``repeats`` times: ours, ours without verification, the peer, in turn."""
+    ours: Runs = defaultdict(list)
+    unverified: Runs = defaultdict(list)
+    peer: Runs = defaultdict(list)
+    with serve(model_profile, LATENCY["search"]) as sim, agent.plan_budget(max(sizes)):
         for repeat in range(repeats):
             for steps in sizes:
                 log(f"tokens: repetition {repeat + 1}/{repeats}, {steps} steps")
                 ours[steps].append(await _ours(sim, steps, repeat))
+                if unverified_too:
+                    unverified[steps].append(await _ours(sim, steps, repeat, verify=False))
                 if peer_ok:
-                    calls, wall, _ = await asyncio.to_thread(_peer, sim, steps, repeat)
+                    calls, wall, result = await asyncio.to_thread(_peer, sim, steps, repeat)
                     peer[steps].append(
                         {
                             "stages": by_stage(calls),
                             "wall": wall,
+                            "waits": waits(calls, result["started"], wall, WRITERS["peer"]),
                             "searches": sum(1 for c in calls if c.kind == "search"),
                         }
                     )
         errors = sim.errors()
-    return ours, peer, errors
+    return ours, unverified, peer, errors
 
 
 def run(options: Options) -> dict[str, Any]:
@@ -197,12 +271,16 @@ def run(options: Options) -> dict[str, Any]:
     problem, version = peer_status()
     if problem:
         log(f"tokens: open_deep_research is not measured: {problem}")
-    ours, peer, errors = asyncio.run(_measure(sizes, repeats, problem is None))
-    rows = [_row(steps, ours[steps], peer[steps]) for steps in sizes]
+    model_profile = profile(options.profile)
+    ours, unverified, peer, errors = asyncio.run(
+        _measure(sizes, repeats, problem is None, model_profile)
+    )
+    rows = [_row(steps, ours[steps], peer[steps], unverified[steps]) for steps in sizes]
     ratios = [r["ratio"]["tokens"] for r in rows if "ratio" in r]
     return {
         "peer": {"package": PEER_PACKAGE, "installed": version, "skipped": problem},
         "latency_seconds": LATENCY,
+        "profile": model_profile.described(),
         "repeats": repeats,
         "stages": list(STAGES),
         "sizes": rows,

@@ -1,14 +1,19 @@
 """The simulated chat model: a LangChain ``BaseChatModel`` in front of the responder.
 
-Every call waits a fixed latency (``asyncio.sleep``, so calls of parallel branches overlap as
-they would against a real endpoint), counts prompt and completion tokens on the OpenAI form of
-the request, reports them as ``usage_metadata`` (which our engine adds up), and records the
-call in a :class:`~bench.sim.trace.Trace`.
+Every call counts prompt and completion tokens on the OpenAI form of the request, reports them
+as ``usage_metadata`` (which our engine adds up), waits as long as its latency profile says a
+real model would take for them (:mod:`bench.sim.profiles`: a time to the first token that grows
+with the prompt, then the completion at a decode rate; ``asyncio.sleep``, so calls of parallel
+branches overlap as they would against a real endpoint), and records the call in a
+:class:`~bench.sim.trace.Trace`. A streamed call yields its text chunk by chunk as the decode
+rate releases it, so its consumer sees the text arrive over time. Without a profile a call
+takes a fixed ``latency``.
 
 A real endpoint counts tokens on its own servers, so the asynchronous path counts them in a
-worker thread while the latency elapses (tiktoken releases the GIL): the simulation's
-bookkeeping is not charged to the agent's event loop. The threads are the simulation's own,
-so they take no place in the pool that the agent's ``asyncio.to_thread`` calls share.
+worker thread, and the time that took is part of the call's wait (tiktoken releases the GIL):
+the simulation's bookkeeping is not charged to the agent's event loop. The threads are the
+simulation's own, so they take no place in the pool that the agent's ``asyncio.to_thread``
+calls share.
 
 For the same reason answers are worked out once per scenario and request and replayed after
 (:data:`_ANSWERS`): a provider works them out on its own machines, but the simulator works
@@ -24,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 import os
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -37,6 +43,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from pydantic import ConfigDict, Field
 
 from bench.sim import tokens
+from bench.sim.profiles import CHUNK_TOKENS, Profile
 from bench.sim.responder import Reply, Request, Scenario, respond
 from bench.sim.trace import CallRecord, Trace, current_ns
 from deep_research.testing import FakeToolChatModel, message_chunks
@@ -119,9 +126,12 @@ class SimulatedChatModel(FakeToolChatModel):
 
     scenario: Scenario = Field(default_factory=Scenario)
     latency: float = 0.0
-    """Seconds each call takes."""
+    """Seconds each call takes when there is no ``profile``."""
+    latency_profile: Profile | None = None
+    """How long a call takes for its tokens (``None``: the fixed ``latency``)."""
     trace: Trace = Field(default_factory=Trace)
     stream_pieces: int = 8
+    """Chunks of a streamed reply whose profile writes it at once."""
 
     @property
     def _llm_type(self) -> str:
@@ -174,6 +184,12 @@ class SimulatedChatModel(FakeToolChatModel):
         _ANSWERS[answer] = (reply, counted)
         return counted
 
+    def timing(self, prompt: int, completion: int) -> tuple[float, float]:
+        """Seconds to the first token, and from it to the last, of a call of these tokens."""
+        if self.latency_profile is None:
+            return self.latency, 0.0
+        return self.latency_profile.first_token(prompt), self.latency_profile.decoding(completion)
+
     def reply(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> AIMessage:
         """The simulated reply, after the simulated latency (see :meth:`_generate`)."""
         message = self._generate(messages, **kwargs).generations[0].message
@@ -189,8 +205,13 @@ class SimulatedChatModel(FakeToolChatModel):
     ) -> ChatResult:
         request, reply, record, answer = self._start(messages, kwargs)
         prompt, completion = self._counted(request, answer)
-        time.sleep(self.latency)
-        self.trace.end(record, prompt_tokens=prompt, completion_tokens=completion)
+        first, decoding = self.timing(prompt, completion)
+        time.sleep(max(0.0, record.start + first - time.perf_counter()))
+        record.first = time.perf_counter()
+        time.sleep(max(0.0, record.first + decoding - time.perf_counter()))
+        self.trace.end(
+            record, prompt_tokens=prompt, completion_tokens=completion, cost=first + decoding
+        )
         return ChatResult(generations=[ChatGeneration(message=_message(reply, prompt, completion))])
 
     async def _agenerate(
@@ -200,13 +221,27 @@ class SimulatedChatModel(FakeToolChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
+        _, reply, record, _, (prompt, completion) = await self._first_token(messages, kwargs)
+        await _sleep_until(record.first + self.timing(prompt, completion)[1])
+        self.trace.end(
+            record,
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            cost=sum(self.timing(prompt, completion)),
+        )
+        return ChatResult(generations=[ChatGeneration(message=_message(reply, prompt, completion))])
+
+    async def _first_token(
+        self, messages: list[BaseMessage], kwargs: dict[str, Any]
+    ) -> tuple[Request, Reply, CallRecord, tuple[str, str, str], tuple[int, int]]:
+        """Start a call and wait until its first token; its tokens are counted meanwhile."""
         request, reply, record, answer = self._start(messages, kwargs)
-        counting = asyncio.get_running_loop().run_in_executor(
+        counted = await asyncio.get_running_loop().run_in_executor(
             _COUNTING, self._counted, request, answer
         )
-        (prompt, completion), _ = await asyncio.gather(counting, asyncio.sleep(self.latency))
-        self.trace.end(record, prompt_tokens=prompt, completion_tokens=completion)
-        return ChatResult(generations=[ChatGeneration(message=_message(reply, prompt, completion))])
+        await _sleep_until(record.start + self.timing(*counted)[0])
+        record.first = time.perf_counter()
+        return request, reply, record, answer, counted
 
     def _stream(
         self,
@@ -225,10 +260,29 @@ class SimulatedChatModel(FakeToolChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        result = await self._agenerate(messages, stop, **kwargs)
-        for chunk in self._chunks(result.generations[0].message):
+        _, reply, record, _, (prompt, completion) = await self._first_token(messages, kwargs)
+        decoding = self.timing(prompt, completion)[1]
+        chunks = list(self._chunks(_message(reply, prompt, completion), completion))
+        for i, chunk in enumerate(chunks, 1):
+            # each chunk comes when the decode rate has written it
+            await _sleep_until(record.first + decoding * i / len(chunks))
             yield chunk
+        self.trace.end(
+            record,
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            cost=sum(self.timing(prompt, completion)),
+        )
 
-    def _chunks(self, message: BaseMessage) -> Iterator[ChatGenerationChunk]:
+    def _chunks(self, message: BaseMessage, completion: int = 0) -> Iterator[ChatGenerationChunk]:
+        """The reply in chunks: one per :data:`CHUNK_TOKENS` written at a decode rate."""
         assert isinstance(message, AIMessage)
-        return message_chunks(message, self.stream_pieces)
+        pieces = self.stream_pieces
+        if self.latency_profile is not None and self.latency_profile.decode:
+            pieces = max(1, math.ceil(completion / CHUNK_TOKENS))
+        return message_chunks(message, pieces)
+
+
+async def _sleep_until(moment: float) -> None:
+    """Sleep until ``moment`` (``time.perf_counter``), at once if it has passed."""
+    await asyncio.sleep(max(0.0, moment - time.perf_counter()))

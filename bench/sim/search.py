@@ -50,7 +50,7 @@ class SimulatedSearch:
             )
             for i, url in enumerate(text.result_urls(query, k))
         ]
-        self.trace.end(record)
+        self.trace.end(record, cost=self.search_latency)
         return results
 
     async def read(self, url: str) -> Document:
@@ -58,5 +58,5 @@ class SimulatedSearch:
         record = self._record("read", url)
         await asyncio.sleep(self.read_latency)
         page = text.page(url)
-        self.trace.end(record)
+        self.trace.end(record, cost=self.read_latency)
         return Document(id=stable_id("doc", page.text), url=url, title=page.title, text=page.text)

@@ -6,6 +6,10 @@ library and counted by the same code. ``POST /v1/chat/completions`` answers plai
 (server-sent events, with usage) requests; ``POST /tavily/search`` answers as Tavily's search
 API does, page text included. Every call is recorded, keyed by the model name (which carries
 the agent, the scenario and the run; see :meth:`~bench.sim.responder.Scenario.model_name`).
+A chat call takes as long as the server's latency profile says (:mod:`bench.sim.profiles`):
+the first token after a time that grows with the prompt, then the completion at the decode
+rate, streamed chunk by chunk when the client asked for a stream (a plain request gets its
+answer when the last token is written). Each call records when its first token came.
 
 It serves on 127.0.0.1 only, from a process of its own (``python -m bench.sim.server``), so
 that no agent measured shares an interpreter with it; ``GET /calls?model=…`` returns the calls
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import subprocess
 import sys
 import time
@@ -34,6 +39,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from bench.sim import text, tokens
+from bench.sim.profiles import CHUNK_TOKENS, FIXED, Profile
 from bench.sim.responder import Reply, Request, Scenario, respond
 from deep_research.server import free_port
 
@@ -50,13 +56,30 @@ class ServedCall:
     completion_tokens: int
     start: float
     end: float
+    first: float = 0.0
+    """When the first token of the completion was written (``time.perf_counter``, the
+    system's monotonic clock: comparable with the agents' processes on Linux)."""
+    cost: float = 0.0
+    """The seconds the profile gave the call."""
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """When a streamed reply's chunks are due: spread over its decoding time."""
+
+    first: float
+    """``time.perf_counter`` of the first token."""
+    decoding: float
+    """Seconds from the first token to the last."""
+    pieces: int
+    """Chunks the text is sent in."""
 
 
 @dataclass
 class SimServer:
     """The HTTP simulation; ``calls`` grows as requests are answered."""
 
-    model_latency: float = 0.0
+    profile: Profile = FIXED
     search_latency: float = 0.0
     calls: list[ServedCall] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -79,19 +102,11 @@ class SimServer:
         prompt = tokens.prompt_tokens(request.messages, request.tools, request.response_format)
         calls = [{"function": c} for c in reply.tool_calls]
         completion = tokens.completion_tokens(reply.content, calls)
-        await asyncio.sleep(self.model_latency)
-        self.calls.append(
-            ServedCall(
-                model,
-                "model",
-                reply.stage,
-                reply.call,
-                prompt,
-                completion,
-                start,
-                time.perf_counter(),
-            )
-        )
+        await _sleep_until(start + self.profile.first_token(prompt))
+        decoding = self.profile.decoding(completion)
+        served = ServedCall(model, "model", reply.stage, reply.call, prompt, completion, start, 0.0)
+        served.first = time.perf_counter()
+        served.cost = self.profile.first_token(prompt) + decoding
         usage = {
             "prompt_tokens": prompt,
             "completion_tokens": completion,
@@ -99,11 +114,27 @@ class SimServer:
         }
         if body.get("stream"):
             include = bool((body.get("stream_options") or {}).get("include_usage"))
+            pieces = math.ceil(completion / CHUNK_TOKENS) if self.profile.decode else 8
+            schedule = Schedule(served.first, decoding, max(1, pieces))
             return StreamingResponse(
-                completion_events(model, reply, usage if include else None),
+                self._recorded_stream(
+                    served, completion_events(model, reply, usage if include else None, schedule)
+                ),
                 media_type="text/event-stream",
             )
+        await _sleep_until(served.first + decoding)
+        served.end = time.perf_counter()
+        self.calls.append(served)
         return JSONResponse(completion_body(model, reply, usage))
+
+    async def _recorded_stream(
+        self, served: ServedCall, events: AsyncIterator[bytes]
+    ) -> AsyncIterator[bytes]:
+        """``events``, the call recorded once the last is sent."""
+        async for event in events:
+            yield event
+        served.end = time.perf_counter()
+        self.calls.append(served)
 
     async def search(self, http: HttpRequest) -> Response:
         body = await http.json()
@@ -121,9 +152,9 @@ class SimServer:
                 result["raw_content"] = page.text
             results.append(result)
         model = str(body.get("run", "search"))
-        self.calls.append(
-            ServedCall(model, "search", "research", "search", 0, 0, start, time.perf_counter())
-        )
+        served = ServedCall(model, "search", "research", "search", 0, 0, start, time.perf_counter())
+        served.cost = self.search_latency
+        self.calls.append(served)
         return JSONResponse({"query": query, "results": results, "response_time": 0.0})
 
     async def recorded(self, http: HttpRequest) -> Response:
@@ -177,9 +208,44 @@ def completion_body(model: str, reply: Reply, usage: dict[str, int]) -> dict[str
     }
 
 
+def split_text(text: str, pieces: int) -> list[str]:
+    """``text`` in up to ``pieces`` consecutive parts of about equal length (none empty)."""
+    if not text:
+        return []
+    step = max(1, math.ceil(len(text) / max(1, pieces)))
+    return [text[i : i + step] for i in range(0, len(text), step)]
+
+
+def _deltas(reply: Reply, pieces: int) -> list[dict[str, Any]]:
+    """The streamed deltas of a reply: tool calls' arguments, then its text, in pieces.
+
+    The pieces are shared among the arguments and the text by their length. A tool call's first
+    delta names it and carries the first piece of its arguments.
+    """
+    texts = [c["arguments"] for c in reply.tool_calls] + [reply.content]
+    total = sum(len(t) for t in texts) or 1
+    deltas: list[dict[str, Any]] = []
+    for i, call in enumerate(reply.tool_calls):
+        parts = split_text(call["arguments"], round(pieces * len(call["arguments"]) / total))
+        for n, part in enumerate(parts or [""]):
+            head = {"id": call["id"], "type": "function"} if n == 0 else {}
+            function = {"name": call["name"]} if n == 0 else {}
+            entry = {"index": i, **head, "function": {**function, "arguments": part}}
+            deltas.append({"tool_calls": [entry]})
+    for part in split_text(reply.content, round(pieces * len(reply.content) / total)):
+        deltas.append({"content": part})
+    return deltas
+
+
+async def _sleep_until(moment: float) -> None:
+    """Sleep until ``moment`` (``time.perf_counter``), at once if it has passed."""
+    await asyncio.sleep(max(0.0, moment - time.perf_counter()))
+
+
 async def completion_events(
-    model: str, reply: Reply, usage: dict[str, int] | None
+    model: str, reply: Reply, usage: dict[str, int] | None, schedule: Schedule | None = None
 ) -> AsyncIterator[bytes]:
+    """The server-sent events of a streamed reply, each chunk when ``schedule`` has it due."""
     base: dict[str, Any] = {"id": f"chatcmpl-{uuid.uuid4().hex[:12]}"}
     base["object"] = "chat.completion.chunk"
     base |= {"created": int(time.time()), "model": model}
@@ -189,19 +255,11 @@ async def completion_events(
         return f"data: {json.dumps(base | {'choices': [choice]})}\n\n".encode()
 
     yield chunk({"role": "assistant", "content": ""})
-    for i, call in enumerate(reply.tool_calls):
-        function = {"name": call["name"], "arguments": call["arguments"]}
-        yield chunk(
-            {
-                "tool_calls": [
-                    {"index": i, "id": call["id"], "type": "function", "function": function}
-                ]
-            }
-        )
-    content = reply.content
-    step = max(1, len(content) // 8)
-    for i in range(0, len(content), step):
-        yield chunk({"content": content[i : i + step]})
+    deltas = _deltas(reply, schedule.pieces if schedule else 8)
+    for n, delta in enumerate(deltas, 1):
+        if schedule is not None:
+            await _sleep_until(schedule.first + schedule.decoding * n / len(deltas))
+        yield chunk(delta)
     yield chunk({}, "tool_calls" if reply.tool_calls else "stop")
     if usage is not None:
         yield f"data: {json.dumps(base | {'choices': [], 'usage': usage})}\n\n".encode()
@@ -245,11 +303,14 @@ class SimEndpoint:
 
 
 @contextmanager
-def serve(model_latency: float = 0.0, search_latency: float = 0.0) -> Iterator[SimEndpoint]:
-    """Serve the simulation on 127.0.0.1 from a child process for the duration."""
+def serve(model_profile: Profile = FIXED, search_latency: float = 0.0) -> Iterator[SimEndpoint]:
+    """Serve the simulation on 127.0.0.1 from a child process for the duration.
+
+    Its model calls take the time ``model_profile`` gives them.
+    """
     port = free_port()
     command = [sys.executable, "-m", "bench.sim.server", str(port)]
-    command += [str(model_latency), str(search_latency)]
+    command += [json.dumps(asdict(model_profile)), str(search_latency)]
     root = Path(__file__).resolve().parents[2]
     process = subprocess.Popen(command, cwd=root, stdin=subprocess.DEVNULL)
     endpoint = SimEndpoint(port)
@@ -278,9 +339,9 @@ def serve(model_latency: float = 0.0, search_latency: float = 0.0) -> Iterator[S
 
 
 def main() -> None:
-    """``python -m bench.sim.server PORT MODEL_LATENCY SEARCH_LATENCY``."""
-    port, model_latency, search_latency = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
-    sim = SimServer(model_latency=model_latency, search_latency=search_latency)
+    """``python -m bench.sim.server PORT PROFILE SEARCH_LATENCY`` (the profile as JSON)."""
+    port, search_latency = int(sys.argv[1]), float(sys.argv[3])
+    sim = SimServer(profile=Profile(**json.loads(sys.argv[2])), search_latency=search_latency)
     uvicorn.run(sim.app(), host="127.0.0.1", port=port, log_level="warning", lifespan="off")
 
 

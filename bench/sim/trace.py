@@ -12,6 +12,8 @@ dependency structure of a run can be rebuilt afterwards:
 * the main graph's node executions run one after another.
 
 The bound is the sum of those latencies: the wall time of a run that waits only for its calls.
+Each call counts the time its profile gives it (:mod:`bench.sim.profiles`): calls of one group
+count the longest of them.
 """
 
 from __future__ import annotations
@@ -41,6 +43,11 @@ class CallRecord:
     """The LangGraph ``checkpoint_ns`` of the task the call ran in ("" outside a graph)."""
     start: float
     end: float = 0.0
+    first: float = 0.0
+    """When the completion's first token came (a model call's; 0 until it has)."""
+    cost: float = 0.0
+    """The simulated seconds the call was meant to take (its profile's time, or a search's
+    latency); 0: unknown, the latency of its kind counts (see :func:`critical_path`)."""
     prompt_tokens: int = 0
     completion_tokens: int = 0
     items: tuple[str, ...] = ()
@@ -108,15 +115,21 @@ def read_journal(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
     return started, ended
 
 
+def _cost(record: CallRecord, latency: Mapping[str, float]) -> float:
+    """The seconds a call was meant to take: its own, else the latency of its kind."""
+    return record.cost or latency.get(record.kind, 0.0)
+
+
 def _execution_cost(calls: Sequence[CallRecord], latency: Mapping[str, float]) -> float:
-    """Latency of one node execution: one per group of independent calls."""
-    groups: set[tuple[str, str, int]] = set()
+    """Latency of one node execution: the longest call of each group of independent calls."""
+    groups: dict[tuple[str, str, int], float] = {}
     judged: set[str] = set()
     for record in sorted(calls, key=lambda r: r.start):
         wave = 2 if judged & set(record.items) else 1
         judged |= set(record.items)
-        groups.add((record.kind, record.call, wave))
-    return sum(latency[kind] for kind, _, _ in groups)
+        group = (record.kind, record.call, wave)
+        groups[group] = max(groups.get(group, 0.0), _cost(record, latency))
+    return sum(groups.values())
 
 
 def _overlapping_max(spans: Sequence[tuple[float, float, float]]) -> float:
@@ -134,12 +147,18 @@ def _overlapping_max(spans: Sequence[tuple[float, float, float]]) -> float:
     return total + cluster_max
 
 
-def critical_path(records: Sequence[CallRecord], latency: Mapping[str, float]) -> dict[str, float]:
+def critical_path(
+    records: Sequence[CallRecord], latency: Mapping[str, float] | None = None
+) -> dict[str, float]:
     """The lower bound of a run's wall time from its calls, and its parts.
+
+    A call counts the seconds it was meant to take (:attr:`CallRecord.cost`); a call recorded
+    without them counts the ``latency`` of its kind.
 
     Returns:
         ``bound`` (seconds) and ``main`` / ``researchers`` (their shares of it).
     """
+    latency = latency or {}
     executions: dict[str, list[CallRecord]] = defaultdict(list)
     for record in records:
         executions[record.ns].append(record)

@@ -32,13 +32,24 @@ from bench.sections import (
     tokens,
 )
 from bench.sim import text
+from bench.sim.profiles import Profile
 from bench.sim.responder import STAGES, Request, Scenario, respond
 from bench.sim.tokens import count, prompt_tokens
 from deep_research.persistence.checkpointer import make_serde
 
 pytestmark = pytest.mark.bench
 
-FAST = {"model": 0.02, "search": 0.01, "read": 0.01}
+FAST = {"search": 0.01, "read": 0.01}
+QUICK_MODEL = Profile(
+    name="quick",
+    model="a test's: fast, but reading and writing take time",
+    base=0.1,
+    prefill=200_000,
+    decode=20_000,
+    source="",
+)
+"""A profile for tests: about 0.01 s to a short prompt's first token, 0.05 s per 1,000 tokens
+written (real time run ten times faster)."""
 
 
 def test_tokenizer_is_the_real_cl100k_offline() -> None:
@@ -80,7 +91,7 @@ def test_simulation_answers_every_request_of_the_peer() -> None:
 
 
 def test_orchestration_run_is_bounded_by_its_critical_path() -> None:
-    result = asyncio.run(orchestration.one_run(2, FAST))
+    result = asyncio.run(orchestration.one_run(2, QUICK_MODEL, FAST))
     assert result["plan"] == 2 and result["calls"]["SearchQueries"] == 2
     assert result["bound"]["researchers"] > 0 and result["bound"]["main"] > 0
     assert result["ratio"] >= 0.98
@@ -122,16 +133,30 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     )
 
     monkeypatch.setattr(tokens, "LATENCY", FAST)
-    ours, _, errors = asyncio.run(tokens._measure((1,), 1, peer_ok=False))
+    ours, unverified, _, errors = asyncio.run(
+        tokens._measure((1,), 1, peer_ok=False, model_profile=QUICK_MODEL)
+    )
     assert not errors
     run = ours[1][0]
     counted = tokens._total(run["stages"])
     assert counted["prompt"] == run["usage"]["prompt_tokens"] > 0
     assert counted["completion"] == run["usage"]["completion_tokens"] > 0
+    # the report's words come over time, and verification comes after the last of them
+    waits = run["waits"]
+    assert 0 < waits["first_words"] < waits["draft"] < waits["report"]
+    fast = unverified[1][0]
+    assert fast["stages"]["verify"]["calls"] == 0 < run["stages"]["verify"]["calls"]
+    assert fast["waits"]["report"] < waits["report"]
     peer = {"package": tokens.PEER_PACKAGE, "skipped": "not in unit tests"}
     write_result(
         "tokens",
-        {"peer": peer, "stages": list(STAGES), "sizes": [tokens._row(1, ours[1], [])]},
+        {
+            "peer": peer,
+            "stages": list(STAGES),
+            "sizes": [tokens._row(1, ours[1], [], unverified[1])],
+            "latency_seconds": FAST,
+            "profile": QUICK_MODEL.described(),
+        },
         results,
     )
 
@@ -209,6 +234,8 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert "| repeat 4, not_found 1 |" in rendered
     assert "a-doc test split, LLM path (stand-in)**: 0.80 of the key facts" in rendered
     assert "## Where we are behind" in rendered
+    assert "| plan steps | first words, ours / peer | complete draft, ours / peer |" in rendered
+    assert "Model calls: profile `quick`" in rendered
     assert report.update(markdown, results).read_text() == rendered  # regenerated in place
 
 
@@ -347,3 +374,61 @@ def test_docqa_says_whether_the_confidence_tracks_the_answer() -> None:
     assert found["low_coverage"] == 2 and found["low_not_high"] == 0.5
     assert found["parts_answered"] == 0.8 and found["off_topic_share"] == round(0.8 / 3, 3)
     assert found["confidence"] == {"high": 3, "low": 1}
+
+
+def test_a_simulated_call_waits_for_its_prompt_then_streams_at_the_decode_rate() -> None:
+    # issue #45: a call's time grows with what it reads and writes, and a stream's consumer
+    # sees the text arrive over time, not all at once
+    import math
+    import time
+
+    from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+    from bench.sim.model import SimulatedChatModel
+    from bench.sim.profiles import CHUNK_TOKENS, SPEEDUP
+
+    slow = Profile(name="t", model="t", base=0.5, prefill=20_000, decode=2_000, source="")
+    model = SimulatedChatModel(scenario=Scenario(plan_steps=3), latency_profile=slow)
+    system = SystemMessage("You answer questions directly.")
+    asked = f"What limits grid batteries? {os.getpid()}"
+    short: list[BaseMessage] = [system, HumanMessage(asked)]
+    long: list[BaseMessage] = [system, HumanMessage(asked + " filler" * 8_000)]
+
+    async def stream(messages: list[BaseMessage]) -> tuple[list[float], float]:
+        start = time.perf_counter()
+        arrivals = []
+        async for chunk in model.astream(messages):
+            if chunk.text:
+                arrivals.append(time.perf_counter() - start)
+        return arrivals, start
+
+    count("load the tokenizer first: its loading is no call's time")
+    arrivals, _ = asyncio.run(stream(short))
+    record = model.trace.records[-1]
+    assert record.completion_tokens > 4 * CHUNK_TOKENS
+    first = slow.first_token(record.prompt_tokens)
+    decoding = slow.decoding(record.completion_tokens)
+    assert record.cost == pytest.approx(first + decoding)
+    assert len(arrivals) == math.ceil(record.completion_tokens / CHUNK_TOKENS)
+    assert arrivals[0] == pytest.approx(first + decoding / len(arrivals), abs=0.02)
+    assert arrivals[-1] == pytest.approx(first + decoding, abs=0.02)
+    assert arrivals[len(arrivals) // 2] < arrivals[-1] - decoding / 3  # spread, not a burst
+    assert record.first - record.start == pytest.approx(first, abs=0.02)
+    # a long prompt takes longer to its first token, by its tokens at the prefill rate
+    asyncio.run(stream(long))
+    longer = model.trace.records[-1]
+    extra = (longer.prompt_tokens - record.prompt_tokens) / slow.prefill / SPEEDUP
+    assert extra > 0.02
+    assert longer.first - longer.start == pytest.approx(first + extra, abs=0.02)
+
+
+def test_the_bound_counts_each_call_for_its_own_time_and_a_group_for_its_longest() -> None:
+    from bench.sim.trace import CallRecord, critical_path
+
+    def call(ns: str, name: str, cost: float, items: tuple[str, ...] = ()) -> CallRecord:
+        return CallRecord("model", "s", name, ns, ns, start=0.0, end=cost, cost=cost, items=items)
+
+    judged = [call("verify:1", "VerdictBatch", 0.5, ("a",)), call("verify:1", "VerdictBatch", 2.0)]
+    assert critical_path(judged)["main"] == pytest.approx(2.0)  # judged side by side
+    again = [*judged, call("verify:1", "VerdictBatch", 0.25, ("a",))]  # a second look
+    assert critical_path(again)["main"] == pytest.approx(2.25)
