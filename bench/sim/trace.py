@@ -120,16 +120,46 @@ def _cost(record: CallRecord, latency: Mapping[str, float]) -> float:
     return record.cost or latency.get(record.kind, 0.0)
 
 
+@dataclass(frozen=True)
+class _Placed:
+    """A call placed on the ideal timeline of its node execution."""
+
+    group: tuple[str, str, int]
+    start: float
+    end: float
+    ideal: float
+    """When it would have started in a run that waits only for its calls."""
+    cost: float
+
+
 def _execution_cost(calls: Sequence[CallRecord], latency: Mapping[str, float]) -> float:
-    """Latency of one node execution: the longest call of each group of independent calls."""
-    groups: dict[tuple[str, str, int], float] = {}
+    """Latency of one node execution, on a timeline that waits only for its calls.
+
+    Calls of a group of independent calls start together and the group lasts as long as its
+    longest call. A call that started while a call of another group was in flight did not wait
+    for it: it starts on the ideal timeline as far into that call as it started into it (a
+    paragraph's claims judged while the writer still streams, issue #45). Any other call waits
+    for everything before it.
+    """
+    placed: list[_Placed] = []
+    starts: dict[tuple[str, str, int], float] = {}
     judged: set[str] = set()
+    finish = 0.0
     for record in sorted(calls, key=lambda r: r.start):
         wave = 2 if judged & set(record.items) else 1
         judged |= set(record.items)
         group = (record.kind, record.call, wave)
-        groups[group] = max(groups.get(group, 0.0), _cost(record, latency))
-    return sum(groups.values())
+        during = [
+            p.ideal + p.cost * (record.start - p.start) / (p.end - p.start)
+            for p in placed
+            if p.group != group and p.start <= record.start < p.end
+        ]
+        ideal = max(during) if during else starts.get(group, finish)
+        starts.setdefault(group, ideal)
+        cost = _cost(record, latency)
+        placed.append(_Placed(group, record.start, record.end, ideal, cost))
+        finish = max(finish, ideal + cost)
+    return finish
 
 
 def _overlapping_max(spans: Sequence[tuple[float, float, float]]) -> float:

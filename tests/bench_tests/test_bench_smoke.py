@@ -387,48 +387,61 @@ def test_a_simulated_call_waits_for_its_prompt_then_streams_at_the_decode_rate()
     from bench.sim.model import SimulatedChatModel
     from bench.sim.profiles import CHUNK_TOKENS, SPEEDUP
 
-    slow = Profile(name="t", model="t", base=0.5, prefill=20_000, decode=2_000, source="")
+    # slow enough that timing holds on a loaded machine: a sleep may end late, never early
+    slow = Profile(name="t", model="t", base=1.0, prefill=5_000, decode=100, source="")
     model = SimulatedChatModel(scenario=Scenario(plan_steps=3), latency_profile=slow)
     system = SystemMessage("You answer questions directly.")
     asked = f"What limits grid batteries? {os.getpid()}"
     short: list[BaseMessage] = [system, HumanMessage(asked)]
     long: list[BaseMessage] = [system, HumanMessage(asked + " filler" * 8_000)]
 
-    async def stream(messages: list[BaseMessage]) -> tuple[list[float], float]:
+    async def stream(messages: list[BaseMessage]) -> list[float]:
         start = time.perf_counter()
         arrivals = []
         async for chunk in model.astream(messages):
             if chunk.text:
                 arrivals.append(time.perf_counter() - start)
-        return arrivals, start
+        return arrivals
 
     count("load the tokenizer first: its loading is no call's time")
-    arrivals, _ = asyncio.run(stream(short))
+    arrivals = asyncio.run(stream(short))
     record = model.trace.records[-1]
     assert record.completion_tokens > 4 * CHUNK_TOKENS
     first = slow.first_token(record.prompt_tokens)
     decoding = slow.decoding(record.completion_tokens)
     assert record.cost == pytest.approx(first + decoding)
     assert len(arrivals) == math.ceil(record.completion_tokens / CHUNK_TOKENS)
-    assert arrivals[0] == pytest.approx(first + decoding / len(arrivals), abs=0.02)
-    assert arrivals[-1] == pytest.approx(first + decoding, abs=0.02)
-    assert arrivals[len(arrivals) // 2] < arrivals[-1] - decoding / 3  # spread, not a burst
-    assert record.first - record.start == pytest.approx(first, abs=0.02)
+    late = 0.1  # what a loaded machine may add
+    assert first <= record.first - record.start < first + late
+    assert first + decoding / len(arrivals) <= arrivals[0] < first + decoding / 2
+    assert first + decoding <= arrivals[-1] < first + decoding + late
     # a long prompt takes longer to its first token, by its tokens at the prefill rate
     asyncio.run(stream(long))
     longer = model.trace.records[-1]
     extra = (longer.prompt_tokens - record.prompt_tokens) / slow.prefill / SPEEDUP
-    assert extra > 0.02
-    assert longer.first - longer.start == pytest.approx(first + extra, abs=0.02)
+    assert extra > 0.1
+    assert first + extra <= longer.first - longer.start < first + extra + late
 
 
 def test_the_bound_counts_each_call_for_its_own_time_and_a_group_for_its_longest() -> None:
     from bench.sim.trace import CallRecord, critical_path
 
-    def call(ns: str, name: str, cost: float, items: tuple[str, ...] = ()) -> CallRecord:
-        return CallRecord("model", "s", name, ns, ns, start=0.0, end=cost, cost=cost, items=items)
+    def call(
+        ns: str, name: str, cost: float, items: tuple[str, ...] = (), start: float = 0.0
+    ) -> CallRecord:
+        return CallRecord(
+            "model", "s", name, ns, ns, start=start, end=start + cost, cost=cost, items=items
+        )
 
     judged = [call("verify:1", "VerdictBatch", 0.5, ("a",)), call("verify:1", "VerdictBatch", 2.0)]
     assert critical_path(judged)["main"] == pytest.approx(2.0)  # judged side by side
-    again = [*judged, call("verify:1", "VerdictBatch", 0.25, ("a",))]  # a second look
+    again = [*judged, call("verify:1", "VerdictBatch", 0.25, ("a",), start=2.0)]  # a 2nd look
     assert critical_path(again)["main"] == pytest.approx(2.25)
+    # a paragraph judged while the writer streams did not wait for the writer's last word
+    written = CallRecord("model", "s", "report", "w", "synthesize:1", start=0.0, end=1.0, cost=1.0)
+    beside = CallRecord(
+        "model", "s", "VerdictBatch", "j", "synthesize:1", start=0.5, end=1.3, cost=0.8
+    )
+    assert critical_path([written, beside])["main"] == pytest.approx(1.3)
+    after = CallRecord("model", "s", "VerdictBatch", "j", "verify:2", start=1.0, end=1.8, cost=0.8)
+    assert critical_path([written, after])["main"] == pytest.approx(1.8)

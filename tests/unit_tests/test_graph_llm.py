@@ -7,10 +7,12 @@ calls it CONTRADICTED, revise has it rewritten from the evidence, and verify run
 
 from __future__ import annotations
 
+import importlib
 import re
 import uuid
 from typing import Any
 
+import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
@@ -205,3 +207,75 @@ async def test_llm_engine_runs_the_whole_graph_and_revises_a_contradicted_claim(
     assert limits.startswith(f"- {part.text}\n- {UNCOVERED}\n- One source only [1].")
     assert report.confidence is not None and f"**Confidence: {report.confidence.level}.**" in limits
     assert "Limitations" not in report.outline
+
+
+ASKED = "Compare LFP and NMC and describe Hornsdale Power Reserve"
+
+
+async def _run_in_order(tmp_path: Any, *, while_writing: bool) -> tuple[Report, list[str]]:
+    """A run on the scripted model with claims judged while writing or after; its report and
+    the order of its ``claim_verified`` events and node updates."""
+    # the module (the package's name ``synthesize`` is the node function)
+    synthesize = importlib.import_module("deep_research.nodes.synthesize")
+    model = ScriptedChatModel(responses=[respond] * 60)
+    corpus = LocalCorpus(SAMPLE_CORPUS, default_index_path(tmp_path, SAMPLE_CORPUS))
+    graph = build_graph(
+        engine=LLMEngine(model, name="scripted-model"),
+        sources=[corpus],
+        checkpointer=InMemorySaver(serde=make_serde()),
+    )
+    config = {"configurable": {"thread_id": uuid.uuid4().hex}}
+    seen: list[str] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(synthesize, "JUDGE_WHILE_WRITING", while_writing)
+        async for _namespace, mode, chunk in graph.astream(
+            {
+                "messages": [
+                    HumanMessage("Compare LFP and NMC and describe Hornsdale Power Reserve")
+                ]
+            },
+            config,
+            context=Context(depth="auto"),
+            stream_mode=["custom", "updates"],
+            subgraphs=True,
+        ):
+            if mode == "custom" and chunk["type"] == "claim_verified":
+                seen.append("claim_verified")
+            elif mode == "updates":
+                seen.extend(chunk)
+    report: Report = (await graph.aget_state(config)).values["report"]
+    return report, seen
+
+
+async def test_claims_judged_while_writing_get_the_verdicts_and_report_of_judging_after(
+    tmp_path: Any,
+) -> None:
+    # issue #45: judging a paragraph's claims as soon as it is written changes when verdicts
+    # come, never what they are: same claims, verdicts, evidence and report text
+    after, after_order = await _run_in_order(tmp_path, while_writing=False)
+    during, during_order = await _run_in_order(tmp_path, while_writing=True)
+
+    def judged(report: Report) -> list[tuple[Any, ...]]:
+        return [
+            (
+                c.id,
+                c.text,
+                c.verdict,
+                c.confidence,
+                c.reasoning,
+                c.evidence_id,
+                c.citation_keys,
+                c.claim_type,
+                c.position_start,
+                c.position_end,
+            )
+            for c in report.claims
+        ]
+
+    assert judged(during) == judged(after) and len(after.claims) >= 3
+    assert during.markdown == after.markdown
+    assert during.verification == after.verification
+    assert during.verification.corrected == 1
+    # judged after: every verdict comes after the draft; while writing: the first come before
+    assert after_order.index("claim_verified") > after_order.index("synthesize")
+    assert during_order.index("claim_verified") < during_order.index("synthesize")

@@ -204,7 +204,8 @@ class LiveProgress:
             verdict = str(data.get("verdict"))
             if verdict in self.tally:
                 self.tally[verdict] += 1
-            self.phase = "verifying claims"
+            if not self.phase.startswith("writing"):  # verdicts land while the report is written
+                self.phase = "verifying claims"
         elif kind == "verification_summary":
             self.passes = int(data.get("passes", self.passes))
             self.tally = {verdict: int(data.get(verdict.lower(), 0)) for verdict in self.tally}

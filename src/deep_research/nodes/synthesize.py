@@ -1,7 +1,13 @@
-"""synthesize: write the report from the evidence, streamed as it is written."""
+"""synthesize: write the report from the evidence, streamed as it is written.
+
+While the writer streams, each finished paragraph's claims are judged beside the writing
+(:class:`~deep_research.nodes._judging.JudgeWhileWriting`), each verdict a ``claim_verified``
+event as it lands; verify keeps those verdicts and judges only what is left.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -9,13 +15,18 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context
 from deep_research.engines import WritingInputs, evidence_key
 from deep_research.events import emit
+from deep_research.nodes._judging import JudgeWhileWriting
 from deep_research.report.build import kept_findings, report_evidence, report_plan, shown_title
 from deep_research.services import Services, context_of
-from deep_research.state import State
+from deep_research.state import Claim, State
 from deep_research.verification.citations import keys_to_markers, normalize_draft
 
 PROGRESS_EVERY_CHARS = 400
 """A ``synthesis_progress`` event is emitted each time this many more characters are written."""
+
+JUDGE_WHILE_WRITING = True
+"""Judge each paragraph's claims as soon as it is written (False: verify judges them all after
+the writing, as before issue #45; the verdicts and the report are the same either way)."""
 
 PROGRESS_TEXT_CHARS = 2000
 """The most new text one ``synthesis_progress`` event carries (a longer piece is split)."""
@@ -77,7 +88,26 @@ async def synthesize(
         reply = await engine.answer(state.research_question, state.turns)
         return {"draft": normalize_draft(reply.value), "usage": reply.usage}
     evidence = report_evidence(state)
+    keys = {evidence_key(i): e.id for i, e in enumerate(evidence)}
     draft = DraftProgress(runtime)
+    judging = (
+        JudgeWhileWriting(
+            engine,
+            state.evidence,
+            keys,
+            services.memo,
+            limit=state.run_config.budget.max_parallel_researchers,
+            on_judged=_verdicts_emitter(runtime, state.verification.passes + 1),
+        )
+        if JUDGE_WHILE_WRITING and state.run_config.verify
+        else None
+    )
+
+    def progress(piece: str) -> None:
+        draft.take(piece)
+        if judging is not None:
+            judging.written(piece)
+
     inputs = WritingInputs(
         findings=kept_findings(state),
         titles={s.url: shown_title(s.title, s.url) for s in state.sources if s.title},
@@ -86,9 +116,52 @@ async def synthesize(
         unmet=state.unmet,
     )
     plan = report_plan(state.plan)
-    reply = await engine.write_report(
-        state.research_question, state.brief, plan, evidence, on_progress=draft.take, inputs=inputs
-    )
+    try:
+        reply = await engine.write_report(
+            state.research_question,
+            state.brief,
+            plan,
+            evidence,
+            on_progress=progress,
+            inputs=inputs,
+        )
+    except BaseException:
+        if judging is not None:
+            judging.cancel()
+        raise
     draft.finish(len(reply.value))
-    keys = {evidence_key(i): e.id for i, e in enumerate(evidence)}
-    return {"draft": normalize_draft(keys_to_markers(reply.value, keys)), "usage": reply.usage}
+    update: dict[str, Any] = {"draft": normalize_draft(keys_to_markers(reply.value, keys))}
+    update["usage"] = reply.usage
+    if judging is not None:
+        claims, usage = await judging.judged()
+        update["usage"] = reply.usage + usage
+        if claims:  # verify keeps these verdicts and judges the rest
+            update["claims"] = claims
+    return update
+
+
+def _verdicts_emitter(runtime: Runtime[Context], passes: int) -> Callable[[list[Claim]], None]:
+    """What reports the verdicts judged while writing: a ``claim_verified`` event each."""
+    landed = 0
+
+    def verdicts(claims: list[Claim]) -> None:
+        nonlocal landed
+        landed += len(claims)
+        for claim in claims:
+            emit(
+                runtime,
+                "claim_verified",
+                claim_id=claim.id,
+                text=claim.text,
+                verdict=claim.verdict,
+                confidence=claim.confidence,
+                reasoning=claim.reasoning,
+                evidence_id=claim.evidence_id,
+                claim_type=claim.claim_type,
+                numeric=claim.numeric,
+                checked_by=claim.checked_by,
+                passes=passes,
+                total=landed,
+            )
+
+    return verdicts

@@ -456,6 +456,7 @@ async def verify_draft(
     memo: Memo | None = None,
     *,
     overlap: bool = False,
+    judge_from: int = 0,
 ) -> DraftVerification:
     """Extract the draft's claims and judge each against the evidence it cites.
 
@@ -471,6 +472,10 @@ async def verify_draft(
     alternates are ranked in a worker thread while the engine judges, until it answers: the
     ranks of the claims it does not support are then mostly ready, and those of the claims
     revise takes up are in the memo. The verdicts are the same.
+
+    ``judge_from``: only the claims that start at or after this offset of ``draft`` are
+    extracted and judged (the paragraphs a writer has just finished, the draft so far before
+    them giving their headings and context); the others are left out of the result.
     """
     by_id = {e.id: e for e in evidence}
     known = {
@@ -489,6 +494,8 @@ async def verify_draft(
     )
     claims, fresh = [], []
     for claim in extract_claims(draft):
+        if claim.position_start < judge_from:
+            continue
         claim = check_synthesis(claim, evidence)
         earlier = known.get((claim.text, tuple(claim.citation_keys)))
         if claim.claim_type == "synthesis":
