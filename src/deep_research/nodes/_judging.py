@@ -18,9 +18,9 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 
 from deep_research.engines import Engine, OfflineEngine
+from deep_research.report.verify import DraftVerification, Memo, verify_draft
 from deep_research.state import Claim, EvidenceSpan, TokenUsage
 from deep_research.verification.citations import keys_to_markers, normalize_draft
-from deep_research.report.verify import DraftVerification, Memo, verify_draft
 
 PARAGRAPH_END = "\n\n"
 
