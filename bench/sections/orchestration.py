@@ -153,9 +153,10 @@ def excess_by_node(
 ) -> dict[str, float]:
     """Seconds each node's executions took beyond their share of the bound.
 
-    An execution counts from its first call's start to its last call's end. A researcher
-    counts against its own chain of dependent calls; the longest researcher of the run is
-    reported. With the run's ``wall`` time, :data:`OUTSIDE_CALLS` is the rest of the time
+    An execution counts from its first call's start to its last call's end; executions of the
+    main graph that overlapped count together, charged to the longest. The researchers
+    count as the longest of them against the longest chain of dependent calls among them (the
+    bound's share). With the run's ``wall`` time, :data:`OUTSIDE_CALLS` is the rest of the time
     beyond the bound: the nodes' own computing before their first call and after their last
     (prompts, reading the draft, the report), executions that make no call, and LangGraph's
     steps between nodes.
@@ -164,14 +165,29 @@ def excess_by_node(
     for record in records:
         spans[record.ns if "|" not in record.ns else record.ns.split("|", 1)[0]].append(record)
     excess: dict[str, float] = defaultdict(float)
+    researchers: list[tuple[float, float]] = []
+    main: list[tuple[float, float, float, str]] = []
     for key, calls in spans.items():
-        actual = max(r.end for r in calls) - min(r.start for r in calls)
+        start, end = min(r.start for r in calls), max(r.end for r in calls)
         bound = critical_path(calls, latency)["bound"]
         node = _node(key)
         if node == "researcher":
-            excess[node] = max(excess[node], actual - bound)
+            researchers.append((end - start, bound))
         else:
-            excess[node] += actual - bound
+            main.append((start, end, bound, node))
+    if researchers:  # the longest researcher against the longest chain, which the bound counts
+        excess["researcher"] = max(a for a, _ in researchers) - max(b for _, b in researchers)
+    # main-graph executions that ran side by side (title_chat beside plan) count once, as in
+    # the bound: their span against the longest of them, charged to the node that took longest
+    cluster: list[tuple[float, float, float, str]] = []
+    for execution in [*sorted(main), None]:
+        if cluster and (execution is None or execution[0] >= max(c[1] for c in cluster)):
+            span = max(c[1] for c in cluster) - min(c[0] for c in cluster)
+            slowest = max(cluster, key=lambda c: c[1] - c[0])[3]
+            excess[slowest] += span - max(c[2] for c in cluster)
+            cluster = []
+        if execution is not None:
+            cluster.append(execution)
     if wall is not None:
         excess[OUTSIDE_CALLS] = (
             wall - critical_path(records, latency)["bound"] - sum(excess.values())

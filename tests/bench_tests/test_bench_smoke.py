@@ -98,7 +98,11 @@ def test_orchestration_run_is_bounded_by_its_critical_path() -> None:
     # the time beyond the bound is the nodes' and what no node's calls span
     beyond = result["wall"] - result["bound"]["bound"]
     assert sum(result["excess"].values()) == pytest.approx(beyond, abs=0.01)
-    assert result["excess"][orchestration.OUTSIDE_CALLS] > 0
+    assert result["excess"][orchestration.OUTSIDE_CALLS] > 0, (
+        result["excess"],
+        result["bound"],
+        result["wall"],
+    )
 
 
 def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
