@@ -275,10 +275,10 @@ def _all_supported(messages: list[BaseMessage], tools: Any) -> AIMessage:
 
 
 async def test_a_model_judges_each_cell_alone_knowing_its_column_and_row() -> None:
-    model = ScriptedChatModel(responses=[_all_supported])
+    model = ScriptedChatModel(responses=[_all_supported] * 8)
     draft = normalize_draft(DRAFT)
     await verify_draft(LLMEngine(model, name="scripted"), draft, spans())
-    prompt = str(model.calls[0][1].content)
+    prompt = "\n".join(str(call[1].content) for call in model.calls)  # batches side by side
     cell = prompt.index("> 160 Wh/kg\n")
     where = prompt[cell:].split("\n")[1]
     assert where == "A table cell, judged alone; column 'Density', row 'LFP'"

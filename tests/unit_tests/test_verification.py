@@ -8,6 +8,7 @@ the order ``route_after_verify`` picks, as the graph would run them.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -288,7 +289,13 @@ def _verdicts(messages: list[BaseMessage], tools: Any) -> AIMessage:
     return structured(VerdictBatch, verdicts=verdicts)
 
 
-async def test_llm_verdicts_are_batched_retried_when_malformed_and_held_to_figures() -> None:
+async def test_llm_verdicts_are_batched_retried_when_malformed_and_held_to_figures(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # one batch for every claim, as the replies below are scripted
+    monkeypatch.setattr(
+        importlib.import_module("deep_research.engines.llm.engine"), "JUDGE_BATCH", 99
+    )
     malformed = structured(
         VerdictBatch, verdicts=[{"claim_id": "x", "verdict": "MAYBE", "confidence": 2}]
     )

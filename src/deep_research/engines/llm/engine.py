@@ -68,6 +68,11 @@ _TITLE_EDGES = "\"'`*_“”‘’„«»‹› "
 EMPTY_REPORT_ATTEMPTS = 2
 """Times the report is asked for while the model answers with no text at all."""
 
+JUDGE_BATCH = 4
+"""Most claims judged in one request. A request's verdicts come at the model's decode rate, so
+small batches judged side by side give them sooner than one long batch (issue #45); each claim
+is judged alone either way, so the verdicts are the same."""
+
 
 class LLMEngine(ModelCalls):
     """The :class:`~deep_research.engines.base.Engine` backed by chat models."""
@@ -389,17 +394,22 @@ class LLMEngine(ModelCalls):
         )
 
     async def judge(self, checks: Sequence[ClaimCheck]) -> Reply[list[ClaimVerdict]]:
-        """Return one verdict per claim, in the order given, from one request per window.
+        """Return one verdict per claim, in the order given, from requests sent side by side.
 
         Claims are sent together as far as the judge's window allows (quotes are cut when one
-        claim alone does not fit). Each answer is checked (one verdict per claim given, no
-        other ids, keys in range, quotes verbatim) and re-asked. Claims the model still gave
+        claim alone does not fit), at most :data:`JUDGE_BATCH` to a request. Each answer is
+        checked (one verdict per claim given, no other ids, keys in range, quotes verbatim) and
+        re-asked. Claims the model still gave
         no usable verdict for are judged by the offline checker, labelled
         ``checked_by="fallback"``: a model's failure to answer never counts against a claim.
         """
         system = prompts.JUDGE_PROMPT.format(data_rule=prompts.DATA_RULE)
         budget = data_budget(self.limits_of("judge").prompt_budget, system, "Judge these claims.")
-        groups = fitting.pack_checks(checks, budget)
+        groups = [
+            group[start : start + JUDGE_BATCH]
+            for group in fitting.pack_checks(checks, budget)
+            for start in range(0, len(group), JUDGE_BATCH)
+        ]
         replies = await asyncio.gather(*(self._judge([checks[i] for i in g]) for g in groups))
         verdicts = [verdict for reply in replies for verdict in reply.value]
         usage = sum((reply.usage for reply in replies), TokenUsage())
