@@ -356,10 +356,9 @@ def tokens(r: dict[str, Any]) -> tuple[str, list[str]]:
     if slower:
         behind.append(
             f"**Verified report: not {REPORT_TIME_GOAL}× the peer's report time** on the same "
-            f"simulated model ({', '.join(slower)} its wall time). Cause: verification sits "
-            "after the writing on the critical path (`verify`, `revise`, `verify` again, each "
-            "waiting for the model's verdicts, which are long completions at the decode rate); "
-            "the peer does not verify (no verify calls in the per-stage table)."
+            f"simulated model ({', '.join(slower)} its wall time). Cause: the checks that "
+            "still follow the draft (see the price of trust below); the peer does not verify "
+            "(no verify calls in the per-stage table)."
         )
     text += "\n\n" + _waits_text(r, behind)
     stage_rows = []
@@ -430,9 +429,12 @@ def _waits_text(r: dict[str, Any], behind: list[str]) -> str:
     if dear:
         behind.append(
             f"**The price of trust is above {TRUST_GOAL:.2f}** ({', '.join(dear)}): our "
-            "verified report's time over the same run without verification. Cause: the claims "
-            "are judged only once the whole draft is written, in one long verdict batch per "
-            "pass, then revised and judged again, all after the last word of the draft."
+            "verified report's time over the same run without verification. Cause: what still "
+            "follows the last word of the draft, each step waiting for the model (a time to the "
+            "first token, then verdicts at the decode rate): the last paragraph's judgement and "
+            "its second look at alternates, revision's rewrites, their re-judging, and the "
+            "passes' own computing (claims extracted, alternates ranked) beside the event loop; "
+            "the claims of the other paragraphs are judged while the writer still writes."
         )
     return (
         "What a user waits for, seconds from the question (median (min–max) of the "
