@@ -202,7 +202,8 @@ export function apply(before: Progress, event: TraceEvent): Progress {
         toVerify: Math.max(num(data.total), verified),
         tally,
         claims: last(p.claims, claim, KEEP_CLAIMS),
-        phase: "verifying claims",
+        // claims are judged while the report is still being written: it is still writing
+        phase: p.phase === "writing the report" ? p.phase : "verifying claims",
       };
     }
     case "verification_summary": {
