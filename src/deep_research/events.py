@@ -26,7 +26,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from deep_research.state.models import EventType, TraceEvent
+from deep_research.state.models import Claim, EventType, TraceEvent
 
 
 def namespace_path(checkpoint_ns: str) -> list[tuple[str, str]]:
@@ -160,6 +160,32 @@ def emit(
             payload = {**payload, "data": kept}
         events.pending.append(RecordedEvent(events.task[0], events.next_seq, events.node, payload))
         events.next_seq += 1
+
+
+def emit_verdict(runtime: Runtime[Any], claim: Claim, *, passes: int, total: int) -> None:
+    """One ``claim_verified`` event: a judged claim, its verdict and how it was judged.
+
+    Args:
+        runtime: The node's runtime.
+        claim: The judged claim.
+        passes: The verification pass the verdict belongs to.
+        total: How many claims this pass has judged so far, this one included.
+    """
+    emit(
+        runtime,
+        "claim_verified",
+        claim_id=claim.id,
+        text=claim.text,
+        verdict=claim.verdict,
+        confidence=claim.confidence,
+        reasoning=claim.reasoning,
+        evidence_id=claim.evidence_id,
+        claim_type=claim.claim_type,
+        numeric=claim.numeric,
+        checked_by=claim.checked_by,
+        passes=passes,
+        total=total,
+    )
 
 
 def take_events(runtime: Runtime[Any]) -> list[RecordedEvent]:

@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 
 from deep_research.context import Context
 from deep_research.engines import WritingInputs, evidence_key
-from deep_research.events import emit
+from deep_research.events import emit, emit_verdict
 from deep_research.nodes._judging import JudgeWhileWriting
 from deep_research.report.build import kept_findings, report_evidence, report_plan, shown_title
 from deep_research.services import Services, context_of
@@ -148,20 +148,6 @@ def _verdicts_emitter(runtime: Runtime[Context], passes: int) -> Callable[[list[
         nonlocal landed
         landed += len(claims)
         for claim in claims:
-            emit(
-                runtime,
-                "claim_verified",
-                claim_id=claim.id,
-                text=claim.text,
-                verdict=claim.verdict,
-                confidence=claim.confidence,
-                reasoning=claim.reasoning,
-                evidence_id=claim.evidence_id,
-                claim_type=claim.claim_type,
-                numeric=claim.numeric,
-                checked_by=claim.checked_by,
-                passes=passes,
-                total=landed,
-            )
+            emit_verdict(runtime, claim, passes=passes, total=landed)
 
     return verdicts

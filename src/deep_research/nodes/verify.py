@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 
 from deep_research.context import Context
 from deep_research.engines import OfflineEngine
-from deep_research.events import emit
+from deep_research.events import emit, emit_verdict
 from deep_research.report.verify import verify_draft
 from deep_research.services import Services, context_of
 from deep_research.state import Claim, State, Verdict, VerificationSummary
@@ -52,21 +52,7 @@ async def verify(state: State, runtime: Runtime[Context], *, services: Services)
     )
     summary = summarize(result.claims, state.verification)
     for claim in result.judged:
-        emit(
-            runtime,
-            "claim_verified",
-            claim_id=claim.id,
-            text=claim.text,
-            verdict=claim.verdict,
-            confidence=claim.confidence,
-            reasoning=claim.reasoning,
-            evidence_id=claim.evidence_id,
-            claim_type=claim.claim_type,
-            numeric=claim.numeric,
-            checked_by=claim.checked_by,
-            passes=summary.passes,
-            total=len(result.judged),
-        )
+        emit_verdict(runtime, claim, passes=summary.passes, total=len(result.judged))
     budget = state.run_config.budget.max_revisions
     final = not revision_due(result.claims, state.revisions, budget)
     emit(runtime, "verification_summary", **summary.model_dump(), final=final)
