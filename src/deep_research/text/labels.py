@@ -185,6 +185,15 @@ LABELS: dict[str, dict[Label, str]] = {
         "basis_conflicts": "désaccords entre sources : {conflicts}",
         "basis_uncovered": "parties de la question non couvertes : {uncovered}",
         "not_covered": "Non couvert : {title}. Les sources lues n'y répondent pas suffisamment.",
+        "not_answered": "Sans réponse : {part}. Aucune affirmation étayée du rapport n'y répond.",
+        "partly": (
+            "Réponse partielle : {part}. Les affirmations étayées du rapport s'y rapportent "
+            "sans dire ce qui est demandé."
+        ),
+        "verification_off": (
+            "Vérification : désactivée pour cette exécution (le réglage verify) ; aucune "
+            "affirmation n'a été confrontée aux preuves."
+        ),
         "sources_disagree": "Les sources divergent : « {a} » [{key_a}] contre « {b} » [{key_b}].",
         "available_from": "Disponible sur : {location}",
         "marked_one": (
@@ -259,6 +268,17 @@ LABELS: dict[str, dict[Label, str]] = {
         "basis_conflicts": "discrepancias entre fuentes: {conflicts}",
         "basis_uncovered": "partes de la pregunta sin cubrir: {uncovered}",
         "not_covered": "Sin cubrir: {title}. Las fuentes leídas no lo responden lo suficiente.",
+        "not_answered": (
+            "Sin respuesta: {part}. Ninguna afirmación respaldada del informe lo responde."
+        ),
+        "partly": (
+            "Respuesta parcial: {part}. Las afirmaciones respaldadas del informe tratan el tema "
+            "pero no dicen lo que se pregunta."
+        ),
+        "verification_off": (
+            "Verificación: desactivada en esta ejecución (el ajuste verify); ninguna "
+            "afirmación se contrastó con la evidencia."
+        ),
         "sources_disagree": "Las fuentes discrepan: «{a}» [{key_a}] frente a «{b}» [{key_b}].",
         "available_from": "Disponible en: {location}",
         "marked_one": (
@@ -335,6 +355,17 @@ LABELS: dict[str, dict[Label, str]] = {
         "not_covered": (
             "Nicht abgedeckt: {title}. Die gelesenen Quellen beantworten es nicht ausreichend."
         ),
+        "not_answered": (
+            "Nicht beantwortet: {part}. Keine belegte Aussage des Berichts beantwortet es."
+        ),
+        "partly": (
+            "Teilweise beantwortet: {part}. Die belegten Aussagen des Berichts betreffen es, "
+            "sagen aber nicht, wonach gefragt ist."
+        ),
+        "verification_off": (
+            "Prüfung: für diesen Lauf ausgeschaltet (die Einstellung verify); keine Aussage "
+            "wurde mit den Belegen abgeglichen."
+        ),
         "sources_disagree": (
             "Die Quellen widersprechen sich: „{a}“ [{key_a}] gegenüber „{b}“ [{key_b}]."
         ),
@@ -387,7 +418,7 @@ LABELS: dict[str, dict[Label, str]] = {
         "unchecked": "核查：没有可对照证据核查的陈述；详情见 report.json 和 report.html。",
         "broad": "“{question}”范围较广。研究应侧重哪个方面（例如成本、历史、技术、风险或比较）？",
         "limitations": "局限",
-        "no_limits": "研究计划的每一步都有得到支持的陈述，也没有发现来源在数字或事实上相互矛盾。",
+        "no_limits": "问题的每一部分都有得到支持的陈述作答，也没有发现来源在数字或事实上相互矛盾。",
         "confidence": "可信度",
         "high": "高",
         "medium": "中",
@@ -398,6 +429,9 @@ LABELS: dict[str, dict[Label, str]] = {
         "basis_conflicts": "来源之间有 {conflicts} 处分歧",
         "basis_uncovered": "问题中有 {uncovered} 个部分未被覆盖",
         "not_covered": "未覆盖：{title}。所读来源对此回答得不够充分。",
+        "not_answered": "未回答：{part}。报告中没有得到支持的陈述回答这一点。",
+        "partly": "部分回答：{part}。报告中得到支持的陈述与此相关，但没有给出所问的内容。",
+        "verification_off": "核查：本次运行已关闭（verify 设置）；没有陈述经过证据核对。",
         "sources_disagree": "来源存在分歧：“{a}”[{key_a}] 与 “{b}”[{key_b}]。",
         "available_from": "获取地址：{location}",
         "marked_one": "文中标记了 1 条证据未能完全支持的陈述，脚注说明了原因。",
@@ -450,7 +484,7 @@ LABELS: dict[str, dict[Label, str]] = {
         ),
         "limitations": "限界",
         "no_limits": (
-            "調査計画のどのステップにも裏付けのある主張があり、数値や事実について食い違う"
+            "質問のどの部分にも裏付けのある主張による回答があり、数値や事実について食い違う"
             "情報源は見つかりませんでした。"
         ),
         "confidence": "信頼度",
@@ -464,6 +498,14 @@ LABELS: dict[str, dict[Label, str]] = {
         "basis_conflicts": "情報源間の食い違い {conflicts} 件",
         "basis_uncovered": "扱えなかった質問の部分 {uncovered} 件",
         "not_covered": "未対応：{title}。読んだ情報源はこれに十分に答えていません。",
+        "not_answered": "未回答：{part}。報告書の裏付けのある主張はこれに答えていません。",
+        "partly": (
+            "一部回答：{part}。報告書の裏付けのある主張は関連していますが、問われている内容を"
+            "述べていません。"
+        ),
+        "verification_off": (
+            "検証：この実行ではオフ（verify 設定）です。どの主張も証拠と照合されていません。"
+        ),
         "sources_disagree": "情報源の記述が食い違っています：「{a}」[{key_a}] と「{b}」[{key_b}]。",
         "available_from": "入手先：{location}",
         "marked_one": (
@@ -523,7 +565,7 @@ LABELS: dict[str, dict[Label, str]] = {
         ),
         "limitations": "한계",
         "no_limits": (
-            "조사 계획의 모든 단계에 뒷받침되는 주장이 있으며, 수치나 사실에서 서로 어긋나는 "
+            "질문의 모든 부분에 뒷받침되는 주장으로 답했으며, 수치나 사실에서 서로 어긋나는 "
             "출처는 발견되지 않았습니다."
         ),
         "confidence": "신뢰도",
@@ -537,6 +579,17 @@ LABELS: dict[str, dict[Label, str]] = {
         "basis_conflicts": "출처 간 불일치 {conflicts}건",
         "basis_uncovered": "다루지 못한 질문의 부분 {uncovered}개",
         "not_covered": "다루지 못함: {title}. 읽은 출처가 이에 충분히 답하지 못합니다.",
+        "not_answered": (
+            "답하지 못함: {part}. 보고서의 뒷받침되는 주장 중 이에 답하는 것이 없습니다."
+        ),
+        "partly": (
+            "일부 답함: {part}. 보고서의 뒷받침되는 주장이 이와 관련되지만 묻는 내용을 "
+            "말하지 않습니다."
+        ),
+        "verification_off": (
+            "검증: 이번 실행에서는 꺼져 있습니다(verify 설정). 어떤 주장도 증거와 대조되지 "
+            "않았습니다."
+        ),
         "sources_disagree": "출처 간 내용이 엇갈립니다: “{a}” [{key_a}] 대 “{b}” [{key_b}].",
         "available_from": "위치: {location}",
         "marked_one": (
