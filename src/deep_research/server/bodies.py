@@ -1,4 +1,4 @@
-r"""Request bodies, bounded; refusals of ``/mcp`` tool calls answered, not turned into 500.
+r"""Request bodies, bounded, and readable as JSON before any route sees them.
 
 :class:`RequestBodies` is an ASGI middleware of the custom app, which the LangGraph server
 places around its own routes (as it does the CORS policy), so it sees every request:
@@ -18,10 +18,9 @@ places around its own routes (as it does the CORS policy), so it sees every requ
   ``thread_id``) is refused with 422 whether the id is taken or not: the server would answer
   "already exists" for another user's thread, telling the caller that it does. The auth
   handler of thread creation cannot do this: the server has made up an id by then.
-* ``POST /mcp`` runs the tool through the server's own API, in process, and the server lets
-  the refusal of that run (a model or a corpus not offered: 403; bad input: 422; over the run
-  cap: 429) escape as an error, which it answers with 500. Here such a refusal becomes the
-  tool call's answer: an MCP tool result with ``isError`` and the reason.
+
+``/mcp`` is ours (:mod:`deep_research.server.mcp_endpoint`), behind this guard like every
+route; it answers a refused tool run itself (a tool result with ``isError``).
 """
 
 from __future__ import annotations
@@ -85,17 +84,6 @@ def refusal_detail(error: httpx.HTTPStatusError) -> str:
     except (ValueError, AttributeError, httpx.ResponseNotRead):
         detail = None
     return str(detail or f"HTTP {error.response.status_code}")
-
-
-def mcp_tool_refusal(body: bytes, detail: str) -> dict[str, Any]:
-    """The JSON-RPC answer to the tool call in ``body``: a tool result that is an error."""
-    try:
-        request = loads_bounded(body)
-    except ValueError:
-        request = None
-    request_id = request.get("id") if isinstance(request, dict) else None
-    content = [{"type": "text", "text": f"refused: {detail}"}]
-    return {"jsonrpc": "2.0", "id": request_id, "result": {"isError": True, "content": content}}
 
 
 def unreadable(body: bytes) -> tuple[int, str] | None:
@@ -166,22 +154,4 @@ class RequestBodies:
         if _picks_thread_id(scope, body):
             await answer(send, 422, {"detail": CALLER_THREAD_ID})
             return
-        if scope["method"] == "POST" and scope["path"].rstrip("/").endswith("/mcp"):
-            await self._mcp(scope, replay, send, body)
-        else:
-            await self.app(scope, replay, send)
-
-    async def _mcp(self, scope: Scope, receive: Receive, send: Send, body: bytes) -> None:
-        started = False
-
-        async def tracked(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, receive, tracked)
-        except httpx.HTTPStatusError as error:  # the tool's run, refused by the auth handler
-            if started or error.response.status_code >= 500:
-                raise
-            await answer(send, 200, mcp_tool_refusal(body, refusal_detail(error)))
+        await self.app(scope, replay, send)
