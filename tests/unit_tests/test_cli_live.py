@@ -113,3 +113,21 @@ def test_the_report_s_last_lines_show_as_text_while_it_is_written() -> None:
     view.apply(_event("synthesis_progress", characters=60, text="", done=True))
     screen = _screen(view)
     assert "## Cost" not in screen and "now: verifying claims" in screen
+
+
+def test_the_token_counts_say_when_they_are_estimates() -> None:
+    # a local server that streams no usage: the counts are the agent's own estimate
+    from deep_research.cli.progress import tokens_line
+    from deep_research.state import Metrics
+
+    line = tokens_line(
+        Metrics(model_calls=14, estimated_calls=14, prompt_tokens=10152, completion_tokens=416)
+    )
+    assert line == (
+        "tokens: 10,152 prompt, 416 completion in 14 calls"
+        " (estimated for 14 of them: the endpoint sent no usage)"
+    )
+    assert tokens_line(Metrics(model_calls=3, prompt_tokens=10)) == (
+        "tokens: 10 prompt, 0 completion in 3 calls"
+    )
+    assert tokens_line(Metrics()) is None  # the offline engine calls no model

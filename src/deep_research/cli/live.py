@@ -29,7 +29,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from deep_research.cli.progress import ProgressPrinter, printable
+from deep_research.cli.progress import ProgressPrinter, printable, tokens_line
 from deep_research.context import Context
 from deep_research.settings import get_settings
 from deep_research.state import Report
@@ -149,6 +149,9 @@ class LiveProgress:
                 f"in {report.metrics.duration_seconds:.1f}s"
             )
         )
+        tokens = tokens_line(report.metrics)
+        if tokens:
+            self.console.print(Text(tokens))
 
     def stop(self) -> None:
         """Stop drawing (on an interruption or an error), leaving the last view on screen."""

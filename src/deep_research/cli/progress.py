@@ -10,9 +10,24 @@ from deep_research.text.inert import strip_controls
 
 if TYPE_CHECKING:  # the storage commands print with this module and need neither
     from deep_research.context import Context
-    from deep_research.state import Report
+    from deep_research.state import Metrics, Report
 
 _VERDICT_MARK = {"SUPPORTED": "✓", "PARTIAL": "~", "UNSUPPORTED": "✗", "CONTRADICTED": "!"}
+
+
+def tokens_line(m: Metrics) -> str | None:
+    """The run's tokens and calls, saying which counts are estimates; ``None`` with no call."""
+    if not m.model_calls:
+        return None
+    estimated = (
+        f" (estimated for {m.estimated_calls} of them: the endpoint sent no usage)"
+        if m.estimated_calls
+        else ""
+    )
+    return (
+        f"tokens: {m.prompt_tokens:,} prompt, {m.completion_tokens:,} completion in "
+        f"{m.model_calls} calls{estimated}"
+    )
 
 
 def printable(text: str) -> str:
@@ -137,17 +152,9 @@ class ProgressPrinter:
             f"{v.corrected} corrected, {v.recited} re-cited) in "
             f"{report.metrics.duration_seconds:.1f}s"
         )
-        m = report.metrics
-        if m.model_calls:
-            estimated = (
-                f" (estimated for {m.estimated_calls} of them: the endpoint sent no usage)"
-                if m.estimated_calls
-                else ""
-            )
-            self._say(
-                f"tokens: {m.prompt_tokens:,} prompt, {m.completion_tokens:,} completion in "
-                f"{m.model_calls} calls{estimated}"
-            )
+        tokens = tokens_line(report.metrics)
+        if tokens:
+            self._say(tokens)
         if report.confidence is not None:
             limits = len(report.limitations)
             self._say(
