@@ -37,7 +37,7 @@ from langgraph.types import Command, Overwrite
 from deep_research.context import Context
 from deep_research.engines import Reply
 from deep_research.graph import build_graph
-from deep_research.nodes.progress import is_progress
+from deep_research.nodes._progress import is_progress
 from deep_research.persistence import open_checkpointer
 from deep_research.persistence.checkpointer import CompactMemorySaver, make_serde
 from deep_research.report.chat import chat_markdown

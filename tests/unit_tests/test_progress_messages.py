@@ -12,7 +12,7 @@ from deep_research.context import Context
 from deep_research.engines import OfflineEngine
 from deep_research.graph import build_graph
 from deep_research.nodes._chat import split_chat
-from deep_research.nodes.progress import PROGRESS_NAME, is_progress, progress_id
+from deep_research.nodes._progress import PROGRESS_NAME, is_progress, progress_id
 from deep_research.persistence.checkpointer import make_serde
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path

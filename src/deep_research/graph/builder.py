@@ -33,8 +33,8 @@ from deep_research.nodes import (
     synthesize,
     title_chat,
     verify,
+    with_progress,
 )
-from deep_research.nodes.progress import with_progress
 from deep_research.persistence import Recorder
 from deep_research.services import Services, recording
 from deep_research.sources import SourceProvider

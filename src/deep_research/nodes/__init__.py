@@ -1,5 +1,6 @@
 """The nodes of the main graph and of the researcher subgraph, one module per node."""
 
+from deep_research.nodes._progress import with_progress
 from deep_research.nodes.ask_clarification import ask_clarification
 from deep_research.nodes.clarify import clarify
 from deep_research.nodes.dispatch import dispatch
@@ -32,4 +33,5 @@ __all__ = [
     "take_notes",
     "title_chat",
     "verify",
+    "with_progress",
 ]

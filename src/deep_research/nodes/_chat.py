@@ -9,7 +9,7 @@ from langchain_core.messages import AnyMessage
 from deep_research.context import validate_question
 from deep_research.engines import Turn
 from deep_research.errors import InvalidQuestionError
-from deep_research.nodes.progress import is_progress
+from deep_research.nodes._progress import is_progress
 
 MAX_HISTORY_TURNS = 6
 
