@@ -43,6 +43,7 @@ def in_ci() -> bool:
 def _clear_caches() -> None:
     get_settings.cache_clear()
     engines.load_engine.cache_clear()
+    engines._window.cache_clear()
     sources._local.cache_clear()
     forget_breakers()
 

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from deep_research import engines
 from deep_research.engines import load_engine
 from deep_research.engines.llm import LLMEngine, windows
 from deep_research.engines.llm.catalog import DEFAULT_CONTEXT_TOKENS
@@ -73,6 +74,7 @@ def _engine_window(monkeypatch: pytest.MonkeyPatch, routes: dict[tuple[str, str]
         return served_window(model, base_url, **{**options, "transport": server(routes)})
 
     monkeypatch.setattr(windows, "served_window", faked)
+    engines._window.cache_clear()  # asked once per process and model: a new server here
     engine = load_engine("qwen3")
     assert isinstance(engine, LLMEngine)
     return engine.limits_of("writer").context_tokens
@@ -98,6 +100,32 @@ def test_the_server_window_comes_first_then_configuration_then_the_default(
     monkeypatch.delenv("DEEP_RESEARCH_CONTEXT_TOKENS")
     get_settings.cache_clear()
     monkeypatch.setattr(windows, "served_window", lambda *a, **k: None)
+    engines._window.cache_clear()
     engine = load_engine("some-unknown-model")
     assert isinstance(engine, LLMEngine)
     assert engine.limits_of("writer").context_tokens == DEFAULT_CONTEXT_TOKENS
+
+
+def test_a_server_learns_the_windows_before_it_serves_so_no_run_asks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the question is blocking HTTP: inside a run on langgraph dev's event loop it is refused
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", BASE)
+    asked: list[str] = []
+
+    def faked(model: str, base_url: str | None, **options: Any) -> int | None:
+        asked.append(model)
+        return served_window(model, base_url, **{**options, "transport": server(LLAMA_CPP)})
+
+    monkeypatch.setattr(windows, "served_window", faked)
+    engines.learn_windows(["offline", "qwen3"])
+    assert asked == ["qwen3"]  # the offline engine has no server to ask
+
+    def refuse(*args: Any, **kwargs: Any) -> int | None:
+        raise AssertionError("a run asked the model's server for its window")
+
+    monkeypatch.setattr(windows, "served_window", refuse)
+    engine = load_engine("qwen3")
+    assert isinstance(engine, LLMEngine)
+    assert engine.limits_of("writer").context_tokens == 8192

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -38,16 +39,20 @@ __all__ = [
     "WritingInputs",
     "chat_title",
     "evidence_key",
+    "learn_windows",
     "load_engine",
     "locate_quotes",
     "passage_key",
 ]
 
 
+@lru_cache(maxsize=32)
 def _window(model: str, api_key: str | None) -> int | None:
     """The window the OpenAI-compatible server of ``model`` states, if it does.
 
-    See :mod:`deep_research.engines.llm.windows`; other providers are not asked.
+    See :mod:`deep_research.engines.llm.windows`; other providers are not asked. Asked once
+    per process and model: the question is blocking HTTP, so a server asks it before it serves
+    (:func:`learn_windows`), never inside a run on its event loop.
     """
     from deep_research.engines.llm.providers import split_model
     from deep_research.engines.llm.windows import served_window
@@ -56,6 +61,19 @@ def _window(model: str, api_key: str | None) -> int | None:
     if provider not in (None, "openai"):
         return None
     return served_window(name, get_settings().openai_base_url, api_key=api_key)
+
+
+def learn_windows(models: Iterable[str]) -> None:
+    """Ask the model servers for the windows of ``models`` now (blocking; call it in a thread).
+
+    A server calls this at start-up, off its event loop, for the models its runs may use, so
+    that building an engine inside a run finds the answer already known.
+    """
+    settings = get_settings()
+    key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
+    for model in models:
+        if model != OFFLINE:
+            _window(model, key)
 
 
 @lru_cache(maxsize=8)

@@ -28,6 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.types import ASGIApp
 
 from deep_research.context import Depth, Mode
+from deep_research.engines import learn_windows
 from deep_research.errors import DatabaseUnavailableError, NotFoundError, StoreError
 from deep_research.ids import THREAD_ID
 from deep_research.persistence import queries
@@ -112,9 +113,12 @@ async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
 
     The settings are built here, off the event loop, so that no request handler is the first to
     build them (that reads the environment and resolves the data folder: blocking calls, which
-    ``langgraph dev`` refuses inside a request).
+    ``langgraph dev`` refuses inside a request); so are the context windows the served models'
+    servers state (blocking HTTP), which every run's engine reads.
     """
     settings = await asyncio.to_thread(get_settings)
+    # the windows the model servers state: asked now, off the loop, not inside a run
+    await asyncio.to_thread(learn_windows, sorted(settings.served_models))
     verifier = current_verifier()
     origins = allowed_origins(settings)
     if verifier.open:
