@@ -116,6 +116,7 @@ async def synthesize(
         unmet=state.unmet,
     )
     plan = report_plan(state.plan)
+    written = False
     try:
         reply = await engine.write_report(
             state.research_question,
@@ -125,10 +126,10 @@ async def synthesize(
             on_progress=progress,
             inputs=inputs,
         )
-    except BaseException:
-        if judging is not None:
+        written = True
+    finally:
+        if judging is not None and not written:  # a failure or an interrupt: stop judging
             judging.cancel()
-        raise
     draft.finish(len(reply.value))
     update: dict[str, Any] = {"draft": normalize_draft(keys_to_markers(reply.value, keys))}
     update["usage"] = reply.usage

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import importlib
 import logging
+import struct
+import zipfile
+import zlib
 from collections.abc import Callable
 from functools import cache
 
@@ -71,13 +74,42 @@ def read_document(suffix: str, data: bytes, limits: DocumentLimits | None = None
         raise UnreadableDocumentError("too_large", "ran out of memory reading it") from None
     except RecursionError:
         raise UnreadableDocumentError("unreadable", "nested too deeply to read") from None
-    # The parsers raise what their input provokes (KeyError, ValueError, AttributeError, their
-    # own errors, zipfile's and lxml's...) on malformed files: a file someone saved badly is
-    # skipped with its reason, never the end of the indexing.
-    except Exception as exc:
+    # What the parsers raise on malformed input: a file someone saved badly is skipped with its
+    # reason, never the end of the indexing.
+    except _parse_errors() as exc:
         logger.debug("document reader failed", exc_info=True)
         detail = f"could not be parsed ({type(exc).__name__}: {exc})"[:300]
         raise UnreadableDocumentError("unreadable", detail) from None
+
+
+@cache
+def _parse_errors() -> tuple[type[BaseException], ...]:
+    """The errors a reader raises on a malformed file (the optional parsers' own, if installed).
+
+    Python's (``KeyError``, ``ValueError``, ``zipfile.BadZipFile``, ``struct.error``...); lxml's
+    and ElementTree's syntax errors are ``SyntaxError``, defusedxml's refusals ``ValueError``.
+    """
+    errors: list[type[BaseException]] = [
+        ValueError,
+        KeyError,
+        IndexError,
+        TypeError,
+        AttributeError,
+        AssertionError,
+        LookupError,
+        SyntaxError,
+        OSError,
+        EOFError,
+        zipfile.BadZipFile,
+        struct.error,
+        zlib.error,
+    ]
+    for module, name in (("pypdf.errors", "PyPdfError"), ("docutils", "ApplicationError")):
+        try:
+            errors.append(getattr(importlib.import_module(module), name))
+        except (ImportError, AttributeError):
+            continue
+    return tuple(errors)
 
 
 def _reader(suffix: str) -> Callable[[bytes, DocumentLimits], DocumentText]:
