@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from deep_research.errors import CorpusNotFoundError, SourceError
+from deep_research.sources.html import extract_html_file
 from deep_research.sources.local import IndexStats, LocalCorpus, default_index_path
-from deep_research.sources.web.extract import extract_html_file
 
 # Under 250 characters of text: trafilatura's own rescue of short pages would bring back the
 # navigation, the header and the footer.

@@ -9,11 +9,14 @@ from pathlib import Path
 import pytest
 
 from deep_research.errors import FetchBlockedError, FetchSkippedError
+from deep_research.sources.documents import with_pages
 from deep_research.sources.web.cache import CachedPage, PageCache
 from deep_research.sources.web.extract import extract_page, pdf_supported, supported_types
 from deep_research.sources.web.fetch import Fetcher
 from deep_research.sources.web.reader import WebReader
 from deep_research.sources.web.ssrf import Allowlist, SsrfGuard
+from deep_research.state import EvidenceSpan
+from tests.documents import pdf_bytes, text_page
 from tests.unit_tests.web_server import LocalServer, LoopbackOnlyBackend, page
 
 NOISY_PAGE = """<!doctype html>
@@ -181,3 +184,41 @@ async def test_a_broken_cache_file_falls_back_to_the_network(
     path.write_bytes(b"this is not a SQLite database" * 100)
     document = await reader(server, PageCache(path, ttl=3600)).read(server.url("/article"))
     assert document.cache == "miss" and server.requests == ["/article"]
+
+
+async def test_a_fetched_pdf_reads_as_a_corpus_pdf_and_its_quotes_name_their_page(
+    tmp_path: Path,
+) -> None:
+    """Wrapped lines joined, page starts kept through the cache, a quote on page 2 says p. 2."""
+    body = pdf_bytes(
+        [
+            text_page("Pumped hydro stores most of the grid energy held in reserve today."),
+            text_page(
+                "Lithium iron phosphate packs fell below 100 dollars per kilowatt-hour in 2024,"
+                " according to the annual survey of cell makers and integrators."
+            ),
+        ],
+        title="Storage survey",
+    )
+    routes = {"/survey.pdf": page(body, "application/pdf")}
+    with LocalServer("127.0.0.1", routes) as running:
+        cache = PageCache(tmp_path / "pages.sqlite", ttl=3600)
+        fetched = await reader(running, cache).read(running.url("/survey.pdf"))
+        cached = await reader(running, cache).read(running.url("/survey.pdf"))
+    assert (fetched.cache, cached.cache) == ("miss", "hit")
+    assert fetched.title == "Storage survey"
+    sentence = "Lithium iron phosphate packs fell below 100 dollars per kilowatt-hour in 2024,"
+    assert sentence in fetched.text  # one line: the PDF's wrapped lines were joined
+    assert fetched.metadata["pages"] == cached.metadata["pages"]
+    start = cached.text.index(sentence)
+    span = EvidenceSpan(
+        id="ev_1",
+        document_id=cached.id,
+        url=cached.url,
+        step_id="s1",
+        quote=sentence,
+        start=start,
+        end=start + len(sentence),
+    )
+    (paged,) = with_pages([span], [cached])
+    assert (paged.page_kind, paged.page) == ("page", 2)

@@ -1,7 +1,7 @@
 """The local corpus: a folder of documents, searched with SQLite FTS5.
 
 Markdown, text and HTML files are read here, HTML extracted as web pages are
-(:func:`~deep_research.sources.web.extract.extract_html_file`); PDF, Word, PowerPoint, EPUB and
+(:func:`~deep_research.sources.html.extract_html_file`); PDF, Word, PowerPoint, EPUB and
 reStructuredText by the readers of :mod:`deep_research.sources.documents`, which also give
 where each page or slide starts (kept with the document, so that a quote names its page).
 
@@ -50,10 +50,10 @@ from deep_research.sources.documents import (
     page_map,
     read_document,
 )
+from deep_research.sources.html import clean_text, extract_html_file
 from deep_research.sources.inventory import CorpusInventory, SkippedFile, kind_of
 from deep_research.sources.snippets import make_snippet, term_stems
 from deep_research.sources.sqlite_readers import ReaderPool
-from deep_research.sources.web.extract import clean_text, extract_html_file
 from deep_research.state.models import Document, SearchResult
 from deep_research.text import words as textutil
 from deep_research.text.inert import escaped_name

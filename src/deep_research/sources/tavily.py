@@ -30,8 +30,8 @@ from tavily.errors import (
 from tavily.errors import TimeoutError as TavilyTimeoutError
 
 from deep_research.errors import ConfigurationError, SourceError
+from deep_research.sources.html import clean_text
 from deep_research.sources.web.cache import CachedPage, PageCache
-from deep_research.sources.web.extract import clean_text
 from deep_research.sources.web.reader import page_document
 from deep_research.sources.web.transport import default_ssl_context
 from deep_research.state.models import Document, SearchResult

@@ -33,7 +33,7 @@ def read_epub(data: bytes, limits: DocumentLimits) -> DocumentText:
         UnreadableDocumentError: ``unreadable`` (no package document, or unsafe XML),
             ``too_large``, ``encrypted`` (DRM) or ``no_text``.
     """
-    from deep_research.sources.web.extract import extract_html_file
+    from deep_research.sources.html import extract_html_file
 
     archive = checked_zip(data, limits)
     names = set(archive.namelist())

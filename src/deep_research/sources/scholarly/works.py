@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from urllib.parse import unquote
 
-from deep_research.sources.web.extract import clean_text
+from deep_research.sources.html import clean_text
 from deep_research.state.models import MAX_AUTHORS, BibRecord, Document, SearchResult, stable_id
 
 SNIPPET_CHARS = 300

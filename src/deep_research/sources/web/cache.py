@@ -31,10 +31,13 @@ _SCHEMA = """CREATE TABLE IF NOT EXISTS pages (
     language TEXT,
     origin TEXT NOT NULL,
     fetched_at REAL NOT NULL,
-    byline TEXT
+    byline TEXT,
+    pages TEXT
 )"""
 
-_COLUMNS = "url, title, text, content_type, language, origin, fetched_at, byline"
+_COLUMNS = "url, title, text, content_type, language, origin, fetched_at, byline, pages"
+_ADDED = ("byline", "pages")
+"""Columns added since the first release: a cache written before gets them on opening."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +57,8 @@ class CachedPage:
     byline: str | None = None
     """What extraction found of the page's author, date and site name, as JSON
     (``{"author": ..., "date": ..., "site_name": ...}``), or ``None``."""
+    pages: str | None = None
+    """Where each page of a PDF starts (a page map, ``page:0,1830``), or ``None``."""
 
 
 class PageCache:
@@ -97,7 +102,7 @@ class PageCache:
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(_SCHEMA)
-            _add_byline(conn)
+            _add_columns(conn)
             yield conn
         finally:
             conn.close()
@@ -123,7 +128,7 @@ class PageCache:
                 conn.execute("BEGIN IMMEDIATE")
                 conn.execute("DELETE FROM pages WHERE fetched_at < ?", (oldest,))
                 conn.execute(
-                    f"INSERT OR REPLACE INTO pages ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT OR REPLACE INTO pages ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     astuple(page),
                 )
                 conn.execute("COMMIT")
@@ -131,8 +136,9 @@ class PageCache:
             logger.warning("page cache %s not written: %s", self.path, exc)
 
 
-def _add_byline(conn: sqlite3.Connection) -> None:
-    """Give a cache written before bylines were kept its ``byline`` column."""
+def _add_columns(conn: sqlite3.Connection) -> None:
+    """Give a cache written by an earlier release the columns added since (:data:`_ADDED`)."""
     columns = {row[1] for row in conn.execute("PRAGMA table_info(pages)")}
-    if "byline" not in columns:
-        conn.execute("ALTER TABLE pages ADD COLUMN byline TEXT")
+    for column in _ADDED:
+        if column not in columns:
+            conn.execute(f"ALTER TABLE pages ADD COLUMN {column} TEXT")

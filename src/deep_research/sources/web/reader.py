@@ -17,8 +17,9 @@ from pathlib import Path
 
 from deep_research.errors import FetchBlockedError
 from deep_research.settings import Settings
+from deep_research.sources.html import ExtractedPage
 from deep_research.sources.web.cache import CachedPage, PageCache
-from deep_research.sources.web.extract import ExtractedPage, extract_page
+from deep_research.sources.web.extract import extract_page
 from deep_research.sources.web.fetch import Fetcher, FetchLimits
 from deep_research.sources.web.ssrf import WEB_SCHEMES, Allowlist, SsrfGuard
 from deep_research.state.models import CacheStatus, Document, SearchResult
@@ -44,6 +45,8 @@ def page_document(
         metadata["language"] = page.language
     if page.byline:
         metadata["byline"] = page.byline
+    if page.pages:
+        metadata["pages"] = page.pages  # a PDF's page map: its quotes name their page
     if final_url and final_url != page.url:
         metadata["final_url"] = final_url
     return Document(
@@ -112,6 +115,7 @@ class WebReader:
             origin="web",
             fetched_at=self.cache.now(),
             byline=byline_of(extracted),
+            pages=extracted.pages,
         )
         await self.cache.put(page)
         return page_document(page, cache="miss", final_url=fetched.final_url)

@@ -1,0 +1,216 @@
+"""Readable text from HTML and plain text: trafilatura for HTML, line clean-up for both.
+
+HTML is reduced to its main content by trafilatura (scripts, styles, navigation, headers,
+footers and boilerplate dropped) and rendered from trafilatura's document tree as plain text
+in which headings are ``#`` lines, so that evidence spans know their section. Paragraphs,
+list items (``- ``), table rows and quotes each become their own block. Newlines are
+normalized and control characters stripped from every result. Fetched pages go through
+:func:`extract_html` and :func:`extract_plain` (the web reader's
+:func:`~deep_research.sources.web.extract.extract_page` chooses by type, and reads PDFs with the
+local corpus's PDF reader); the local corpus's HTML files and EPUB chapters through
+:func:`extract_html_file`, the same extractor tuned for whole documents.
+
+Extraction is CPU work on possibly large pages: call these functions through
+``asyncio.to_thread`` from async code.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from deep_research.errors import FetchSkippedError, SourceError
+
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown"})
+MAX_TITLE_CHARS = 300
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_DOCUMENT = re.compile(r"<(?:html|body)[\s>]", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedPage:
+    """The readable text of a page and what is known about it."""
+
+    title: str | None
+    text: str
+    language: str | None
+    """The page's declared language (``<html lang>``), if any."""
+    content_type: str
+    author: str | None = None
+    """The page's author(s) as its metadata names them (``Jane Doe; John Roe``)."""
+    date: str | None = None
+    """The page's publication date (ISO ``YYYY-MM-DD``), as trafilatura found it."""
+    site_name: str | None = None
+    """The site's name (``og:site_name`` and the like)."""
+    pages: str | None = None
+    """Where each page starts, for a PDF (a page map, ``page:0,1830,3702``), else ``None``."""
+
+
+def clean_text(text: str) -> str:
+    """Normalize newlines to LF and strip control characters other than newline and tab."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL.sub("", text)
+
+
+def _decode(body: bytes, charset: str | None) -> str:
+    try:
+        return body.decode(charset or "utf-8", errors="replace")
+    except LookupError:  # an unknown charset name
+        return body.decode("utf-8", errors="replace")
+
+
+def _title(title: str | None) -> str | None:
+    cleaned = " ".join((title or "").split())[:MAX_TITLE_CHARS]
+    return cleaned or None
+
+
+def extract_html_file(html: str) -> ExtractedPage:
+    """Extract the text of an HTML file of the local corpus with the extractor of web pages.
+
+    A file is a document that someone chose, not a web page, so a few things differ from
+    :func:`extract_page`. A page that marks no main content (no ``<main>`` or ``<article>``)
+    has its body taken as the main content: trafilatura keeps headings only inside a content
+    container, and would otherwise return bare paragraphs. Short pages keep their extracted
+    text: trafilatura would replace text under 250 characters by a whole-page dump, navigation
+    and footer included. A page is never skipped: when trafilatura finds no main content, the
+    text is the page's visible text, possibly empty. The title is the ``<title>``, else the
+    first ``<h1>``; trafilatura's metadata pass (which mostly looks for a date) is skipped.
+
+    Args:
+        html: The file's markup, already decoded.
+    """
+    import trafilatura
+
+    if not _DOCUMENT.search(html):  # a fragment ("<p>x</p>"), which trafilatura rejects
+        html = f"<html><body>{html}</body></html>"
+    tree = trafilatura.load_html(html)
+    if tree is None:  # nothing to parse (an empty file)
+        return ExtractedPage(title=None, text="", language=None, content_type="text/html")
+    h1 = tree.find(".//h1")
+    title = tree.findtext(".//title") or (h1.text_content() if h1 is not None else None)
+    body = tree.find("body")
+    if body is not None and tree.find(".//main") is None and tree.find(".//article") is None:
+        main = body.makeelement("main")
+        main.text, body.text = body.text, None
+        main.extend(list(body))
+        body.append(main)
+    result = _extract(tree, _file_config(), with_metadata=False)
+    text = _render(result.body) if result is not None else ""
+    if not text.strip():
+        text = clean_text(trafilatura.html2txt(tree, clean=True))
+    return ExtractedPage(
+        title=_title(title), text=text, language=_language(tree, None), content_type="text/html"
+    )
+
+
+@cache
+def _file_config() -> Any:
+    from trafilatura.settings import use_config
+
+    config = use_config()
+    config.set("DEFAULT", "MIN_EXTRACTED_SIZE", "0")  # no whole-page rescue of short pages
+    return config
+
+
+def extract_html(body: bytes, charset: str | None) -> ExtractedPage:
+    """The main content of a fetched HTML page, with its title, language and byline.
+
+    Raises:
+        SourceError: the body is not parseable HTML.
+        FetchSkippedError: the page has no main content.
+    """
+    import trafilatura  # imported on first use: runs without web pages never pay for it
+    from trafilatura.settings import DEFAULT_CONFIG
+
+    # A declared charset wins; otherwise trafilatura detects it from the bytes.
+    tree = trafilatura.load_html(_decode(body, charset) if charset else body)
+    if tree is None:
+        raise SourceError("the page is not parseable HTML")
+    result = _extract(tree, DEFAULT_CONFIG, with_metadata=True)
+    if result is None:
+        raise FetchSkippedError("no main content could be extracted from the page")
+    return ExtractedPage(
+        title=_title(result.title),
+        text=_render(result.body),
+        language=_language(tree, result.language),
+        content_type="text/html",
+        author=_title(getattr(result, "author", None)),
+        date=_title(getattr(result, "date", None)),
+        site_name=_title(getattr(result, "sitename", None)),
+    )
+
+
+def _extract(tree: Any, config: Any, *, with_metadata: bool) -> Any:
+    """Run trafilatura on a parsed page.
+
+    Returns:
+        trafilatura's document (body, title, language...), or ``None`` without main content.
+    """
+    import trafilatura
+
+    result = trafilatura.bare_extraction(
+        tree,
+        include_comments=False,
+        include_tables=True,
+        include_formatting=False,
+        include_links=False,
+        include_images=False,
+        with_metadata=with_metadata,
+        config=config,
+    )
+    if result is None or isinstance(result, dict) or result.body is None:
+        return None
+    return result
+
+
+def _language(tree: Any, detected: str | None) -> str | None:
+    """The page's declared language (``<html lang>``), else what trafilatura found."""
+    language = tree.get("lang") or tree.get("xml:lang") or detected
+    return language.strip() if isinstance(language, str) and language.strip() else None
+
+
+def _render(body: Any) -> str:
+    return clean_text("\n\n".join(_blocks(body)))
+
+
+def _blocks(body: Any) -> list[str]:
+    """Render trafilatura's document tree (head, p, list/item, table/row/cell, quote...)."""
+    blocks: list[str] = []
+    for element in body:
+        tag = element.tag
+        if tag == "head":
+            rend = str(element.get("rend") or "h2")
+            level = int(rend[1]) if len(rend) == 2 and rend[1] in "123456" else 2
+            blocks.append(f"{'#' * level} {_inline(element)}")
+        elif tag == "list":
+            items = [f"- {_inline(item)}" for item in element.findall("item")]
+            blocks.append("\n".join(item for item in items if item != "- "))
+        elif tag == "table":
+            rows = [
+                " | ".join(_inline(c) for c in row.findall("cell"))
+                for row in element.findall("row")
+            ]
+            blocks.append("\n".join(row for row in rows if row.strip(" |")))
+        elif tag == "code":
+            lines = "".join(element.itertext()).split("\n")
+            blocks.append("\n".join(line.rstrip() for line in lines))
+        else:
+            blocks.append(_inline(element))
+    return [block for block in blocks if block.strip().lstrip("#").strip()]
+
+
+def _inline(element: Any) -> str:
+    return " ".join(" ".join(element.itertext()).split())
+
+
+def extract_plain(body: bytes, charset: str | None, content_type: str) -> ExtractedPage:
+    """A fetched text or Markdown page; its first non-blank line is its title."""
+    text = clean_text(_decode(body, charset))
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    return ExtractedPage(
+        title=_title(first.lstrip("#")), text=text, language=None, content_type=content_type
+    )
