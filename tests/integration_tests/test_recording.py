@@ -183,3 +183,42 @@ async def test_a_work_two_steps_found_under_two_links_is_one_source_row(
     assert (row.url, row.doi, row.pmid, row.is_cited) == (work.url, "10.4314/x.3", "35200044", True)
     spans = await rows(database, research.id, tables.EvidenceSpan)
     assert {(s.evidence_id, s.url) for s in spans} == {("ev_1", work.url), ("ev_2", work.url)}
+
+
+async def test_evidence_rows_keep_the_page_or_slide_of_their_quote(database: Database) -> None:
+    """A PDF quote's page and a deck's slide reach the store; a web page's quote has none."""
+    source = Source(url="corpus:///docs/manual.pdf", title="Manual", provider="local")
+
+    def span(id: str, **page: object) -> EvidenceSpan:
+        return EvidenceSpan(
+            id=id,
+            url=source.url,
+            document_id="doc_1",
+            step_id="s1",
+            quote="Q.",
+            start=0,
+            end=2,
+            **page,
+        )
+
+    scope = RunScope("alice", "pages-thread", 1)
+    evidence = [
+        span("ev_1", page=12, page_kind="page"),
+        span("ev_2"),
+        span("ev_3", page=4, page_kind="slide"),
+    ]
+    for batch in (
+        Batch(session=SessionUpdate(question="Pages?")),
+        Batch(sources=[source], evidence=evidence),
+    ):
+        await SqlRecorder(database).write(scope, batch)
+    async with database.session_scope() as session:
+        (research,) = await queries.list_sessions(
+            session, user_id="alice", thread_id="pages-thread"
+        )
+    spans = await rows(database, research.id, tables.EvidenceSpan)
+    assert {(s.evidence_id, s.page, s.page_kind) for s in spans} == {
+        ("ev_1", 12, "page"),
+        ("ev_2", None, None),
+        ("ev_3", 4, "slide"),
+    }

@@ -306,8 +306,9 @@ def _columns(table: type[tables.Base]) -> set[str]:
 
 
 def _evidence(span: EvidenceSpan) -> dict[str, Any]:
-    row = span.model_dump(mode="json", include=_columns(tables.EvidenceSpan))
-    return {"evidence_id": span.id, **row}
+    columns = _columns(tables.EvidenceSpan)
+    row = span.model_dump(mode="json", include=columns)  # leaves out an unset page
+    return {"evidence_id": span.id, **dict.fromkeys(columns - {"evidence_id"}), **row}
 
 
 def _claim(claim: Claim) -> dict[str, Any]:

@@ -265,6 +265,10 @@ class EvidenceSpan(Timestamps, Base):
     section: Mapped[str | None] = mapped_column(Text)
     relevance: Mapped[float] = mapped_column(Float, default=0.0)
     has_numbers: Mapped[bool] = mapped_column(Boolean, default=False)
+    page: Mapped[int | None]
+    """The page (or slide) of a PDF (or presentation) the quote starts on, from 1."""
+    page_kind: Mapped[str | None] = mapped_column(String(8))
+    """``page`` or ``slide``."""
 
 
 class Claim(Timestamps, Base):
