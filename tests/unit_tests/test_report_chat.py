@@ -7,10 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
+from langchain_core.messages import AIMessage, HumanMessage
 from markdown_it import MarkdownIt
 
 import deep_research.report.chat
-from deep_research.report.chat import chat_markdown
+from deep_research.nodes._chat import split_chat
+from deep_research.report.chat import chat_markdown, chat_plain
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -64,3 +66,20 @@ def test_golden_reports_render_the_same_and_lose_their_math() -> None:
 
 def test_the_module_example_holds() -> None:
     assert doctest.testmod(deep_research.report.chat).failed == 0
+
+
+@pytest.mark.parametrize("markdown", TRICKY)
+def test_the_plain_copy_undoes_the_escapes_and_renders_the_same(markdown: str) -> None:
+    plain = chat_plain(chat_markdown(markdown))
+    assert _rendered(plain) == _rendered(markdown)
+    if "\\" not in markdown:  # nothing was escaped before: the report's own text comes back
+        assert plain == markdown
+
+
+def test_a_follow_up_reads_the_earlier_report_without_the_chat_escapes() -> None:
+    """The history a follow-up's engine is given says A$15, not A\\$15."""
+    report = "The Government contributed A$15 million, about ~8% of it [1]."
+    messages = [HumanMessage("Who funded it?"), AIMessage(chat_markdown(report))]
+    question, history = split_chat([*messages, HumanMessage("And how much did ARENA give?")])
+    assert question == "And how much did ARENA give?"
+    assert history == [("user", "Who funded it?"), ("assistant", report)]

@@ -10,6 +10,7 @@ from deep_research.context import validate_question
 from deep_research.engines import Turn
 from deep_research.errors import InvalidQuestionError
 from deep_research.nodes._progress import is_progress
+from deep_research.report.chat import chat_plain
 
 MAX_HISTORY_TURNS = 6
 
@@ -29,5 +30,8 @@ def split_chat(messages: Sequence[AnyMessage]) -> tuple[str, list[Turn]]:
         if is_progress(message):  # a progress line left by a run that failed
             continue
         if message.type in ("human", "ai") and message.text.strip():
-            history.append(("user" if message.type == "human" else "assistant", message.text))
+            if message.type == "human":
+                history.append(("user", message.text))
+            else:  # a report's chat copy escapes $ and ~ for chat front ends: undone here
+                history.append(("assistant", chat_plain(message.text)))
     return question, history[-MAX_HISTORY_TURNS:]

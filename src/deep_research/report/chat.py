@@ -10,16 +10,20 @@ it showed before, and the extensions see plain characters.
 What CommonMark does not unescape is left alone: code (fenced, indented, inline spans),
 autolinks (``<https://...>``), raw HTML, and bare URLs (which GitHub-flavoured renderers link).
 A character already escaped stays as it is. The report itself (report.md, report.json, the
-``report`` of the state) is not changed.
+``report`` of the state) is not changed. :func:`chat_plain` undoes the escapes, for the
+report message read back as the history of a follow-up (a model is asked in plain words).
 
 Example:
     >>> print(chat_markdown("A$15 million, not ~A$8 million; `cost $x` stays."))
     A\$15 million, not \~A\$8 million; `cost $x` stays.
+    >>> print(chat_plain(chat_markdown("A$15 million, `cost $x`")))
+    A$15 million, `cost $x`
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 ESCAPED = "$~"
 """The characters escaped outside code, autolinks, raw HTML and URLs."""
@@ -45,15 +49,25 @@ def _escape_text(text: str) -> str:
     return _SPECIAL.sub(escape, text)
 
 
-def _escape_inline(block: str) -> str:
-    """Escape a block of paragraph text, leaving code spans, autolinks, HTML and URLs."""
+def _unescape_text(text: str) -> str:
+    """Drop the backslash of each escaped character of :data:`ESCAPED` in plain ``text``."""
+
+    def unescape(match: re.Match[str]) -> str:
+        slashes, char = match.group(1), match.group(2)
+        return f"{slashes[:-1]}{char}" if len(slashes) % 2 else match.group(0)
+
+    return _SPECIAL.sub(unescape, text)
+
+
+def _inline(block: str, change: Callable[[str], str]) -> str:
+    """``change`` a block of paragraph text, leaving code spans, autolinks, HTML and URLs."""
     parts: list[str] = []
     at = 0
     for match in _INLINE_SKIPS.finditer(block):
-        parts.append(_escape_text(block[at : match.start()]))
+        parts.append(change(block[at : match.start()]))
         parts.append(match.group(0))
         at = match.end()
-    parts.append(_escape_text(block[at:]))
+    parts.append(change(block[at:]))
     return "".join(parts)
 
 
@@ -65,6 +79,16 @@ def _is_indented_code(line: str, previous: str, in_code: bool) -> bool:
 
 def chat_markdown(markdown: str) -> str:
     """The report's Markdown with ``$`` and ``~`` escaped where CommonMark unescapes them."""
+    return _paragraphs(markdown, _escape_text)
+
+
+def chat_plain(markdown: str) -> str:
+    """A chat copy with the escapes of :func:`chat_markdown` undone (it renders the same)."""
+    return _paragraphs(markdown, _unescape_text)
+
+
+def _paragraphs(markdown: str, change: Callable[[str], str]) -> str:
+    """``markdown`` with paragraph text (not code) ``change``d, outside inline skips."""
     out: list[str] = []
     paragraph: list[str] = []
     fence: str | None = None
@@ -73,7 +97,7 @@ def chat_markdown(markdown: str) -> str:
 
     def flush() -> None:
         if paragraph:
-            out.append(_escape_inline("".join(paragraph)))
+            out.append(_inline("".join(paragraph), change))
             paragraph.clear()
 
     for line in markdown.splitlines(keepends=True):
