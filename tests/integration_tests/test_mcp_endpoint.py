@@ -82,6 +82,7 @@ async def test_calling_the_tool_returns_markdown_and_structured_content(
     auth_server: AuthServer,
 ) -> None:
     listed = (await mcp_call(auth_server.url, auth_server.headers("alice"))).tools[0]
+    before = await _chats(auth_server)
     result = await mcp_call(
         auth_server.url,
         auth_server.headers("alice"),
@@ -89,6 +90,19 @@ async def test_calling_the_tool_returns_markdown_and_structured_content(
         {"question": QUESTION, "depth": "light"},
     )
     check_report_result(result, listed.outputSchema)
+    # the call is one more of alice's chats (as docs/mcp.md says), never another user's
+    after = await _chats(auth_server)
+    assert len(after["alice"] - before["alice"]) == 1 and after["bob"] == before["bob"]
+
+
+async def _chats(server: AuthServer) -> dict[str, set[str]]:
+    """The thread ids of alice's and bob's chats."""
+    found: dict[str, set[str]] = {}
+    async with httpx.AsyncClient(base_url=server.url, timeout=30, trust_env=False) as client:
+        for user in ("alice", "bob"):
+            response = await client.get("/chats", headers=server.headers(user))
+            found[user] = {chat["thread_id"] for chat in response.raise_for_status().json()}
+    return found
 
 
 async def test_bad_input_is_refused_as_the_tool_answer(auth_server: AuthServer) -> None:
