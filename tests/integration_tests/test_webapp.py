@@ -834,3 +834,79 @@ def test_every_action_by_keyboard_alone(page: Page, server: AppServer, downloads
     page.wait(lambda: "erased" in page.one(".toast").text, "the purge's confirmation")
     with server.http(name) as api:
         assert api.get("/chats", params={"include_deleted": True}).json() == []
+
+
+def test_preferences_skip_plan_editing_and_sign_out_by_keyboard_alone(
+    page: Page, server: AppServer
+) -> None:
+    """The actions the first keyboard test leaves out: every one reached and used by keys."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    name = user()
+    _tab_to(page, ".signin input[type=password]")
+    _keys(page, server.token(name), Keys.ENTER)
+    page.wait(lambda: f"Signed in as {name}" in page.text(), "signed in by the keyboard")
+
+    # preferences: the page opened from its link, a depth and standing instructions saved
+    _tab_to(page, "header.top nav a[href='#/preferences']")
+    _keys(page, Keys.ENTER)
+    _tab_to(page, "form.preferences select:nth-of-type(2)")  # Depth
+    _keys(page, "l")  # light
+    _tab_to(page, "form.preferences textarea")
+    _keys(page, "Answer in short paragraphs.")
+    _tab_to(page, "form.preferences button[type=submit]")
+    _keys(page, Keys.ENTER)
+    page.wait(lambda: "Saved" in page.one("form.preferences .status").text, "preferences saved")
+    with server.http(name) as api:
+        saved = api.get("/preferences").json()
+    assert saved["depth"] == "light"
+    assert saved["system_instructions"] == "Answer in short paragraphs."
+
+    # back to a new question, asked with the plan to review
+    _tab_to(page, "header.top nav a[href='#/']")
+    _keys(page, Keys.ENTER)
+    _tab_to(page, "form.ask textarea")
+    _keys(page, "batteries")
+    _tab_to(page, "form.ask label.check:last-of-type input[type=checkbox]")
+    _keys(page, Keys.SPACE)  # let me review the plan first
+    _tab_to(page, "form.ask button[type=submit]")
+    _keys(page, Keys.ENTER)
+
+    # the clarifying question, skipped
+    skip = _tab_to(page, "form.interrupt[aria-label='Clarifying question'] button[type=button]")
+    assert skip.text.startswith("Skip")
+    _keys(page, Keys.ENTER)
+
+    # the plan, edited: the first step retitled, the last removed, one added
+    plan = "form.interrupt[aria-label='Plan review']"
+    page.one(plan)
+    proposed = [f.get_attribute("value") for f in page.by(f"{plan} .plan-edit input")]
+    assert len(proposed) >= 2
+    _tab_to(page, f"{plan} .plan-edit li:first-child input")
+    ActionChains(page.driver).key_down(Keys.CONTROL).send_keys("a").key_up(Keys.CONTROL).perform()
+    _keys(page, "Hornsdale Power Reserve construction cost")
+    _tab_to(page, f"{plan} button[aria-label='Remove step {len(proposed)}']")
+    _keys(page, Keys.ENTER)
+    add = _tab_to(page, f"{plan} .actions button[type=button]")
+    assert add.text == "Add a step"
+    _keys(page, Keys.ENTER)
+    _tab_to(page, f"{plan} .plan-edit li:last-child input", back=True)
+    _keys(page, "Battery capacity in MWh")
+    submit = _tab_to(page, f"{plan} button[type=submit]")
+    assert submit.text == "Research the edited plan"
+    _keys(page, Keys.ENTER)
+    page.wait_report()
+    thread = page.thread()
+    with server.http(name) as api:
+        session = api.get(f"/chats/{thread}").json()["sessions"][-1]
+        planned = [step["title"] for step in api.get(f"/sessions/{session['id']}").json()["plan"]]
+    assert planned[0] == "Hornsdale Power Reserve construction cost"
+    assert "Battery capacity in MWh" in planned
+    assert proposed[-1] not in planned[: len(proposed)]
+
+    # sign out: the sign-in form comes back and says why
+    _tab_to(page, "header.top button", back=True)
+    _keys(page, Keys.ENTER)
+    page.wait(lambda: page.by(".signin input[type=password]"), "the sign-in form")
+    assert "You signed out." in page.text()
