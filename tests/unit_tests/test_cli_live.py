@@ -131,3 +131,14 @@ def test_the_token_counts_say_when_they_are_estimates() -> None:
         "tokens: 10 prompt, 0 completion in 3 calls"
     )
     assert tokens_line(Metrics()) is None  # the offline engine calls no model
+
+
+def test_the_token_line_says_how_many_answers_fallbacks_replaced() -> None:
+    from deep_research.cli.progress import tokens_line
+    from deep_research.state import Metrics
+
+    metrics = Metrics(model_calls=9, prompt_tokens=900, fallbacks={"notes": 2, "plan": 1})
+    assert tokens_line(metrics) == (
+        "tokens: 900 prompt, 0 completion in 9 calls"
+        "; 3 unusable answers, fallbacks stood in (notes 2, plan 1)"
+    )

@@ -21,6 +21,7 @@ from deep_research.context import Context
 from deep_research.engines.llm.engine import LLMEngine
 from deep_research.engines.schemas import VerdictBatch
 from deep_research.graph import build_graph
+from deep_research.nodes.finalize import STOOD_IN
 from deep_research.persistence.checkpointer import make_serde
 from deep_research.report.build import verification_note
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
@@ -148,6 +149,30 @@ async def test_the_scripted_report_is_the_one_written(tmp_path: Any) -> None:
     assert REPORT.split("[E1]")[0].removeprefix("## Hornsdale\n\n") in report.markdown
     assert all(c.checked_by == "model" for c in report.claims)
     assert report.verification.fallback == 0
+    assert report.metrics.fallbacks == {}
+    assert "could not be used" not in report.markdown
+
+
+def notes_never_usable(
+    messages: list[BaseMessage], tools: list[dict[str, Any]] | None
+) -> AIMessage:
+    """Like :func:`respond`, but every notes reply is prose, asked again or not."""
+    names = [tool["function"]["name"] for tool in tools or []]
+    if names == ["StepNotes"] or "one JSON object for StepNotes" in str(messages[-1].content):
+        return text("The evidence mostly concerns batteries.")
+    return respond(asked(messages), tools)
+
+
+async def test_answers_the_model_never_made_usable_are_counted_and_stated(
+    tmp_path: Any,
+) -> None:
+    """Each step's notes fell back to the offline engine's: report.json and Limitations say so."""
+    report = await run(notes_never_usable, tmp_path)
+
+    assert report.metrics.fallbacks.get("notes", 0) >= 1
+    limitations = report.markdown.split("## Limitations", 1)[1]
+    count = sum(report.metrics.fallbacks.get(t, 0) for t in STOOD_IN)
+    assert f"The model gave {count} answers that could not be used" in limitations
 
 
 @pytest.mark.parametrize("kind", range(len(KINDS)), ids=KINDS)

@@ -313,7 +313,7 @@ async def test_judge_re_asks_for_missing_verdicts_then_falls_back_offline() -> N
     ]
     assert [v.checked_by for v in reply.value] == ["model", "model", "fallback"]
     assert reply.value[0].evidence_key == "E1"
-    assert reply.fallback
+    assert reply.fallback and reply.usage.fallbacks == {"judge": 1}  # c3's verdict
     assert reply.usage.calls == 3
     (fenced,) = fenced_parts(prompt_text(model.calls[0]))
     for claim_id in ("c1", "c2", "c3"):
@@ -448,7 +448,7 @@ async def test_three_malformed_replies_fall_back_to_the_offline_plan() -> None:
 
     offline = await OfflineEngine().plan("What did solar and wind do in 2024?", [], 3)
     assert reply.value == offline.value
-    assert reply.fallback
+    assert reply.fallback and reply.usage.fallbacks == {"plan": 1}
     assert len(model.calls) == 3
     assert reply.usage.calls == 3
 

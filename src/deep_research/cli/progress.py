@@ -24,9 +24,17 @@ def tokens_line(m: Metrics) -> str | None:
         if m.estimated_calls
         else ""
     )
+    unusable = sum(m.fallbacks.values())
+    fallbacks = (
+        f"; {unusable} unusable answer{'' if unusable == 1 else 's'}, fallbacks stood in ("
+        + ", ".join(f"{task} {count}" for task, count in sorted(m.fallbacks.items()))
+        + ")"
+        if unusable
+        else ""
+    )
     return (
         f"tokens: {m.prompt_tokens:,} prompt, {m.completion_tokens:,} completion in "
-        f"{m.model_calls} calls{estimated}"
+        f"{m.model_calls} calls{estimated}{fallbacks}"
     )
 
 

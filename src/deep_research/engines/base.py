@@ -76,6 +76,16 @@ class Reply(Generic[T]):
     offline engine's method, or a safe default such as no clarifying question)."""
 
 
+def fell_back(task: str, value: T, usage: TokenUsage | None = None, answers: int = 1) -> Reply[T]:
+    """A fallback's :class:`Reply`, its usage counting ``answers`` unusable answers of ``task``.
+
+    The count travels with the tokens (:attr:`TokenUsage.fallbacks`) into the run's metrics,
+    so that a report says when the model's answers were not what it was written from.
+    """
+    counted = (usage or TokenUsage()) + TokenUsage(fallbacks={task: answers})
+    return Reply(value, counted, fallback=True)
+
+
 @dataclass(frozen=True)
 class WritingInputs:
     """What the writer sees besides the question, the brief, the plan and the evidence."""

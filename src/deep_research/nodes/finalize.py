@@ -42,6 +42,7 @@ from deep_research.settings import get_settings
 from deep_research.sources import corpus_roots
 from deep_research.state import PartJudgement, State, TokenUsage
 from deep_research.state.identity import on_kept_sources
+from deep_research.text.labels import label
 from deep_research.text.language import language_of
 from deep_research.verification.citations import extract_claims
 
@@ -85,6 +86,24 @@ def with_unread(assessment: ReportAssessment, unread: list[str]) -> ReportAssess
     return assessment.model_copy(update={"limitations": [*assessment.limitations, *drafts]})
 
 
+STOOD_IN = ("plan", "queries", "pick_evidence", "notes", "reflect", "write_report", "assess")
+"""The tasks whose unusable answers the offline engine's method replaced: a limitation says
+how many. (A verdict's fallback is in the verification line, a title's, a clarification's and a
+rewrite's leave the report as it would be without them.)"""
+
+
+def with_fallbacks(
+    assessment: ReportAssessment, fallbacks: dict[str, int], language: str
+) -> ReportAssessment:
+    """The assessment with a limitation saying how many of the model's answers were replaced."""
+    count = sum(fallbacks.get(task, 0) for task in STOOD_IN)
+    if not count:
+        return assessment
+    text = label(language, "fallbacks").format(count=count)
+    drafts = [*assessment.limitations, LimitationDraft(kind="other", text=text)]
+    return assessment.model_copy(update={"limitations": drafts})
+
+
 def report_title(state: State) -> str:
     """The report's H1: the chat's title for its first question, else the question, shortened."""
     if state.question_nr <= 1 and state.title:
@@ -105,13 +124,15 @@ async def finalize(
     evidence = on_kept_sources(state.evidence, state.sources)
     assessed = await assess(state, runtime, services)
     draft, found, usage = state.draft, None, TokenUsage()
+    language = language_of(state.question)
     if assessed is not None:
         facts, reply, parts = assessed
         unread = await services.unread_files(context_of(runtime))  # corpus files not read
         reply = replace(reply, value=with_unread(reply.value, unread))
+        fallbacks = (state.usage + reply.usage).fallbacks
+        reply = replace(reply, value=with_fallbacks(reply.value, fallbacks, language))
         assessed = facts, reply, parts
         draft, usage = with_limitations(draft, facts, reply.value), reply.usage
-    language = language_of(state.question)
     numbering = number_references(draft, evidence, state.sources, roots, language)
     if assessed is not None:
         found = limits(

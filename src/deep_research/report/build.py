@@ -349,6 +349,7 @@ def compute_metrics(
         model_calls=usage.calls,
         estimated_calls=usage.estimated_calls,
         cost_estimate_usd=round(usage.cost_usd, 6),
+        fallbacks=usage.fallbacks,
         trimmed_for_context=usage.trimmed,
         picks_dropped=usage.picks_dropped,
         evidence_left_out=usage.evidence_left_out,

@@ -537,21 +537,31 @@ class TokenUsage(DomainModel):
     estimated_calls: int = 0
     """Calls whose tokens the endpoint did not report (many local servers send no usage while
     streaming): their tokens are estimated from the text, so the totals are partly estimates."""
+    fallbacks: dict[str, int] = Field(default_factory=dict)
+    """Answers of the model that could not be used, by task (``plan``, ``notes``, ``judge``:
+    one per claim, ...): the engine's fallback stood in for each (the offline engine's method,
+    or a safe default). See :class:`~deep_research.engines.base.Reply`."""
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
-        dropped = dict(self.picks_dropped)
-        for reason, count in other.picks_dropped.items():
-            dropped[reason] = dropped.get(reason, 0) + count
         return TokenUsage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             calls=self.calls + other.calls,
             cost_usd=self.cost_usd + other.cost_usd,
             trimmed=self.trimmed + other.trimmed,
-            picks_dropped=dropped,
+            picks_dropped=_summed(self.picks_dropped, other.picks_dropped),
             evidence_left_out=self.evidence_left_out + other.evidence_left_out,
             estimated_calls=self.estimated_calls + other.estimated_calls,
+            fallbacks=_summed(self.fallbacks, other.fallbacks),
         )
+
+
+def _summed(left: dict[str, int], right: dict[str, int]) -> dict[str, int]:
+    """Two tallies by name, added."""
+    total = dict(left)
+    for name, count in right.items():
+        total[name] = total.get(name, 0) + count
+    return total
 
 
 BudgetLimit = Literal["tokens", "cost"]
@@ -575,6 +585,9 @@ class Metrics(DomainModel):
     """Quotes the model picked that did not become evidence, by reason."""
     evidence_left_out: int = 0
     """Evidence spans the writer was not shown because its budget was full (lowest-ranked)."""
+    fallbacks: dict[str, int] = Field(default_factory=dict, exclude_if=lambda tally: not tally)
+    """Answers of the model that could not be used, by task: the engine's fallback stood in
+    (:attr:`TokenUsage.fallbacks`). Left out of report.json when there were none."""
     budget_reached: BudgetLimit | None = None
     """The spending limit that stopped research early (the report is written from what was
     found by then), if one did."""

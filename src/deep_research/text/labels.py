@@ -44,6 +44,7 @@ Label = Literal[
     "mark_unsupported",
     "mark_contradicted",
     "mark_note",
+    "fallbacks",
     # report.html
     "summary",
     "confidence_heading",
@@ -126,6 +127,11 @@ LABELS: dict[str, dict[Label, str]] = {
         "mark_unsupported": "unsupported",
         "mark_contradicted": "contradicted by its evidence",
         "mark_note": "{mark}: {reason}.",
+        "fallbacks": (
+            "The model gave {count} answers that could not be used, even when asked again; "
+            "the offline engine's method stood in for each (report.json's metrics.fallbacks "
+            "names the tasks)."
+        ),
         "summary": "Summary.",
         "confidence_heading": "{name}: {level}",
         "limits_one": "1 limitation stated in the report.",
@@ -208,6 +214,11 @@ LABELS: dict[str, dict[Label, str]] = {
         "mark_unsupported": "non étayée",
         "mark_contradicted": "contredite par ses sources",
         "mark_note": "{mark} : {reason}.",
+        "fallbacks": (
+            "Le modèle a donné {count} réponses inutilisables, même après une nouvelle demande ; "
+            "la méthode du moteur hors ligne a remplacé chacune (metrics.fallbacks dans "
+            "report.json nomme les tâches)."
+        ),
         "summary": "Résumé.",
         "confidence_heading": "{name} : {level}",
         "limits_one": "1 limite signalée dans le rapport.",
@@ -293,6 +304,11 @@ LABELS: dict[str, dict[Label, str]] = {
         "mark_unsupported": "sin respaldo",
         "mark_contradicted": "contradicha por sus fuentes",
         "mark_note": "{mark}: {reason}.",
+        "fallbacks": (
+            "El modelo dio {count} respuestas que no se pudieron usar, ni siquiera al volver "
+            "a preguntar; el método del motor sin conexión sustituyó a cada una (metrics.fallbacks "
+            "en report.json nombra las tareas)."
+        ),
         "summary": "Resumen.",
         "confidence_heading": "{name}: {level}",
         "limits_one": "1 limitación indicada en el informe.",
@@ -382,6 +398,11 @@ LABELS: dict[str, dict[Label, str]] = {
         "mark_unsupported": "nicht belegt",
         "mark_contradicted": "von den Belegen widerlegt",
         "mark_note": "{mark}: {reason}.",
+        "fallbacks": (
+            "Das Modell gab {count} Antworten, die auch nach erneuter Anfrage nicht verwendbar "
+            "waren; die Methode der Offline-Engine trat jeweils an ihre Stelle (metrics.fallbacks "
+            "in report.json nennt die Aufgaben)."
+        ),
         "summary": "Zusammenfassung.",
         "confidence_heading": "{name}: {level}",
         "limits_one": "1 Einschränkung im Bericht genannt.",
@@ -440,6 +461,11 @@ LABELS: dict[str, dict[Label, str]] = {
         "mark_unsupported": "未得到支持",
         "mark_contradicted": "与其证据相矛盾",
         "mark_note": "{mark}：{reason}。",
+        "fallbacks": (
+            "模型有 {count} 个回答即使重新询问后仍无法使用；"
+            "每一个都由离线引擎的方法代替（report.json 中的 "
+            "metrics.fallbacks 列出了相应任务）。"
+        ),
         "summary": "摘要：",
         "confidence_heading": "{name}：{level}",
         "limits_one": "报告中列出了 1 项局限。",
@@ -520,6 +546,11 @@ LABELS: dict[str, dict[Label, str]] = {
         "mark_unsupported": "裏付けなし",
         "mark_contradicted": "証拠と矛盾",
         "mark_note": "{mark}：{reason}。",
+        "fallbacks": (
+            "モデルの回答のうち {count} 件は、再度尋ねても使えませんでした。"
+            "それぞれオフラインエンジンの方法で代替しました（report.json の "
+            "metrics.fallbacks にタスク名があります）。"
+        ),
         "summary": "要約：",
         "confidence_heading": "{name}：{level}",
         "limits_one": "レポートに記した限界：1 件。",
@@ -603,6 +634,11 @@ LABELS: dict[str, dict[Label, str]] = {
         "mark_unsupported": "뒷받침되지 않음",
         "mark_contradicted": "근거와 모순됨",
         "mark_note": "{mark}: {reason}.",
+        "fallbacks": (
+            "모델의 답변 중 {count}개는 다시 요청해도 사용할 수 없었습니다. "
+            "각각 오프라인 엔진의 방법으로 대체했습니다(report.json의 "
+            "metrics.fallbacks에 작업이 나와 있습니다)."
+        ),
         "summary": "요약:",
         "confidence_heading": "{name}: {level}",
         "limits_one": "보고서에 밝힌 한계: 1개.",

@@ -32,6 +32,7 @@ from deep_research.engines.base import (
     WritingInputs,
     chat_title,
     evidence_key,
+    fell_back,
 )
 from deep_research.engines.llm import budgets, fitting, prompts, replies, validation
 from deep_research.engines.llm.catalog import ModelLimits, estimate_tokens
@@ -145,9 +146,9 @@ class LLMEngine(ModelCalls):
         try:
             named = await self.ask("notes", ChatTitle, messages)
         except EngineError:  # ConfigurationError is not one
-            return Reply(chat_title(question), fallback=True)
+            return fell_back("title", chat_title(question))
         if named.value is None:
-            return Reply(chat_title(question), named.usage, fallback=True)
+            return fell_back("title", chat_title(question), named.usage)
         return Reply(_clean_title(named.value.title) or chat_title(question), named.usage)
 
     async def clarify(self, question: str, history: Sequence[Turn]) -> Reply[ClarifyDecision]:
@@ -158,7 +159,7 @@ class LLMEngine(ModelCalls):
             "writer", ClarifyDecision, build, validation.clarify_problems
         )
         if decision.value is None:
-            return Reply(ClarifyDecision(needs_clarification=False), decision.usage, True)
+            return fell_back("clarify", ClarifyDecision(needs_clarification=False), decision.usage)
         return Reply(decision.value, decision.usage)
 
     async def plan(
@@ -172,7 +173,7 @@ class LLMEngine(ModelCalls):
         value = plan.value or _usable_plan(plan.draft)
         if value is None:
             offline = await self._offline.plan(question, history, max_steps)
-            return Reply(offline.value, plan.usage, fallback=True)
+            return fell_back("plan", offline.value, plan.usage)
         return Reply(value.model_copy(update={"steps": value.steps[:max_steps]}), plan.usage)
 
     async def queries(
@@ -205,7 +206,7 @@ class LLMEngine(ModelCalls):
         proposed = await self.ask("notes", SearchQueries, messages, validation.queries_problems)
         if proposed.value is None:
             offline = await self._offline.queries(question, step, previous, n, finding=finding)
-            return Reply(offline.value, proposed.usage, fallback=True)
+            return fell_back("queries", offline.value, proposed.usage)
         seen = {query.strip().casefold() for query in previous}
         fresh: list[str] = []
         for query in (q.strip() for q in proposed.value.queries):
@@ -244,7 +245,7 @@ class LLMEngine(ModelCalls):
             return Reply([], picks.usage)
         if value is None:
             offline = await self._offline.pick_evidence(question, step, queries, passages)
-            return Reply(offline.value, picks.usage, fallback=True)
+            return fell_back("pick_evidence", offline.value, picks.usage)
         return Reply(sorted(value.quotes, key=lambda q: -q.relevance), picks.usage)
 
     async def notes(
@@ -265,7 +266,7 @@ class LLMEngine(ModelCalls):
         notes = await self.ask_fitted("notes", StepNotes, build, check)
         if notes.value is None:
             offline = await self._offline.notes(question, step, evidence)
-            return Reply(offline.value, notes.usage, fallback=True)
+            return fell_back("notes", offline.value, notes.usage)
         return Reply(notes.value, notes.usage)
 
     async def reflect(
@@ -305,7 +306,7 @@ class LLMEngine(ModelCalls):
             offline = await self._offline.reflect(
                 question, plan, findings, max_new_steps, brief=brief
             )
-            return Reply(offline.value, reflection.usage, fallback=True)
+            return fell_back("reflect", offline.value, reflection.usage)
         cleaned = value.model_copy(update={"new_steps": value.new_steps[:max_new_steps]})
         return Reply(cleaned, reflection.usage)
 
@@ -377,7 +378,7 @@ class LLMEngine(ModelCalls):
         offline = await self._offline.write_report(
             question, brief, plan, evidence, on_progress, inputs=inputs
         )
-        return Reply(offline.value, usage, fallback=True)
+        return fell_back("write_report", offline.value, usage)
 
     async def answer(self, question: str, history: Sequence[Turn]) -> Reply[str]:
         """Answer directly, without research (``simple`` mode)."""
@@ -435,7 +436,10 @@ class LLMEngine(ModelCalls):
             },
             **{v.claim_id: v.model_copy(update={"checked_by": "fallback"}) for v in fallback},
         }
-        return Reply([by_id[c.claim.id] for c in checks], batch.usage, fallback=bool(missing))
+        verdicts = [by_id[c.claim.id] for c in checks]
+        if missing:  # one answer per claim the model gave no usable verdict for
+            return fell_back("judge", verdicts, batch.usage, len(missing))
+        return Reply(verdicts, batch.usage)
 
     async def rewrite(self, check: ClaimCheck) -> Reply[Rewrite]:
         """Correct, narrow or hedge a claim from its evidence, or remove it (empty text).
@@ -452,7 +456,7 @@ class LLMEngine(ModelCalls):
         problems = partial(validation.rewrite_problems, check=check)
         rewrite = await self.ask_fitted("writer", Rewrite, build, problems)
         if rewrite.value is None:
-            return Reply(Rewrite(text=check.claim.text), rewrite.usage, fallback=True)
+            return fell_back("rewrite", Rewrite(text=check.claim.text), rewrite.usage)
         return Reply(_normal_key(rewrite.value), rewrite.usage)
 
     async def assess(self, facts: Assessment) -> Reply[ReportAssessment]:
@@ -472,7 +476,7 @@ class LLMEngine(ModelCalls):
         value = assessed.value or assessed.draft
         offline = await self._offline.assess(facts)  # the limits the run found, stated plainly
         if value is None:
-            return Reply(offline.value, assessed.usage, fallback=True)
+            return fell_back("assess", offline.value, assessed.usage)
         return Reply(
             _with_run_limits(_known_keys(value, shown), facts, offline.value), assessed.usage
         )
