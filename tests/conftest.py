@@ -31,7 +31,7 @@ KEPT_VARIABLES = frozenset({TEST_POSTGRES_URL_VAR})
 """Variables of the developer's shell that would change what the code under test does: every
 one with these prefixes is removed for each test, except the test database's URL."""
 
-MUST_RUN_MARKERS = ("postgres", "server", "browser", "real_model")
+MUST_RUN_MARKERS = ("postgres", "server", "browser", "real_model", "web")
 """Markers whose tests must not be skipped under CI."""
 
 

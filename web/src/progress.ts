@@ -48,6 +48,7 @@ export interface Progress {
   written: number;
   draft: string; // the report as it is written (its last KEEP_DRAFT_CHARS), plain text
   draftCut: boolean; // whether the draft's beginning was dropped
+  draftDone: boolean; // whether the writer's last piece arrived
   verified: number;
   toVerify: number;
   passes: number;
@@ -73,6 +74,7 @@ export function emptyProgress(): Progress {
     written: 0,
     draft: "",
     draftCut: false,
+    draftDone: false,
     verified: 0,
     toVerify: 0,
     passes: 0,
@@ -180,11 +182,23 @@ export function apply(before: Progress, event: TraceEvent): Progress {
       };
     }
     case "synthesis_progress": {
-      const whole = p.draft + text(data.text);
+      // Each event carries the text written since the one before and the count written so
+      // far. A stream joined again (a reload, a retried connection) sends events already seen:
+      // their text is here already, and only what lies beyond the count shown is added.
+      const done = data.done === true;
+      const at = num(data.characters);
+      const piece = text(data.text);
+      const fresh = done
+        ? p.draftDone
+          ? ""
+          : piece
+        : piece.slice(Math.max(0, piece.length - Math.max(0, at - p.written)));
+      const whole = p.draft + fresh;
       const draft = whole.slice(-KEEP_DRAFT_CHARS);
       const draftCut = p.draftCut || draft.length < whole.length;
-      const phase = data.done ? "verifying claims" : "writing the report";
-      return { ...p, written: num(data.characters), draft, draftCut, phase };
+      const phase = done || p.draftDone ? "verifying claims" : "writing the report";
+      const written = done ? at : Math.max(p.written, at);
+      return { ...p, written, draft, draftCut, draftDone: p.draftDone || done, phase };
     }
     case "claim_verified": {
       const passes = num(data.passes);
