@@ -14,6 +14,7 @@ from deep_research.report.limits import (
     assessment_input,
     judge_parts,
     limits,
+    part_subject,
     settle_parts,
     with_limitations,
     with_part_limits,
@@ -110,6 +111,70 @@ def test_a_part_is_answered_only_by_a_claim_on_its_subject_of_the_kind_it_asks()
     # the logging report of the issue: cp, optparse, nothing on several processes
     assert statuses(LOGGING, CP, OPTPARSE) == ["not_answered"]
     assert statuses(LOGGING, CP, ONE_FILE, ONE_FILE_2) == ["answered"]
+
+
+DESCRIBE = "What name does git describe give a commit?"
+ABOUT_DESCRIBE = (
+    "git describe finds the most recent tag that is reachable from a commit.",
+    "If the tag points to the commit, then only the tag is shown.",
+)
+NAMES_GIVEN = (
+    "For example, git describe gives the name v1.0.4-14-g2414721 to a commit 14 commits after "
+    "the tag v1.0.4.",
+    "On a commit two commits after the tag v2.1, git describe names it v2.1-2-g9fceb02.",
+)
+
+
+def spans_on(question: str, pages: list[tuple[str, str]], titles: dict[str, str]) -> list[str]:
+    """The parts' statuses for a report quoting each ``(page, quote)`` once, all supported."""
+    _, claims, evidence = claims_of(*(quote for _, quote in pages))
+    placed = [
+        e.model_copy(update={"url": page}) for e, (page, _) in zip(evidence, pages, strict=True)
+    ]
+    return [p.status for p in judge_parts(question, claims, placed, titles)]
+
+
+def test_a_part_that_asks_a_name_is_not_answered_by_sentences_merely_about_its_subject() -> None:
+    # issue #44, the docqa test split: "What name does git describe give a commit?" was judged
+    # answered (and the report marked high) by sentences about git describe that give no name
+    assert asked_kind(DESCRIBE.rstrip("?")) == "name"
+    page = "file:///git/git-describe.html"
+    titles = {page: "git-describe(1)"}
+    assert spans_on(DESCRIBE, [(page, q) for q in ABOUT_DESCRIBE], titles) == ["partly"]
+    assert spans_on(DESCRIBE, [(page, q) for q in NAMES_GIVEN], titles) == ["answered"]
+
+
+def test_a_command_named_by_an_asking_word_is_the_subject_of_the_part() -> None:
+    # "describe", "explain" and "show" are stop words that ask; here they name commands
+    named = {"git", "describ", "1"}  # the stemmed words of the title git-describe(1)
+    assert "describ" in part_subject(DESCRIBE.rstrip("?"), DESCRIBE, named)
+    assert "describ" not in part_subject(DESCRIBE.rstrip("?"), DESCRIBE)  # no page so titled
+    explain = "What does EXPLAIN show about a PostgreSQL statement"
+    assert "explain" in part_subject(explain, explain)
+    asking = "Can you explain how git describe works"
+    assert part_subject(asking, asking, {"explain", "describ"}) == ["git", "describ"]
+
+
+VACUUM = "What does VACUUM do in PostgreSQL?"
+VACUUM_MENTIONS = (
+    "Plain VACUUM may not be satisfactory when a table holds many dead row versions.",
+    "Progress for VACUUM FULL commands is reported via pg_stat_progress_cluster.",
+    "The core PostgreSQL system takes a lock on the index during VACUUM.",
+    "PostgreSQL includes an autovacuum facility which can automate routine VACUUM maintenance.",
+)
+
+
+def test_an_account_gathered_one_sentence_a_page_from_many_pages_is_partly_answered() -> None:
+    # four pages each mentioning VACUUM in passing: mentions, not a page that answers it
+    spread = [(f"file:///pg/{n}.html", q) for n, q in enumerate(VACUUM_MENTIONS)]
+    assert spans_on(VACUUM, spread, {}) == ["partly"]
+    # the same sentences, half of them from one page: that page answers it
+    one_page = [("file:///pg/vacuum.html", q) for q in VACUUM_MENTIONS[:2]] + spread[2:]
+    assert spans_on(VACUUM, one_page, {}) == ["answered"]
+    # a figure is checked by its form: three sites each stating a cost corroborate it
+    third = "A ducted heat pump installation cost 16,000 dollars in the state's rebate data."
+    costs = [(f"https://site{n}.example/p", q) for n, q in enumerate((COST, COST_2, third))]
+    assert spans_on(HEAT_PUMPS.split(" and ")[0] + "?", costs, {}) == ["answered"]
 
 
 def _finish(

@@ -36,7 +36,7 @@ from deep_research.state import (
 from deep_research.state.models import PartStatus
 from deep_research.text.labels import LABELS, label
 from deep_research.text.language import language_of
-from deep_research.text.words import content_tokens, question_parts
+from deep_research.text.words import STOPWORDS, content_tokens, question_parts, stem, tokens
 from deep_research.urls import domain_of
 from deep_research.verification.checks import Analyses
 from deep_research.verification.citations import MARKER, keys_to_markers, render_numbers
@@ -408,6 +408,19 @@ docqa dev splits (docs/decisions.md, "Confidence means answered")."""
 MIN_ANSWERING = 2
 """Claims a part needs that each answer it for it to count as answered (one: partly)."""
 
+ANSWER_CONCENTRATION = 0.4
+"""Share of a part's answering claims that the page most of them cite must hold for the part
+to be answered, when the part asks for a kind of answer with no strict form
+(:data:`FORMLESS_KINDS`): a source that answers it, not mentions of its subject gathered one
+sentence a page from many pages (partly). Chosen on the docqa dev splits (docs/decisions.md,
+"Confidence means answered")."""
+
+FORMLESS_KINDS = frozenset({"account", "yes_no", "procedure"})
+"""Kinds of answer a sentence cannot be checked to give by its form (any statement on the
+subject gives an account or a yes or no; any verb of doing, a procedure): for these, where the
+answering claims come from is checked (:data:`ANSWER_CONCENTRATION`). A figure, a name or a
+cause is checked by its form, and several pages each giving one corroborate it."""
+
 _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "cause",
@@ -435,7 +448,14 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
-    ("name", re.compile(r"^\s*(?:which|who)\b|\bwhat (?:is|are) (?:\w+ )?(?:called|named)", re.I)),
+    (
+        "name",
+        re.compile(
+            r"^\s*(?:which|who)\b|\bwhat (?:is|are) (?:\w+ )?(?:called|named)"
+            r"|\bwhat (?:\w+ ){0,2}names?\b",
+            re.I,
+        ),
+    ),
     (
         "yes_no",
         re.compile(
@@ -477,6 +497,13 @@ _NOT_SUBJECT = frozenset(
 """Words that say what is asked, not what it is asked about."""
 
 
+_ASKING_VERBS = frozenset({"tell", "give", "explain", "describe", "show", "compare"})
+"""Stop words that ask ("explain", "describe") and are also the names of commands
+(``git describe``, ``EXPLAIN``, ``git show``)."""
+
+_WORD = re.compile(r"[^\W_]+")
+
+
 def asked_kind(part: str) -> str:
     """The kind of answer ``part`` asks for: figure, name, procedure, yes_no, cause, account."""
     return next((kind for kind, pattern in _ASKS if pattern.search(part)), "account")
@@ -488,13 +515,40 @@ def gives_kind(kind: str, sentence: str) -> bool:
     return pattern is None or bool(pattern.search(sentence))
 
 
-def part_subject(part: str, question: str) -> list[str]:
+def _named(part: str, names: Collection[str]) -> list[str]:
+    """The asking verbs ``part`` writes as names (stemmed).
+
+    A verb is a name in capitals (``EXPLAIN``), or after a word that is no stop word where
+    ``names`` (stemmed words of page titles) has it (``git describe``, on a corpus with a page
+    titled ``git-describe(1)``).
+    """
+    words = _WORD.findall(part)
+    found: list[str] = []
+    for before, word in zip(["", *words], words, strict=False):
+        lowered = word.lower()
+        if lowered not in _ASKING_VERBS:
+            continue
+        capitals = word.isupper() and len(word) > 1
+        after_name = bool(before) and before.lower() not in STOPWORDS and stem(lowered) in names
+        if capitals or after_name:
+            found.append(stem(lowered))
+    return found
+
+
+def part_subject(part: str, question: str, names: Collection[str] = ()) -> list[str]:
     """The words (stemmed) of what ``part`` asks about.
 
     A part that names little (``and why would one use it``) is about its question's first part
-    too.
+    too. A word that usually asks (``describe``, ``explain``, ``show``) is a word of the subject
+    when the part writes it as a name (:func:`_named`; ``names``: the stemmed words of the
+    titles of the pages read): "What name does git describe give a commit?" asks about
+    ``git describe``, not about git and commits.
     """
-    own = [t for t in dict.fromkeys(content_tokens(part)) if t not in _NOT_SUBJECT]
+    own = [
+        t
+        for t in dict.fromkeys([*content_tokens(part), *_named(part, names)])
+        if t not in _NOT_SUBJECT
+    ]
     if len(own) >= 2:
         return own
     first = question_parts(question)[0] if question_parts(question) else question
@@ -526,23 +580,33 @@ def _cited(claim: Claim) -> list[str]:
 
 
 def judge_part(
-    part: str, question: str, claims: Sequence[Claim], sections: Mapping[str, str]
+    part: str,
+    question: str,
+    claims: Sequence[Claim],
+    sections: Mapping[str, str],
+    pages: Mapping[str, str] | None = None,
 ) -> PartJudgement:
     """How far the supported ``claims`` answer ``part``.
 
-    ``sections``: evidence id to the title of its page and the heading of its section.
+    ``sections``: evidence id to the title of its page and the heading of its section;
+    ``pages``: evidence id to its page's URL (an id not in it is a page of its own).
 
     Answered: :data:`MIN_ANSWERING` claims on the part's subject (each stating
     :data:`SUBJECT_SHARE` of its words, :data:`OWN_WORDS`) give the kind of answer the part asks
-    for. Partly: fewer do, or claims are on its subject (their page's title and section heading
-    counted) without giving it, or give it stating half as many of the subject's words. Not
-    answered: none of these.
+    for, and, for a kind with no strict form (:data:`FORMLESS_KINDS`), the page most of them cite
+    holds :data:`ANSWER_CONCENTRATION` of them. Partly: fewer do, or they are mentions spread
+    over many pages, or claims are on its subject (their
+    page's title and section heading counted) without giving it, or give it stating half as
+    many of the subject's words. Not answered: none of these.
     """
+    pages = pages or {}
     kind = asked_kind(part)
-    subject = set(part_subject(part, question))
+    names = {stem(t) for t in tokens(" ".join(sections.values()))}
+    subject = set(part_subject(part, question, names))
     answering: list[str] = []
     bearing: list[str] = []
     count = 0
+    per_page: dict[str, int] = {}
     for claim in _supported(claims):
         cited = _cited(claim)
         own = subject_share(subject, set(content_tokens(claim.text)))
@@ -552,9 +616,14 @@ def judge_part(
         if (own if OWN_WORDS else share) >= SUBJECT_SHARE and gives:
             answering += cited
             count += 1
+            for page in dict.fromkeys(pages.get(i, i) for i in cited):
+                per_page[page] = per_page.get(page, 0) + 1
         elif share >= SUBJECT_SHARE or (gives and share >= SUBJECT_SHARE / 2):
             bearing += cited
-    if count < MIN_ANSWERING:
+    spread = kind in FORMLESS_KINDS and max(per_page.values(), default=0) < (
+        ANSWER_CONCENTRATION * count
+    )
+    if count < MIN_ANSWERING or spread:
         answering, bearing = [], [*answering, *bearing]
     status: PartStatus = "answered" if answering else "partly" if bearing else "not_answered"
     return PartJudgement(
@@ -578,7 +647,8 @@ def judge_parts(
     """
     titles = titles or {}
     sections = {e.id: f"{titles.get(e.url, '')} {e.section or ''}" for e in evidence}
-    return [judge_part(p, question, claims, sections) for p in question_parts(question)]
+    pages = {e.id: e.url for e in evidence}
+    return [judge_part(p, question, claims, sections, pages) for p in question_parts(question)]
 
 
 def _part_key(text: str) -> str:
