@@ -595,9 +595,9 @@ def judge_part(
     :data:`SUBJECT_SHARE` of its words, :data:`OWN_WORDS`) give the kind of answer the part asks
     for, and, for a kind with no strict form (:data:`FORMLESS_KINDS`), the page most of them cite
     holds :data:`ANSWER_CONCENTRATION` of them. Partly: fewer do, or they are mentions spread
-    over many pages, or claims are on its subject (their
-    page's title and section heading counted) without giving it, or give it stating half as
-    many of the subject's words. Not answered: none of these.
+    over many pages, or claims are on its subject (their page's title and section heading
+    counted) without giving it, or give it stating half as many of the subject's words. Not
+    answered: none of these.
     """
     pages = pages or {}
     kind = asked_kind(part)
