@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import uuid
+import signal
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -190,3 +191,28 @@ def test_a_title_is_never_punctuation_only() -> None:
         "file:///doc/howto/logging.rst.txt"
     )
     assert shown_title("Logging HOWTO", "file:///doc/howto/logging.rst.txt") == "Logging HOWTO"
+
+
+def test_a_chain_of_sentences_pointing_back_ends_when_its_first_antecedent_is_missing() -> None:
+    """Each sentence of the line points back, and the first has nothing before it: the window
+    takes none of them (before, dropping the first put the second's antecedent back, forever)."""
+
+    def stuck(signum: int, frame: object) -> None:
+        raise TimeoutError("select_windows did not return")
+
+    text = (
+        "The logging level is set in a configuration file for every run.\n\n"
+        "This configuration file is read at start-up by the logging setup. The above "
+        "configuration sets the logging level for every handler."
+    )
+    passage = _passage("file:///doc/n.html", text)
+    step = PlanStep(id="s01", title="logging level configuration handler")
+    previous = signal.signal(signal.SIGALRM, stuck)
+    signal.alarm(5)
+    try:
+        windows = select_windows([passage], step, ["logging level handler"])
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert windows and windows[0].text.startswith("The logging level is set")
+    assert not any("The above" in w.text or "This configuration" in w.text for w in windows)

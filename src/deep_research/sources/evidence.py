@@ -294,7 +294,7 @@ def _windows(
     while left and len(chosen) < limit:
         seed = max(left, key=lambda i: (gain(i), -i))
         members = _window(passages, candidates, scores, seed, used)
-        used.update(members or [seed])
+        used.update([*members, seed])
         left = [i for i in left if i not in used]
         if not members:
             continue
@@ -372,14 +372,16 @@ def _with_antecedent(
     A sentence that points at what precedes it ("the above configuration", "this module")
     is quoted after that sentence (the one before it on its line), or not at all.
     """
+    taken = 0  # antecedents put before the sentence that needed the first of them
     while members and refers_back(candidates[members[0]].sentence.text):
         before = members[0] - 1
         linked = before not in used and _link(passages, candidates, before, members[0]) == "line"
         span = candidates[members[-1]].sentence.end - candidates[max(before, 0)].sentence.start
         if linked and span <= MAX_WINDOW_CHARS:
             members = [before, *members]  # a window may pass its size for the antecedent
-        else:
-            members = members[1:]
+            taken += 1
+        else:  # the chain of antecedents fails: so does the sentence it was taken for
+            members, taken = members[taken + 1 :], 0
     return members
 
 
