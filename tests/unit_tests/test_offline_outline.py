@@ -7,6 +7,7 @@ import typing
 import pytest
 
 from deep_research.engines import OfflineEngine
+from deep_research.engines.offline.engine import shared_caps
 from deep_research.engines.offline.facets import FACETS, answers_kind, arrange, asks_cost
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path
@@ -242,3 +243,35 @@ async def test_a_two_part_question_gets_three_paragraphs_a_part_when_the_evidenc
     assert len(sections) == 2
     for section in sections:
         assert section.count("[E") == 12, section
+
+
+async def test_a_part_found_thinly_leaves_its_sentences_to_the_part_found_richly() -> None:
+    # two parts, one with three quotes and one with fourteen: the second used to stop at its
+    # twelve, leaving the report at fifteen sentences while its cap is 24
+    plan = [
+        PlanStep(id="s01", title="What does git stash do"),
+        PlanStep(id="s02", title="How do you get stashed changes back"),
+    ]
+    topics = [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf",
+        "hotel", "india", "juliet", "kilo", "lima", "mike", "november",
+    ]  # fmt: skip
+    evidence = [
+        _span(n, f"Git stash {word} {word}er record {n} keeps {word}s for {word}ing.", "s01", 0.9)
+        for n, word in enumerate(topics[:3])
+    ] + [
+        _span(
+            100 + n, f"Stashed changes come back {word} {word}ed apply {n} as {word}s.", "s02", 0.8
+        )
+        for n, word in enumerate(topics)
+    ]
+    report = (await OfflineEngine().write_report("q", "", plan, evidence)).value
+    first, second = report.split("\n## ")[1:]
+    assert first.count("[E") == 3
+    assert second.count("[E") == 14  # within 3 + 14 <= 24, every quote of the rich part
+
+
+def test_shared_caps_give_what_a_heading_leaves_to_those_offered_more() -> None:
+    assert shared_caps({"a": 3, "b": 20, "c": 15}, 8) == {"a": 3, "b": 13, "c": 8}
+    assert shared_caps({"a": 0, "b": 20}, 12) == {"a": 0, "b": 12}  # an empty one gives none
+    assert shared_caps({"a": 12, "b": 12}, 12) == {"a": 12, "b": 12}

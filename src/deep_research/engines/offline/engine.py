@@ -9,7 +9,7 @@ they are extracts. Nothing here is canned: every sentence of a report comes from
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from deep_research.engines.base import (
     Assessment,
@@ -369,6 +369,13 @@ class OfflineEngine:
         arranged = arrange(headings, placed)
         filled = sum(1 for rows in arranged.values() if rows) or 1
         per_section = max(_SENTENCES_PER_SECTION, _SENTENCES_PER_REPORT // filled)
+        caps = shared_caps(
+            {
+                step.id: sum(1 for i in arranged[step.id] for _ in sentences(evidence[i].quote))
+                for step in headings
+            },
+            per_section,
+        )
         for step in headings:
             chosen: list[str] = []
             for i in arranged[step.id]:
@@ -386,7 +393,7 @@ class OfflineEngine:
                         bags.append(bag)
                         chosen.append(_sentence(said, [evidence_key(i)]))
                         follows = True
-                if len(chosen) >= per_section:
+                if len(chosen) >= caps[step.id]:
                     break
             if chosen:
                 paragraphs = [
@@ -500,6 +507,23 @@ def feedback_terms(notes: str, known: Sequence[str]) -> list[str]:
             counts[word] = counts.get(word, 0) + 1
     ranked = sorted((w for w, c in counts.items() if c >= 2), key=lambda w: -counts[w])
     return ranked[:FEEDBACK_TERMS]
+
+
+def shared_caps(offered: Mapping[str, int], cap: int) -> dict[str, int]:
+    """How many sentences each heading may take: ``cap``, and what others leave unused.
+
+    ``offered``: the sentences of the quotes each heading holds, in the report's order. A
+    heading offered fewer than ``cap`` (but some) leaves the rest to the headings offered more,
+    the first first, so that a report whose parts were found unevenly still holds up to ``cap``
+    sentences for each heading that has quotes, as the report's length allows.
+    """
+    caps = {key: min(cap, count) for key, count in offered.items()}
+    spare = sum(cap - caps[key] for key, count in offered.items() if count)
+    for key, count in offered.items():
+        extra = min(spare, count - caps[key])
+        caps[key] += extra
+        spare -= extra
+    return caps
 
 
 def _broadened(title: str, notes: str) -> str:
