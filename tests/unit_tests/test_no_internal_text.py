@@ -8,8 +8,8 @@ a sentence that points back at what precedes it is quoted after it or not at all
 from __future__ import annotations
 
 import re
-import uuid
 import signal
+import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
