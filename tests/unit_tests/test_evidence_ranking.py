@@ -146,3 +146,30 @@ def test_a_full_width_colon_opens_a_list_too() -> None:
     step = PlanStep(id="s01", title="电窑有哪些缺点")
     quotes = [s.quote for s in select_evidence([_document("file:///c/zh.md", text)], step, [])]
     assert "加热元件在几百次烧制之后就会损坏。" in quotes[0]
+
+
+# a manual page: what its subject is comes first, details follow
+FILLER = " ".join(f"Paragraph {n} describes option number {n} in detail." for n in range(30))
+MANUAL = _document(
+    "file:///c/upsert.md",
+    "# Manual\n\n"
+    "An upsert is a clause added to an insert that turns it into an update on a conflict.\n\n"
+    f"{FILLER}\n\n"
+    "The upsert clause follows the syntax of another clause.\n\n"
+    f"{FILLER}",
+)
+UPSERT = PlanStep(id="s01", title="How does an upsert clause work")
+
+
+def test_a_sentence_in_the_opening_of_its_page_is_preferred() -> None:
+    quotes = [s.quote for s in select_evidence([MANUAL], UPSERT, [UPSERT.title], limit=1)]
+    assert quotes[0].startswith("An upsert is a clause added")
+
+
+def test_without_the_opening_weight_the_later_sentence_would_be_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The test above holds because of the opening weight, not by accident of the scores."""
+    monkeypatch.setattr(evidence, "OPENING_WEIGHT", 0.0)
+    quotes = [s.quote for s in select_evidence([MANUAL], UPSERT, [UPSERT.title], limit=1)]
+    assert quotes[0].startswith("The upsert clause follows")

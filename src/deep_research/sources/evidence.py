@@ -3,7 +3,8 @@
 The step's pages are cut into passages and ranked across pages within the depth's token budget
 (:mod:`deep_research.sources.passages`). Offline, the quotable sentences of those passages are
 then ranked together (BM25 on the step's terms over the sentences and over their headings, the
-page's title and section, boosted by the score of the passage they stand in) and chosen by
+page's title and section, boosted by the score of the passage they stand in and, in the
+opening of their page, where a manual says what its subject is and does, by half) and chosen by
 maximal marginal relevance: each next one is the most relevant once its likeness to what is
 already chosen is subtracted, so a sentence that repeats a chosen one gives way to one that
 says something else. A page's abbreviation of the step's words ("WAL" for write-ahead
@@ -62,6 +63,13 @@ DIVERSITY = 0.5
 PASSAGE_WEIGHT = 1.0
 """Score multiplier added in proportion to the sentence's passage score (the best passage's
 sentences score up to twice as high)."""
+
+OPENING_SHARE = 0.2
+"""The opening of a page: the first fifth of what its passages shown cover (offsets from the
+page's start), where a manual states what its subject is and does."""
+
+OPENING_WEIGHT = 0.5
+"""A sentence in its page's opening scores this much higher (score × 1.5)."""
 
 HEAD_WEIGHT = 1.0
 """Weight of the BM25 score of a sentence's headings (its page's title and its section) added
@@ -248,7 +256,11 @@ def _scores(
     """Each candidate's score for the step.
 
     BM25 over the pooled candidates plus :data:`HEAD_WEIGHT` times BM25 over their headings,
-    boosted by the score of the passage the sentence stands in (which saw the page's lead).
+    boosted by the score of the passage the sentence stands in (which saw the page's lead), and
+    by :data:`OPENING_WEIGHT` in the first :data:`OPENING_SHARE` of what is shown of its page
+    ("VACUUM reclaims storage occupied by dead tuples", "A WITHOUT ROWID table is a table that
+    uses a Clustered Index as the primary key": a manual's own statement of its subject, whose
+    words match the step no better than the details that follow it).
     """
     heads = [
         content_tokens(f"{passages[c.passage].title} {c.sentence.section or ''}")
@@ -258,10 +270,16 @@ def _scores(
     headings = BM25(heads)
     best = max((p.score for p in passages), default=0.0)
     passage_share = [p.score / best if best > 0 else 0.0 for p in passages]
+    reach: dict[str, int] = {}  # how far into each page the passages shown go
+    for passage in passages:
+        reach[passage.document_id] = max(reach.get(passage.document_id, 0), passage.end)
     scores: list[float] = []
     for i, candidate in enumerate(candidates):
         own = bm25.score(query, i) + HEAD_WEIGHT * headings.score(query, i)
-        scores.append(own * (1 + PASSAGE_WEIGHT * passage_share[candidate.passage]))
+        score = own * (1 + PASSAGE_WEIGHT * passage_share[candidate.passage])
+        if candidate.sentence.start < OPENING_SHARE * reach[candidate.document_id]:
+            score *= 1 + OPENING_WEIGHT
+        scores.append(score)
     return scores
 
 
