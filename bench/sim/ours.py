@@ -16,7 +16,6 @@ from bench.sim.requests import (
     words,
 )
 from deep_research.text import content_tokens
-from deep_research.text import sentences as split_sentences
 
 
 def _ours_plan(request: Request, scenario: Scenario) -> Reply:
@@ -42,66 +41,74 @@ def _ours_queries(request: Request, scenario: Scenario) -> Reply:
     return tool("research", "SearchQueries", {"queries": found})
 
 
-MISQUOTE_EVERY = 8
-"""Every n-th quote the simulated model picks is misquoted (a word left out), as models
-sometimes do; the researcher must drop it."""
-
 PICK_OVERLAP = 2
-"""Step terms a sentence must share for the simulated model to quote it."""
+"""Step terms a sentence must share for the simulated model to pick it."""
 
 PICK_RUN = 2
-"""Most consecutive sentences in one simulated quote."""
+"""Most consecutive sentences in one simulated pick."""
 
 PICK_PER_PASSAGE = 2
-"""Most quotes the simulated model takes from one passage (the prompt asks for short quotes,
-one per fact; a model does not copy the whole passage back)."""
+"""Most picks the simulated model takes from one passage (the prompt asks for short picks,
+one per fact; a model does not name the whole passage)."""
+
+_SENTENCE = re.compile(r"^> \[s(\d+)\] (.*)$")
 
 
-def _passages(prompt: str) -> list[tuple[str, str]]:
-    """The passages shown (key, text), their ``> `` quoting undone."""
+def _passages(prompt: str) -> list[tuple[str, list[tuple[int, str]]]]:
+    """The passages shown: key, and the sentences numbered in it (number, text)."""
     found = []
     for key, body in re.findall(r"^\[(P\d+)\] \([^\n]*\n((?:> ?.*(?:\n|$))+)", prompt, re.M):
-        lines = [line[2:] if line.startswith("> ") else line[1:] for line in body.splitlines()]
-        found.append((key, "\n".join(lines)))
+        numbered = [
+            (int(m.group(1)), m.group(2)) for m in map(_SENTENCE.match, body.splitlines()) if m
+        ]
+        found.append((key, numbered))
     return found
 
 
 def _ours_pick(request: Request, scenario: Scenario) -> Reply:
-    """Quote each passage's best runs of prose sentences on the step, spaces collapsed.
+    """Name each passage's best runs of prose sentences on the step by their numbers.
 
     A run is up to :data:`PICK_RUN` consecutive sentences sharing :data:`PICK_OVERLAP` of the
     step's terms; a passage gives its :data:`PICK_PER_PASSAGE` runs sharing most, in order.
+    The prompt numbers every sentence and asks for the numbers, not the text, as a model
+    answers it: no quote is copied, so none is miscopied.
     """
     prompt = request.content()
     step = prompt.split("Research step:", 1)[-1].split("Untrusted data", 1)[0]
     wanted = set(content_tokens(step))
-    quotes: list[dict[str, object]] = []
-    for key, body in _passages(prompt):
-        for quote, shared in _runs(body, wanted):
-            if (len(quotes) + 1) % MISQUOTE_EVERY == 0:
-                quote = " ".join(w for i, w in enumerate(quote.split()) if i != 2)
+    picks: list[dict[str, object]] = []
+    for key, numbered in _passages(prompt):
+        for first, last, shared in _runs(numbered, wanted):
             relevance = round(min(1.0, shared / max(1, len(wanted))), 2)
-            quotes.append({"passage": key, "quote": quote, "relevance": relevance})
-    return tool("reading", "EvidencePicks", {"quotes": quotes})
+            named = f"s{first}" if first == last else f"s{first}-s{last}"
+            picks.append({"passage": key, "sentences": named, "relevance": relevance})
+    return tool("reading", "EvidencePicks", {"quotes": picks})
 
 
-def _runs(body: str, wanted: set[str]) -> list[tuple[str, int]]:
-    """A passage's best runs of on-step prose sentences (text, terms shared), in order."""
-    runs: list[tuple[int, str, int]] = []
-    run: list[str] = []
+def _runs(numbered: list[tuple[int, str]], wanted: set[str]) -> list[tuple[int, int, int]]:
+    """A passage's best runs of on-step prose sentences, in order.
+
+    Each run is its first and last sentence's number and the step's terms it shares.
+    """
+    runs: list[tuple[int, int, int]] = []
+    run: list[int] = []
     shared = 0
-    for s in [*split_sentences(body), None]:
-        overlap = len(wanted.intersection(content_tokens(s.text))) if s else 0
-        prose = s is not None and len(s.text.split()) >= 5 and s.text.endswith((".", "!", "?"))
-        if s is not None and prose and overlap >= PICK_OVERLAP and len(run) < PICK_RUN:
-            run.append(s.text)
+    for n, sentence in [*numbered, (0, None)]:
+        overlap = len(wanted.intersection(content_tokens(sentence))) if sentence else 0
+        prose = (
+            sentence is not None
+            and len(sentence.split()) >= 5
+            and sentence.endswith((".", "!", "?"))
+        )
+        if prose and overlap >= PICK_OVERLAP and len(run) < PICK_RUN:
+            run.append(n)
             shared = max(shared, overlap)
             continue
         if run:
-            runs.append((len(runs), " ".join(" ".join(run).split()), shared))
+            runs.append((run[0], run[-1], shared))
             run, shared = [], 0
     best = sorted(runs, key=lambda r: (-r[2], r[0]))[:PICK_PER_PASSAGE]
-    return [(text, shared) for _, text, shared in sorted(best)]
+    return sorted(best)
 
 
 def _keys(prompt: str) -> list[str]:

@@ -235,10 +235,43 @@ async def test_pick_evidence_fences_keyed_passages_and_ranks_the_quotes() -> Non
     page = "Page: Solar Outlook (date: 2025-01, source: https://example.org/page1)\n"
     assert page + "[P1] (section: Capacity)\n" in fenced
     assert "Page: https://example.org/page2\n[P2] (section: Capacity)" in fenced
-    assert "> Solar capacity doubled in 2024.\n> It reached 600 GW." in fenced
+    # every sentence numbered, on a line of its own: the model names them by number
+    assert "> [s1] Solar capacity doubled in 2024.\n> [s2] It reached 600 GW." in fenced
+    assert "> [s1] Wind grew.\n> [s2] " in fenced
     assert INJECTION in fenced and INJECTION not in prompt.replace(fenced, "")
-    assert "verbatim" in prompt or "exactly" in prompt
+    assert "Do not copy the text" in prompt
     assert model.call_kwargs[0]["tools"][0]["function"]["name"] == "EvidencePicks"
+
+
+async def test_pick_evidence_takes_the_text_of_the_sentences_named_by_number() -> None:
+    text = "Solar grew fast. Capacity doubled in 2024.\n\n- It reached 600 GW. Wind lagged."
+    picks = [
+        {"passage": "P1", "sentences": "s2-s3", "relevance": 0.9},
+        {"passage": "P1", "sentences": "4", "relevance": 0.4},
+        {"passage": "P1", "sentences": "s9", "relevance": 1.0},  # not shown: dropped
+        {"passage": "P1", "quote": "[s1] Solar grew fast.", "relevance": 0.5},  # copied, marked
+    ]
+    engine, model = engine_with(structured(EvidencePicks, quotes=picks))
+
+    reply = await engine.pick_evidence("q", STEP, [], [passage(1, text)])
+
+    assert [(q.quote, q.relevance) for q in reply.value] == [
+        ("Capacity doubled in 2024.\n\n- It reached 600 GW.", 0.9),
+        ("Solar grew fast.", 0.5),
+        ("Wind lagged.", 0.4),
+    ]
+    assert all(q.quote in text for q in reply.value) and len(model.calls) == 1
+
+
+async def test_pick_evidence_asks_again_when_no_sentence_named_is_shown() -> None:
+    wrong = structured(EvidencePicks, quotes=[{"passage": "P1", "sentences": "s7"}])
+    right = structured(EvidencePicks, quotes=[{"passage": "P1", "sentences": "s1"}])
+    engine, model = engine_with(wrong, right)
+
+    reply = await engine.pick_evidence("q", STEP, [], [passage(1, "Solar grew. Wind fell.")])
+
+    assert [q.quote for q in reply.value] == ["Solar grew."] and len(model.calls) == 2
+    assert "s1–s2; s7 is not among them" in prompt_text(model.calls[1])
 
 
 async def test_pick_evidence_without_passages_asks_no_model() -> None:

@@ -87,14 +87,26 @@ class StepNotes(BaseModel):
 
 
 class PickedQuote(BaseModel):
-    """One quote a researcher picked from the passages it was shown."""
+    """One quote a researcher picked from the passages it was shown.
 
-    passage: str = Field(description="The key (P#) of the passage the quote is copied from.")
-    quote: str = Field(
-        min_length=1,
+    A model names the quote by its sentences' numbers (the engine takes their text from the
+    passage, so no quote is miscopied and the reply is short); a quote copied verbatim, as
+    models were asked before, is accepted instead. The engine fills ``quote`` either way.
+    """
+
+    passage: str = Field(description="The key (P#) of the passage picked from.")
+    sentences: str = Field(
+        default="",
         description=(
-            "One to three consecutive whole sentences of that passage that answer the step, "
-            "copied exactly, character for character: no ellipsis, no paraphrase, no omission."
+            "The numbers of one to three consecutive sentences of that passage that answer "
+            "the step, as shown before them: 's4', or 's4-s6'."
+        ),
+    )
+    quote: str = Field(
+        default="",
+        description=(
+            "Leave empty: the sentences' numbers say which text it is. (A quote copied "
+            "exactly from the passage is accepted instead of numbers.)"
         ),
     )
     relevance: float = Field(
@@ -111,7 +123,7 @@ class EvidencePicks(BaseModel):
     quotes: list[PickedQuote] = Field(
         default_factory=list,
         description=(
-            "Every quote that answers part of the step, best first: as many as the passages "
+            "Every pick that answers part of the step, best first: as many as the passages "
             "hold, none when they hold nothing relevant."
         ),
     )

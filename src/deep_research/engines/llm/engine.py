@@ -224,9 +224,13 @@ class LLMEngine(ModelCalls):
     ) -> Reply[list[PickedQuote]]:
         """Show the model the ranked passages and return the quotes it picks, best first.
 
-        No passages, no request. Picks naming a passage not shown, or not copied from it, are
-        dropped (and re-asked when no pick is left); without usable picks, the offline
-        engine's sentence windows stand in. The caller locates each quote in its page.
+        The passages' sentences are numbered and the model names the ones it picks by number
+        (a short reply); the quote is their text, taken from the passage
+        (:func:`~deep_research.engines.llm.validation.picked_text`). A quote the model copied
+        instead is accepted. No passages, no request. Picks naming a passage or sentences not
+        shown, or a quote not copied from its passage, are dropped (and re-asked when no pick
+        is left); without usable picks, the offline engine's sentence windows stand in. The
+        caller locates each quote in its page.
         """
         if not passages:
             return Reply([])

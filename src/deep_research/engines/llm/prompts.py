@@ -8,11 +8,13 @@ from sources (evidence quotes, researchers' notes, claims written from them) is 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from deep_research.engines.base import Assessment, ClaimCheck, Turn, evidence_key, passage_key
 from deep_research.state.models import EvidenceSpan, Finding, Passage, PlanStep
 from deep_research.text.verbatim import break_fences
+from deep_research.text.words import Sentence, sentences
 from deep_research.verification.citations import MARKER
 
 FENCE_BEGIN = "<<<BEGIN UNTRUSTED DATA>>>"
@@ -79,18 +81,18 @@ one query in English. When notes so far are given, aim every query at what they 
 missing, not at what is already established."""
 
 PICK_PROMPT = """You read sources for one step of a research plan and pick its evidence.
-You are shown passages of the pages found for the step, keyed P1, P2... Quote every part of
-them that helps answer the step: a definition, a figure, a date, a mechanism, a condition, a
-disagreement. For each, give the key of its passage, the quote, and how directly it answers
-the step (1: states the answer; 0.3: useful context).
-Rules for quotes:
-- Copy one to three consecutive whole sentences exactly as they stand in the passage,
-  character for character. No ellipses, no paraphrase, no added or changed words; a quote
-  that does not appear in its passage is discarded.
-- Keep each quote as short as possible while still stating its fact whole.
-- Take as many quotes from a passage as it holds relevant facts, and none from a passage that
-  holds nothing relevant. Do not repeat a fact already quoted.
-- Return no quotes at all when no passage helps.
+You are shown passages of the pages found for the step, keyed P1, P2...; each sentence of a
+passage is numbered, [s1], [s2]... Pick every part of them that helps answer the step: a
+definition, a figure, a date, a mechanism, a condition, a disagreement. For each, give the key
+of its passage, the numbers of its sentences, and how directly it answers the step (1: states
+the answer; 0.3: useful context). Do not copy the text: the numbers say which it is.
+Rules for picks:
+- Name one to three consecutive sentences that state the fact whole, as "s4" or "s4-s6"; a
+  number the passage does not show is discarded.
+- Keep each pick as short as possible while still stating its fact whole.
+- Pick as often from a passage as it holds relevant facts, and never from a passage that
+  holds nothing relevant. Do not repeat a fact already picked.
+- Return no picks at all when no passage helps.
 {data_rule}"""
 
 NOTES_PROMPT = """You take research notes for one step of a research plan.
@@ -204,6 +206,40 @@ def _quoted(text: str) -> str:
     return "\n".join(f"> {line}" for line in _neutralize(text).strip().splitlines() or [""])
 
 
+SENTENCE_MARK = re.compile(r"\[s(\d+)\] ")
+"""The number shown before each sentence of a passage (:func:`render_passages`)."""
+
+
+def passage_sentences(text: str) -> list[Sentence]:
+    """A passage's sentences as :func:`render_passages` numbers them: ``[s1]`` is the first.
+
+    The engine takes a pick's text from these, by number, as the prompt showed them.
+    """
+    return list(sentences(text))
+
+
+def _numbered(text: str) -> str:
+    """A passage on ``> `` lines, each of its sentences on a line of its own after its number.
+
+    A line that holds no sentence (a heading) is shown as it stands.
+    """
+    found = passage_sentences(text)
+    lines: list[str] = []
+    n = 0
+    offset = 0
+    for line in text.strip("\n").splitlines() if text.strip() else []:
+        start = text.find(line, offset)
+        offset = start + len(line)
+        shown = False
+        while n < len(found) and found[n].start < offset:
+            lines.append(f"> [s{n + 1}] {_neutralize(found[n].text)}")
+            n += 1
+            shown = True
+        if not shown and line.strip():
+            lines.append(f"> {_neutralize(line.strip())}")
+    return "\n".join(lines) or "> "
+
+
 def fence(body: str, what: str) -> str:
     """Wrap ``body`` in the untrusted-data fence, announcing ``what`` it holds.
 
@@ -314,7 +350,7 @@ def render_passages(passages: Sequence[Passage]) -> str:
         for index in positions:
             passage = passages[index]
             section = _one_line(passage.section) if passage.section else "none"
-            lines.append(f"[{passage_key(index)}] (section: {section})\n{_quoted(passage.text)}")
+            lines.append(f"[{passage_key(index)}] (section: {section})\n{_numbered(passage.text)}")
         blocks.append("\n".join(lines))
     return fence("\n\n".join(blocks) if blocks else "(no passages)", "passages of the pages read")
 

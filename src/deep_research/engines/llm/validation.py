@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
+from functools import lru_cache
 
 from deep_research.engines.base import ClaimCheck, evidence_key
+from deep_research.engines.llm import prompts
 from deep_research.engines.schemas import (
     ClaimVerdict,
     ClarifyDecision,
     EvidencePicks,
+    PickedQuote,
     Reflection,
     ReportAssessment,
     ResearchPlan,
@@ -28,6 +31,7 @@ from deep_research.engines.schemas import (
 )
 from deep_research.state.models import EvidenceSpan, Passage, Requirements
 from deep_research.text.verbatim import find_quote, fold, quote_parts
+from deep_research.text.words import Sentence
 
 _KEY = re.compile(r"\[?\s*E(\d+)\s*\]?", re.I)
 _PASSAGE = re.compile(r"\[?\s*P(\d+)\s*\]?", re.I)
@@ -236,12 +240,43 @@ def _passage_of(key: str, passages: Sequence[Passage]) -> Passage | None:
     return passages[index] if 0 <= index < len(passages) else None
 
 
-def _pick_problem(quote: str, key: str, passages: Sequence[Passage]) -> str | None:
+_NUMBER = re.compile(r"\d+")
+
+
+@lru_cache(maxsize=512)
+def _numbered(text: str) -> tuple[Sentence, ...]:
+    return tuple(prompts.passage_sentences(text))
+
+
+def picked_text(pick: PickedQuote, passage: Passage) -> str | None:
+    """The text a pick names in its passage, ``None`` if it names none.
+
+    Sentence numbers (``s4``, ``s4-s6``, the first to the last named) give the passage's text
+    from the first one's start to the last one's end, exactly as it stands; without numbers
+    the passage shows, the quote as the model copied it stands in (the sentence numbers of
+    the prompt removed, should it have copied them too).
+    """
+    numbers = [int(n) for n in _NUMBER.findall(pick.sentences)]
+    shown = _numbered(passage.text)
+    if numbers and 1 <= min(numbers) and max(numbers) <= len(shown):
+        return passage.text[shown[min(numbers) - 1].start : shown[max(numbers) - 1].end]
+    return prompts.SENTENCE_MARK.sub("", pick.quote).strip() or None
+
+
+def _pick_problem(pick: PickedQuote, passages: Sequence[Passage]) -> str | None:
+    key = pick.passage
     passage = _passage_of(key, passages)
     if passage is None:
         return f"passage {key} was not shown (the passages are P1–P{len(passages)})"
-    if not verbatim(quote, passage.text):
-        return f"the quote from {key} is not copied from it; copy whole sentences exactly"
+    text = picked_text(pick, passage)
+    if text is None and pick.sentences.strip():
+        count = len(_numbered(passage.text))
+        return f"{key} shows sentences s1–s{count}; {pick.sentences.strip()} is not among them"
+    if text is None:
+        return f"the pick from {key} names no sentences; give their numbers, as s4 or s4-s6"
+    if not pick.sentences.strip() or text == prompts.SENTENCE_MARK.sub("", pick.quote).strip():
+        if not verbatim(text, passage.text):
+            return f"the quote from {key} is not copied from it; name its sentences' numbers"
     return None
 
 
@@ -252,19 +287,25 @@ def pick_problems(picks: EvidencePicks, passages: Sequence[Passage]) -> list[str
     drops any quote it cannot locate in its page: only when no pick is usable is the model
     asked again. Picking nothing is an answer.
     """
-    found = [_pick_problem(q.quote, q.passage, passages) for q in picks.quotes]
+    found = [_pick_problem(q, passages) for q in picks.quotes]
     if not found or any(problem is None for problem in found):
         return []
     return list(dict.fromkeys(problem for problem in found if problem))
 
 
 def usable_picks(picks: EvidencePicks | None, passages: Sequence[Passage]) -> EvidencePicks | None:
-    """The picks that name a passage shown; ``None`` if none does.
+    """The picks that name a passage shown and text in it; ``None`` if none does.
 
-    Quotes not copied from their passage are left for the caller, which drops and counts
-    those it cannot locate in the page.
+    Each pick's quote is set to the text it names (:func:`picked_text`). Quotes not copied
+    from their passage are left for the caller, which drops and counts those it cannot locate
+    in the page.
     """
     if picks is None:
         return None
-    kept = [q for q in picks.quotes if _passage_of(q.passage, passages) is not None]
+    kept = []
+    for pick in picks.quotes:
+        passage = _passage_of(pick.passage, passages)
+        text = picked_text(pick, passage) if passage is not None else None
+        if text is not None:
+            kept.append(pick.model_copy(update={"quote": text}))
     return picks.model_copy(update={"quotes": kept}) if kept else None
