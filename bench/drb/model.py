@@ -16,6 +16,7 @@ from typing import Any
 
 from bench.sim.model import SimulatedChatModel
 from bench.sim.requests import Reply, Request, tool
+from deep_research.engines.llm.prompts import SENTENCE_MARK
 from deep_research.text import (
     SENTENCE_PUNCT,
     ends_sentence,
@@ -126,7 +127,11 @@ _PASSAGE = re.compile(r"^\[(P\d+)\] \(", re.M)
 
 
 def pick(prompt: str) -> Reply:
-    """Up to two whole sentences of each passage, copied verbatim, first passages first."""
+    """Up to two whole sentences of each passage, copied verbatim, first passages first.
+
+    The model copies the text rather than naming the sentences' numbers (the form the pick
+    prompt asked for before, still accepted), so this simulation keeps checking that path.
+    """
     quotes: list[dict[str, Any]] = []
     for match in _PASSAGE.finditer(prompt):
         rest = prompt[match.end() :].split("\n", 1)[-1]
@@ -134,7 +139,7 @@ def pick(prompt: str) -> Reply:
         for line in rest.split("\n"):
             if not line.startswith("> "):
                 break
-            lines.append(line[2:])
+            lines.append(SENTENCE_MARK.sub("", line[2:], count=1))
         picked = [
             piece
             for line in lines

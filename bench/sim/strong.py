@@ -30,6 +30,7 @@ from pydantic import Field
 from bench.sim.model import usage
 from deep_research.engines import Assessment, ClaimCheck, Reply, Turn, locate_quotes
 from deep_research.engines.llm import LLMEngine, ModelLimits, estimate_tokens
+from deep_research.engines.llm.prompts import SENTENCE_MARK
 from deep_research.engines.schemas import (
     ClaimVerdict,
     ClarifyDecision,
@@ -62,7 +63,7 @@ def _items(text: str, kind: str) -> list[tuple[str, str, int]]:
     for match in _ITEM.finditer(text):
         if match.group(1).startswith(kind):
             lines = [
-                line[2:] if line.startswith("> ") else line[1:]
+                SENTENCE_MARK.sub("", line[2:] if line.startswith("> ") else line[1:], count=1)
                 for line in match.group(2).splitlines()
             ]
             found.append((match.group(1), "\n".join(lines), match.start()))

@@ -84,17 +84,17 @@ def _arguments(tool: str, prompt: str) -> dict[str, Any]:
 
 
 _PASSAGE = re.compile(r"^\[(P\d+)\] \(section: .*\)\n((?:> .*\n?)+)", re.M)
-_SENTENCE = re.compile(r".+?[.!?](?=\s|$)")
+_NUMBERED = re.compile(r"^> \[(s\d+)\] .+?[.!?]$", re.M)
+"""A numbered line of a passage that is a whole sentence."""
 
 
 def _first_sentences(prompt: str) -> list[dict[str, Any]]:
-    """The first whole sentence of each passage shown, copied verbatim: what a model would pick."""
+    """The first sentence of each passage shown, named by its number: what a model would pick."""
     picks: list[dict[str, Any]] = []
     for key, block in _PASSAGE.findall(prompt):
-        text = " ".join(line[2:] for line in block.splitlines())
-        sentence = _SENTENCE.match(text)
-        if sentence:
-            picks.append({"passage": key, "quote": sentence.group(0).strip(), "relevance": 0.8})
+        numbered = _NUMBERED.search(block)
+        if numbered:
+            picks.append({"passage": key, "sentences": numbered.group(1), "relevance": 0.8})
     return picks
 
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deep_research.engines import quotes
-from deep_research.engines.llm import prompts
+from deep_research.engines.llm import prompts, validation
 from deep_research.engines.llm.validation import verbatim
 from deep_research.engines.offline.engine import OfflineEngine
 from deep_research.engines.quotes import MAX_PICK_CHARS, locate_quotes
@@ -150,12 +150,16 @@ def test_a_quote_copied_from_a_prompt_with_fence_runs_broken_up_is_located() -> 
         id="p1", document_id=doc.id, url=doc.url, start=0, end=len(text), text=text, clean=True
     )
     shown = prompts.render_passages([passage])  # what the model reads, and copies
-    copied = next(line[2:] for line in shown.splitlines() if line.startswith("> Conflicts"))
+    line = next(line for line in shown.splitlines() if line.startswith("> [s1] Conflicts"))
+    copied = line.removeprefix("> [s1] ")  # a model that copies rather than names s1
+    first = text.split(" Resolve")[0]
     assert "<<<<<<<" not in copied  # the prompt broke the runs up
     located = locate_quotes([PickedQuote(passage="P1", quote=copied)], [passage], STEP)
     (span,) = located.spans
-    assert located.dropped == 0 and span.quote == text == text[span.start : span.end]
+    assert located.dropped == 0 and span.quote == first == text[span.start : span.end]
     assert verbatim(copied, text)  # the check accepts what is located
+    # named by number, the quote is the passage's own text, the runs whole
+    assert validation.picked_text(PickedQuote(passage="P1", sentences="s1"), passage) == first
     # a text that itself holds the broken-up form is matched as it is
     spaced = "Shift with < < < and go."
     assert find_quote("with < < < and", spaced) == (6, 20)

@@ -18,6 +18,7 @@ from deep_research.context import Context, resolve_config
 from deep_research.engines.llm import budgets
 from deep_research.engines.llm.catalog import ModelLimits, limits_of
 from deep_research.engines.llm.engine import LLMEngine
+from deep_research.engines.llm.prompts import SENTENCE_MARK
 from deep_research.engines.schemas import EvidencePicks, StepNotes
 from deep_research.nodes import read_sources, take_notes
 from deep_research.services import Services
@@ -57,9 +58,10 @@ class Pages:
 
 
 def shown_passages(prompt: str) -> list[tuple[str, str]]:
-    """The passages of a pick prompt: key and text (its ``> `` quoting undone)."""
+    """The passages of a pick prompt: key and text (its ``> `` quoting and sentence numbers
+    undone: this model copies its quotes)."""
     return [
-        (key, "\n".join(line[2:] for line in body.splitlines()))
+        (key, "\n".join(SENTENCE_MARK.sub("", line[2:], count=1) for line in body.splitlines()))
         for key, body in re.findall(r"^\[(P\d+)\] \([^\n]*\n((?:> .*(?:\n|$))+)", prompt, re.M)
     ]
 
