@@ -464,11 +464,16 @@ def test_the_memo_indexes_each_evidence_list_once_and_never_serves_a_changed_one
         for e in spans()
     ]
     assert memo.index(changed) is not index
+    assert memo.index(changed) is memo.index(changed)  # the list last asked about, served again
     assert rank_alternates(claim, changed, memo=memo) == rank_alternates(claim, changed)
     assert "ev_lfp" not in [e.id for e in rank_alternates(claim, changed, memo=memo)]
     for n in range(verifier.INDEX_LIMIT * 2):  # bounded: old lists are forgotten
         memo.index(spans()[: n % 5])
         assert len(memo._indexes) <= verifier.INDEX_LIMIT
+    # after another list, the first is served its own index, not the last one's
+    first = spans()
+    other = memo.index(changed)
+    assert memo.index(first) is not other and memo.index(first).spans == list(first)
 
 
 class SlowJudge(OfflineEngine):

@@ -64,6 +64,7 @@ async def revise_claim(
     final: bool,
     memo: Memo | None = None,
     cell: TableCell | None = None,
+    spans: Mapping[str, EvidenceSpan] | None = None,
 ) -> tuple[CitedSentence | None, Outcome, TokenUsage]:
     """The sentence that replaces ``claim`` (``None`` removes it), what was done, and its cost.
 
@@ -80,14 +81,16 @@ async def revise_claim(
             analysed, and each claim ranked against it, once.
         cell: Where the claim stands when it is a table cell (shown to the engine): a
             rewrite must be one cell's content (:func:`rewritten_cell`).
+        spans: ``evidence`` by id (the last span of an id), when the caller has it: a pass
+            revising many claims builds it once rather than once per claim.
     """
     alternate = claim.evidence_id
     if claim.verdict in GOOD and alternate and alternate not in claim.citation_keys:
         return CitedSentence(claim.text, (alternate,), "."), "recited", TokenUsage()
     if final:
         return None, "removed", TokenUsage()
-    cited = set(claim.citation_keys)  # the last span of an id, as a dict of all would keep
-    by_id: Mapping[str, EvidenceSpan] = {e.id: e for e in evidence if e.id in cited}
+    every = spans if spans is not None else {e.id: e for e in evidence}  # an id's last span
+    by_id: Mapping[str, EvidenceSpan] = {k: every[k] for k in claim.citation_keys if k in every}
     shown = [by_id[k] for k in claim.citation_keys if k in by_id]
     shown += rank_alternates(claim, evidence, memo=memo)
     if not shown:
@@ -138,6 +141,7 @@ async def revise(state: State, runtime: Runtime[Context], *, services: Services)
     targets = {c.position_start: c for c in state.claims if wanted(c)}
     located = [s for s in locate_sentences(state.draft) if s.start in targets]
     evidence = state.evidence if located else []
+    spans = {e.id: e for e in evidence}  # the last span of an id
     # every rewrite is an independent request: send them together, then edit last to first
     results = await asyncio.gather(
         *(
@@ -148,6 +152,7 @@ async def revise(state: State, runtime: Runtime[Context], *, services: Services)
                 final=final,
                 memo=services.memo,
                 cell=s.cell,
+                spans=spans,
             )
             for s in located
         )

@@ -98,6 +98,8 @@ class Memo:
         self._ranks: dict[tuple[str, str], tuple[int, float]] = {}
         self._limit = limit
         self._indexes: dict[tuple[tuple[str, ...], tuple[str, ...]], SpanIndex] = {}
+        self._last: tuple[Sequence[EvidenceSpan], SpanIndex] | None = None
+        """The list last indexed and its index: a pass ranks many claims against one list."""
 
     def support_rank(self, claim: str, quote: str) -> tuple[int, float]:
         """:func:`~deep_research.verification.checks.support_rank` of ``claim`` and ``quote``."""
@@ -113,14 +115,20 @@ class Memo:
         """The :class:`SpanIndex` of ``evidence``, built once per list of ids and quotes.
 
         Keyed by every span's id and quote, so a list that changed in any way is indexed
-        afresh; past :data:`INDEX_LIMIT` lists the memo forgets the indexes it has.
+        afresh; past :data:`INDEX_LIMIT` lists the memo forgets the indexes it has. The very
+        list last asked about (the same object: a pass asks once per claim, and the state's
+        lists are never changed in place) is answered without building its key, which costs
+        a pass of the whole evidence each time.
         """
+        if self._last is not None and self._last[0] is evidence:
+            return self._last[1]
         key = (tuple([e.id for e in evidence]), tuple([e.quote for e in evidence]))
         found = self._indexes.get(key)
         if found is None:
             if len(self._indexes) >= INDEX_LIMIT:
                 self._indexes = {}
             found = self._indexes[key] = SpanIndex(evidence, self.analyses)
+        self._last = (evidence, found)
         return found
 
 
