@@ -431,10 +431,13 @@ def _waits_text(r: dict[str, Any], behind: list[str]) -> str:
             f"**The price of trust is above {TRUST_GOAL:.2f}** ({', '.join(dear)}): our "
             "verified report's time over the same run without verification. Cause: what still "
             "follows the last word of the draft, each step waiting for the model (a time to the "
-            "first token, then verdicts at the decode rate): the last paragraph's judgement and "
-            "its second look at alternates, revision's rewrites, their re-judging, and the "
-            "passes' own computing (claims extracted, alternates ranked) beside the event loop; "
-            "the claims of the other paragraphs are judged while the writer still writes."
+            "first token, then verdicts at the decode rate): the last paragraph's judgement "
+            "(started the moment the writer is done) and its second look at alternates, "
+            "revision's rewrites, their re-judging, a second revision pass, and the passes' own "
+            "computing (claims extracted, alternates ranked) beside the event loop; the claims "
+            "of the other paragraphs are judged while the writer still writes. Since evidence "
+            "is picked by sentence number, both runs read faster, so the same seconds of "
+            "checking weigh more in the ratio."
         )
     return (
         "What a user waits for, seconds from the question (median (min–max) of the "

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from deep_research.engines import OfflineEngine
+import asyncio
+from collections.abc import Sequence
+
+from deep_research.engines import ClaimCheck, OfflineEngine, Reply
+from deep_research.engines.schemas import ClaimVerdict
 from deep_research.nodes._judging import JudgeWhileWriting
 from deep_research.report.verify import Memo
 from deep_research.state import Claim, EvidenceSpan
@@ -70,3 +74,32 @@ async def test_a_report_that_does_not_continue_the_stream_is_left_to_verify() ->
     claims, _ = await judging.judged()
 
     assert [c.text for c in claims] == ["Hornsdale Power Reserve stores 129 MWh of energy"]
+
+
+class SlowJudge(OfflineEngine):
+    """The offline engine, answering a judge call after a round trip; counts calls in flight."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.in_flight = 0
+        self.most = 0
+
+    async def judge(self, checks: Sequence[ClaimCheck]) -> Reply[list[ClaimVerdict]]:
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        await asyncio.sleep(0.05)
+        self.in_flight -= 1
+        return await super().judge(checks)
+
+
+async def test_the_writers_place_goes_to_the_last_paragraph_when_it_is_done() -> None:
+    # a limit of one: one paragraph judged at a time while the writer writes; once it is
+    # done, the last paragraph is judged beside the one in flight, not after it
+    engine = SlowJudge()
+    judging = JudgeWhileWriting(engine, evidence(), {"E1": "ev_1"}, Memo(), limit=1, on_judged=id)
+    stream(judging, REPORT)
+    judging.finished(REPORT)
+
+    claims, _ = await judging.judged()
+
+    assert len(claims) == 3 and engine.most == 2

@@ -4,7 +4,8 @@ The writer streams the report; each time a paragraph is complete (a blank line f
 its claims are judged at once, beside the writing, as verify would judge them: the draft so far
 is put in its stored form (evidence-id markers, canonical sentences) and the claims that start
 in the new paragraphs are judged by :func:`~deep_research.report.verify.verify_draft`, their
-alternates included. Judgements of several paragraphs run concurrently, up to the run's limit.
+alternates included. Judgements of several paragraphs run concurrently, up to the run's limit
+(one more once the writer is done: its request's place).
 
 The last paragraphs, which no blank line follows, are judged as soon as the writer is done
 (:meth:`JudgeWhileWriting.finished`), beside the judgements still in flight. verify then finds
@@ -78,11 +79,14 @@ class JudgeWhileWriting:
 
         They end with no blank line after them, so :meth:`written` has not handed them on;
         they are judged at once, beside the judgements in flight, rather than after them by
-        verify. A report that does not continue the text streamed (a writer's retry) is left
-        to verify, which judges what no judgement here holds.
+        verify: the writer's request is over, so its place goes to one more judgement (the
+        model calls in flight are no more than while the writer wrote). A report that does
+        not continue the text streamed (a writer's retry) is left to verify, which judges what
+        no judgement here holds.
         """
         if not report.startswith(self._text[: self._handed]) or not report[self._handed :].strip():
             return
+        self._gate.release()  # the writer's place
         draft = normalize_draft(keys_to_markers(report, self._keys))
         start, self._stored, self._handed = self._stored, len(draft), len(report)
         self._text = report
