@@ -194,7 +194,7 @@ async def test_llm_engine_runs_the_whole_graph_and_revises_a_contradicted_claim(
     assert tools_used[-1] == "ReportAssessment"  # after the last verification pass
     # the model's summary and limits, keys as reference numbers; E9 names no evidence shown
     assert report.summary.endswith("mostly use LFP [1].")
-    part, uncovered, conflict = report.limitations
+    part, uncovered, conflict, weak = report.limitations
     # the model judged no part: the claims' own judgement of the one part stands, and is stated
     assert report.confidence is not None and len(report.confidence.parts) == 1
     assert report.confidence.parts[0].judged_by == "offline"
@@ -203,6 +203,14 @@ async def test_llm_engine_runs_the_whole_graph_and_revises_a_contradicted_claim(
     assert uncovered.kind == "uncovered" and uncovered.text == UNCOVERED
     assert conflict.kind == "other"  # a "conflict" citing one source is no conflict
     assert conflict.text == "One source only [1]." and conflict.references == [1]
+    # a third of the checked claims not fully supported: the confidence is low, and says why
+    assert (
+        weak.text
+        == "Weak support: only 2 of 3 checked claims are fully supported by their evidence."
+    )
+    assert report.confidence is not None and "2 of 3 checked claims fully supported" in (
+        report.confidence.basis
+    )
     limits = report.markdown.split("## Limitations\n\n", 1)[1].split("\n## ", 1)[0]
     assert limits.startswith(f"- {part.text}\n- {UNCOVERED}\n- One source only [1].")
     assert report.confidence is not None and f"**Confidence: {report.confidence.level}.**" in limits

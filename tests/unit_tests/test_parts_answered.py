@@ -14,8 +14,10 @@ from deep_research.report.limits import (
     assessment_input,
     judge_parts,
     limits,
+    named_pages,
     part_subject,
     settle_parts,
+    with_basis_limits,
     with_limitations,
     with_part_limits,
 )
@@ -153,6 +155,105 @@ def test_a_command_named_by_an_asking_word_is_the_subject_of_the_part() -> None:
     assert "explain" in part_subject(explain, explain)
     asking = "Can you explain how git describe works"
     assert part_subject(asking, asking, {"explain", "describ"}) == ["git", "describ"]
+
+
+GRID_PRICES = "How did grid battery prices fall?"
+PRICE_PAGE = "file:///corpus/battery-pack-price-trends.md"
+PRICE_TITLE = "Battery Pack Price Trends, 2010 to 2024"
+PRICES_FELL = (
+    "By 2019 the average pack price had fallen to $156/kWh.",
+    "Price trackers reported LFP cell prices in China falling below $60/kWh during 2024.",
+)
+
+
+def test_a_quote_is_read_under_the_title_of_its_page() -> None:
+    # the README's example (issue #44): the price page's quotes give the prices and say how
+    # they fell, but "battery" only in the page's title; read under it, they answer the part
+    titles = {PRICE_PAGE: PRICE_TITLE}
+    fell = [(PRICE_PAGE, q) for q in PRICES_FELL]
+    assert spans_on(GRID_PRICES, fell, titles) == ["answered"]
+    assert spans_on(GRID_PRICES, fell, {}) == ["partly"]  # the same quotes under no title
+    # a quote that shares only its title's words states nothing of its own on the subject
+    titled = {PRICE_PAGE: "Grid Battery Prices Fall"}
+    bare = (
+        "A pack price does not include the inverters or the grid connection in 2024.",
+        "The survey covered 300 buyers in 2023.",
+    )
+    assert spans_on(GRID_PRICES, [(PRICE_PAGE, q) for q in bare], titled) == ["partly"]
+
+
+OTHER_PAGES_NAMES = (
+    (
+        "file:///git/git-for-each-ref.html",
+        "The name of the ref (the part after $GIT_DIR/) is what git prints.",
+    ),
+    (
+        "file:///git/git-checkout.html",
+        "git checkout names the commit it leaves as HEAD@{1} in the output.",
+    ),
+)
+DESCRIBE_PAGE = "file:///git/git-describe.html"
+GIT_TITLES = {
+    DESCRIBE_PAGE: "git-describe(1)",
+    "file:///git/git-for-each-ref.html": "git-for-each-ref(1)",
+    "file:///git/git-checkout.html": "git-checkout(1)",
+    "file:///git/git-commit.html": "git-commit(1)",
+}
+
+
+def test_a_part_that_writes_a_pages_title_is_answered_only_by_claims_on_that_page() -> None:
+    # the docqa test split (issue #44): "What name does git describe give a commit?" was judged
+    # answered by sentences of other pages that give a name with "name" and "git" in them
+    unquoted = span(9, "git-describe - Give an object a human readable name.", DESCRIBE_PAGE)
+    _, claims, evidence = claims_of(*(q for _, q in OTHER_PAGES_NAMES))
+    placed = [
+        e.model_copy(update={"url": page})
+        for e, (page, _) in zip(evidence, OTHER_PAGES_NAMES, strict=True)
+    ]
+    judged = judge_parts(DESCRIBE, claims, [*placed, unquoted], GIT_TITLES)
+    assert [p.status for p in judged] == ["partly"]
+    # its own page's sentences giving names answer it, "describe" or not in their words
+    given = ("It names the commit v1.0.4-14-g2414721.", "The name v2.1-2-g9fceb02 is printed.")
+    assert spans_on(DESCRIBE, [(DESCRIBE_PAGE, q) for q in given], GIT_TITLES) == ["answered"]
+    # a part writes a title when it has its words in order: git-commit(1) is not written here
+    assert named_pages(DESCRIBE.rstrip("?"), GIT_TITLES.values()) == [{"git", "describ"}]
+    partial = "What is a partial index in PostgreSQL"
+    assert named_pages(partial, ["11.8. Partial Indexes", "11.2. Index Types"]) == [
+        {"partial", "index"}
+    ]
+
+
+def test_a_low_confidence_still_says_what_is_missing() -> None:
+    # every part answered from one page: low, and the Limitations say why, not "no limit"
+    quotes = [(PRICE_PAGE, q) for q in PRICES_FELL]
+    draft, claims, evidence = claims_of(*(q for _, q in quotes))
+    evidence = [e.model_copy(update={"url": PRICE_PAGE}) for e in evidence]
+    facts = assessment_input(
+        GRID_PRICES, draft, evidence, claims, [], titles={PRICE_PAGE: PRICE_TITLE}
+    )
+    verification = VerificationSummary(total=len(claims), supported=len(claims))
+    assessed = ReportAssessment(summary="", parts=list(facts.parts))
+    parts = settle_parts(facts, assessed, by_model=False)
+    assessed = with_basis_limits(with_part_limits(assessed, parts, "en"), facts, verification, "en")
+    found = limits(
+        with_limitations(draft, facts, assessed),
+        facts,
+        assessed,
+        number_of={e.id: 1 for e in evidence},
+        references=[
+            Reference(number=1, url=PRICE_PAGE, title=PRICE_TITLE, location="l", citation="c")
+        ],
+        verification=verification,
+        parts=parts,
+    )
+    assert [p.status for p in parts] == ["answered"]
+    assert found.confidence.level == "low"
+    assert "One source: every claim of the report comes from one site or document" in found.draft
+    assert "Every part of the question is answered" not in found.draft
+    # claims mostly unsupported: said too
+    weak = VerificationSummary(supported=2, unsupported=2)
+    said = with_basis_limits(ReportAssessment(summary=""), facts, weak, "en").limitations
+    assert [d.text for d in said][-1].startswith("Weak support: only 2 of 4 checked claims")
 
 
 VACUUM = "What does VACUUM do in PostgreSQL?"

@@ -34,6 +34,7 @@ from deep_research.report.limits import (
     assessment_input,
     limits,
     settle_parts,
+    with_basis_limits,
     with_limitations,
     with_part_limits,
 )
@@ -75,6 +76,7 @@ async def assess(
     parts = settle_parts(facts, reply.value, by_model=by_model)
     language = language_of(state.question)
     settled = with_part_limits(reply.value, parts, language)
+    settled = with_basis_limits(settled, facts, state.verification, language)
     return facts, replace(reply, value=settled), parts
 
 

@@ -400,10 +400,12 @@ SUBJECT_SHARE = 0.5
 """Share of a part's subject words a supported claim must state to be on the part's subject
 (chosen on the docqa dev splits, docs/decisions.md "Confidence means answered")."""
 
-OWN_WORDS = True
-"""Whether a claim must state the part's subject in its own words to answer it (else its
-page's title and section heading count too; they always count for "partly"). Chosen on the
-docqa dev splits (docs/decisions.md, "Confidence means answered")."""
+READ_UNDER_TITLE = True
+"""Whether a claim is read under its page's title and section heading, as a reader reads a
+quote under its page: the heading's words count towards the part's subject when the claim
+itself states half of the subject's words the heading does not (:func:`on_subject`). Off: a
+claim must state half the subject in its own words (the heading then counts for "partly"
+only). Chosen on the docqa dev splits (docs/decisions.md, "Confidence means answered")."""
 
 MIN_ANSWERING = 2
 """Claims a part needs that each answer it for it to count as answered (one: partly)."""
@@ -569,6 +571,74 @@ def subject_share(subject: Collection[str], said: Collection[str]) -> float:
     return sum(1 for w in subject if any(_same_word(w, t) for t in said)) / len(subject)
 
 
+def on_subject(subject: Collection[str], said: Collection[str], heading: Collection[str]) -> bool:
+    """Whether a claim stating ``said`` under ``heading`` is on the ``subject`` (stemmed words).
+
+    It is when it states :data:`SUBJECT_SHARE` of the subject itself, or (with
+    :data:`READ_UNDER_TITLE`) when, read under its page's title and section heading
+    (``heading``), it does and it states itself that share of the subject's words the heading
+    does not (one of them when the heading states them all): "By 2019 the average pack price
+    had fallen to $156/kWh", under "Battery Pack Price Trends", is on "grid battery prices
+    fall"; a sentence that only shares the heading's words is not.
+    """
+    if subject_share(subject, said) >= SUBJECT_SHARE:
+        return True
+    if not READ_UNDER_TITLE or subject_share(subject, {*said, *heading}) < SUBJECT_SHARE:
+        return False
+    rest = [w for w in subject if not any(_same_word(w, t) for t in heading)]
+    if not rest:
+        return subject_share(subject, said) > 0
+    return subject_share(rest, said) >= SUBJECT_SHARE
+
+
+def _title_words(title: str) -> list[str]:
+    """A title's words in order, stemmed, numbers left out.
+
+    ``11.8. Partial Indexes`` gives ``partial index``; ``git-describe(1)``, ``git describ``.
+    """
+    return [stem(t) for t in tokens(title) if not any(c.isdigit() for c in t)]
+
+
+_FUNCTION_WORDS = frozenset(stem(w) for w in STOPWORDS - _ASKING_VERBS)
+"""Stop words that name nothing (an asking verb in a title names a command: ``describe``)."""
+
+
+def named_pages(part: str, titles: Collection[str]) -> list[set[str]]:
+    """The words (stemmed) of each page title that ``part`` writes, function words left out.
+
+    A part writes a title when it has the title's words in order, one after another: "What
+    name does git describe give a commit?" writes ``git-describe(1)``, not ``git-commit(1)``;
+    "What is a partial index in PostgreSQL" writes ``11.8. Partial Indexes``.
+    """
+    written = _title_words(part)
+    found: list[set[str]] = []
+    for title in dict.fromkeys(titles):
+        words = _title_words(title)
+        naming = set(words) - _FUNCTION_WORDS
+        n = len(words)
+        if naming and any(written[i : i + n] == words for i in range(len(written) - n + 1)):
+            found.append(naming)
+    return found
+
+
+def _said(text: str) -> set[str]:
+    """The words (stemmed) ``text`` states on a subject.
+
+    Its content words, and the asking verbs, which a part's subject holds when the part writes
+    them as names (:func:`_named`).
+    """
+    return {stem(t) for t in tokens(text) if t not in STOPWORDS or t in _ASKING_VERBS}
+
+
+def _meets_name(named: Sequence[set[str]], said: str) -> bool:
+    """Whether ``said`` states every word of one of the ``named`` pages' titles.
+
+    ``said``: a claim and its page's title. True when the part names no page.
+    """
+    words = set(_title_words(said))
+    return not named or any(subject_share(name, words) == 1 for name in named)
+
+
 def _supported(claims: Sequence[Claim]) -> list[Claim]:
     """The claims that count as stated: supported ones (every claim when none was verified)."""
     verified = any(c.verdict is not None for c in claims)
@@ -585,35 +655,43 @@ def judge_part(
     claims: Sequence[Claim],
     sections: Mapping[str, str],
     pages: Mapping[str, str] | None = None,
+    titles: Mapping[str, str] | None = None,
 ) -> PartJudgement:
     """How far the supported ``claims`` answer ``part``.
 
     ``sections``: evidence id to the title of its page and the heading of its section;
-    ``pages``: evidence id to its page's URL (an id not in it is a page of its own).
+    ``pages``: evidence id to its page's URL (an id not in it is a page of its own);
+    ``titles``: evidence id to its page's title alone.
 
-    Answered: :data:`MIN_ANSWERING` claims on the part's subject (each stating
-    :data:`SUBJECT_SHARE` of its words, :data:`OWN_WORDS`) give the kind of answer the part asks
-    for, and, for a kind with no strict form (:data:`FORMLESS_KINDS`), the page most of them cite
-    holds :data:`ANSWER_CONCENTRATION` of them. Partly: fewer do, or they are mentions spread
-    over many pages, or claims are on its subject (their page's title and section heading
-    counted) without giving it, or give it stating half as many of the subject's words. Not
-    answered: none of these.
+    Answered: :data:`MIN_ANSWERING` claims on the part's subject (:func:`on_subject`: stating
+    :data:`SUBJECT_SHARE` of its words, read under their page's title and section heading)
+    give the kind of answer the part asks for; when the part writes a page's title
+    (:func:`named_pages`: ``git describe``), each of them states that title's words, itself or
+    by its page's title; and, for a kind with no strict form (:data:`FORMLESS_KINDS`), the page
+    most of them cite holds :data:`ANSWER_CONCENTRATION` of them. Partly: fewer do, or they
+    are mentions spread over many pages, or claims are on its subject (their page's title and
+    section heading counted) without giving it or without the page it names, or give it
+    stating half as many of the subject's words. Not answered: none of these.
     """
     pages = pages or {}
+    titles = titles or {}
     kind = asked_kind(part)
     names = {stem(t) for t in tokens(" ".join(sections.values()))}
     subject = set(part_subject(part, question, names))
+    named = named_pages(part, titles.values())
     answering: list[str] = []
     bearing: list[str] = []
     count = 0
     per_page: dict[str, int] = {}
     for claim in _supported(claims):
         cited = _cited(claim)
-        own = subject_share(subject, set(content_tokens(claim.text)))
-        said = set(content_tokens(" ".join([claim.text, *(sections.get(i, "") for i in cited)])))
-        share = subject_share(subject, said)
+        own = _said(claim.text)
+        heading = _said(" ".join(sections.get(i, "") for i in cited))
+        share = subject_share(subject, own | heading)
         gives = gives_kind(kind, claim.text)
-        if (own if OWN_WORDS else share) >= SUBJECT_SHARE and gives:
+        page_title = " ".join(titles.get(i, "") for i in cited)
+        named_ok = _meets_name(named, f"{claim.text} {page_title}")
+        if on_subject(subject, own, heading) and gives and named_ok:
             answering += cited
             count += 1
             for page in dict.fromkeys(pages.get(i, i) for i in cited):
@@ -648,7 +726,11 @@ def judge_parts(
     titles = titles or {}
     sections = {e.id: f"{titles.get(e.url, '')} {e.section or ''}" for e in evidence}
     pages = {e.id: e.url for e in evidence}
-    return [judge_part(p, question, claims, sections, pages) for p in question_parts(question)]
+    page_titles = {e.id: titles.get(e.url, "") for e in evidence}
+    return [
+        judge_part(p, question, claims, sections, pages, page_titles)
+        for p in question_parts(question)
+    ]
 
 
 def _part_key(text: str) -> str:
@@ -715,3 +797,32 @@ def with_part_limits(
         if p.status != "answered" and _part_key(p.part) not in named
     ]
     return assessment.model_copy(update={"limitations": [*added, *assessment.limitations]})
+
+
+def with_basis_limits(
+    assessment: ReportAssessment,
+    facts: Assessment,
+    verification: VerificationSummary,
+    language: str,
+) -> ReportAssessment:
+    """``assessment`` with a limitation for each shortfall that alone makes the confidence low.
+
+    Fewer than two independent sources cited (``one_source``: a report whose every part is
+    answered from one page is still low, and its Limitations say why, not that nothing is
+    missing), and fewer than :data:`MEDIUM_SUPPORT` of the checked claims supported
+    (``weak_support``). Counted as :func:`report_confidence` counts them: the sites or
+    documents of the evidence the report cites (``facts.report``'s ``[E#]`` keys).
+    """
+    cited = [e for n, e in enumerate(facts.evidence) if f"[{evidence_key(n)}]" in facts.report]
+    added: list[LimitationDraft] = []
+    if cited and len({domain_of(e.url) for e in cited}) < 2:
+        added.append(LimitationDraft(kind="other", text=label(language, "one_source")))
+    ratio = verification.supported_ratio
+    if ratio is not None and ratio < MEDIUM_SUPPORT:
+        text = label(language, "weak_support").format(
+            supported=verification.supported, total=verification.total
+        )
+        added.append(LimitationDraft(kind="other", text=text))
+    if not added:
+        return assessment
+    return assessment.model_copy(update={"limitations": [*assessment.limitations, *added]})

@@ -36,6 +36,8 @@ Label = Literal[
     "not_covered",
     "not_answered",
     "partly",
+    "one_source",
+    "weak_support",
     "sources_disagree",
     "available_from",
     "marked_one",
@@ -96,6 +98,14 @@ LABELS: dict[str, dict[Label, str]] = {
         "no_limits": (
             "Every part of the question is answered by a supported claim, and no two sources "
             "were found to disagree on a figure or a fact."
+        ),
+        "one_source": (
+            "One source: every claim of the report comes from one site or document, and no "
+            "independent source confirms it."
+        ),
+        "weak_support": (
+            "Weak support: only {supported} of {total} checked claims are fully supported by "
+            "their evidence."
         ),
         "confidence": "Confidence",
         "high": "high",
@@ -179,6 +189,14 @@ LABELS: dict[str, dict[Label, str]] = {
         "no_limits": (
             "Chaque partie de la question a une réponse étayée, et aucune source ne "
             "contredit une autre sur un chiffre ou un fait."
+        ),
+        "one_source": (
+            "Une seule source : toutes les affirmations du rapport viennent d'un seul site ou "
+            "document, et aucune source indépendante ne les confirme."
+        ),
+        "weak_support": (
+            "Appui faible : seules {supported} des {total} affirmations vérifiées sont "
+            "entièrement étayées par leurs preuves."
         ),
         "confidence": "Confiance",
         "high": "élevée",
@@ -267,6 +285,14 @@ LABELS: dict[str, dict[Label, str]] = {
         "no_limits": (
             "Cada parte de la pregunta tiene una respuesta respaldada, y no se "
             "hallaron fuentes que discrepen en una cifra o un hecho."
+        ),
+        "one_source": (
+            "Una sola fuente: todas las afirmaciones del informe vienen de un solo sitio o "
+            "documento, y ninguna fuente independiente las confirma."
+        ),
+        "weak_support": (
+            "Respaldo débil: solo {supported} de {total} afirmaciones comprobadas están "
+            "plenamente respaldadas por sus pruebas."
         ),
         "confidence": "Confianza",
         "high": "alta",
@@ -358,6 +384,14 @@ LABELS: dict[str, dict[Label, str]] = {
             "Jeder Teil der Frage hat eine belegte Antwort, und keine zwei Quellen "
             "widersprechen sich bei einer Zahl oder einer Tatsache."
         ),
+        "one_source": (
+            "Eine einzige Quelle: alle Aussagen des Berichts stammen von einer Website oder "
+            "einem Dokument, und keine unabhängige Quelle bestätigt sie."
+        ),
+        "weak_support": (
+            "Schwache Belege: nur {supported} von {total} geprüften Aussagen sind durch ihre "
+            "Belege vollständig gestützt."
+        ),
         "confidence": "Verlässlichkeit",
         "high": "hoch",
         "medium": "mittel",
@@ -440,6 +474,10 @@ LABELS: dict[str, dict[Label, str]] = {
         "broad": "“{question}”范围较广。研究应侧重哪个方面（例如成本、历史、技术、风险或比较）？",
         "limitations": "局限",
         "no_limits": "问题的每一部分都有得到支持的陈述作答，也没有发现来源在数字或事实上相互矛盾。",
+        "one_source": "单一来源：报告的所有陈述都来自同一个网站或文档，没有独立的来源加以印证。",
+        "weak_support": (
+            "支持不足：{total} 条经核查的陈述中只有 {supported} 条得到证据的完全支持。"
+        ),
         "confidence": "可信度",
         "high": "高",
         "medium": "中",
@@ -512,6 +550,14 @@ LABELS: dict[str, dict[Label, str]] = {
         "no_limits": (
             "質問のどの部分にも裏付けのある主張による回答があり、数値や事実について食い違う"
             "情報源は見つかりませんでした。"
+        ),
+        "one_source": (
+            "単一の情報源：報告の主張はすべて一つのサイトまたは文書によるもので、"
+            "独立した情報源による裏付けはありません。"
+        ),
+        "weak_support": (
+            "裏付け不足：確認した {total} 件の主張のうち、証拠に完全に裏付けられているのは "
+            "{supported} 件だけです。"
         ),
         "confidence": "信頼度",
         "high": "高",
@@ -598,6 +644,13 @@ LABELS: dict[str, dict[Label, str]] = {
         "no_limits": (
             "질문의 모든 부분에 뒷받침되는 주장으로 답했으며, 수치나 사실에서 서로 어긋나는 "
             "출처는 발견되지 않았습니다."
+        ),
+        "one_source": (
+            "단일 출처: 보고서의 모든 주장은 한 사이트나 문서에서 나왔으며, 이를 확인해 주는 "
+            "독립된 출처가 없습니다."
+        ),
+        "weak_support": (
+            "약한 뒷받침: 검증한 주장 {total}개 중 {supported}개만 증거로 완전히 뒷받침됩니다."
         ),
         "confidence": "신뢰도",
         "high": "높음",
