@@ -198,6 +198,7 @@ GIT_TITLES = {
     "file:///git/git-for-each-ref.html": "git-for-each-ref(1)",
     "file:///git/git-checkout.html": "git-checkout(1)",
     "file:///git/git-commit.html": "git-commit(1)",
+    "file:///git/git.html": "git(1)",
 }
 
 
@@ -205,17 +206,21 @@ def test_a_part_that_writes_a_pages_title_is_answered_only_by_claims_on_that_pag
     # the docqa test split (issue #44): "What name does git describe give a commit?" was judged
     # answered by sentences of other pages that give a name with "name" and "git" in them
     unquoted = span(9, "git-describe - Give an object a human readable name.", DESCRIBE_PAGE)
+    git_page = span(
+        8, "Git is a fast, scalable, distributed revision control system.", "file:///git/git.html"
+    )
     _, claims, evidence = claims_of(*(q for _, q in OTHER_PAGES_NAMES))
     placed = [
         e.model_copy(update={"url": page})
         for e, (page, _) in zip(evidence, OTHER_PAGES_NAMES, strict=True)
     ]
-    judged = judge_parts(DESCRIBE, claims, [*placed, unquoted], GIT_TITLES)
+    judged = judge_parts(DESCRIBE, claims, [*placed, unquoted, git_page], GIT_TITLES)
     assert [p.status for p in judged] == ["partly"]
     # its own page's sentences giving names answer it, "describe" or not in their words
     given = ("It names the commit v1.0.4-14-g2414721.", "The name v2.1-2-g9fceb02 is printed.")
     assert spans_on(DESCRIBE, [(DESCRIBE_PAGE, q) for q in given], GIT_TITLES) == ["answered"]
-    # a part writes a title when it has its words in order: git-commit(1) is not written here
+    # a part writes a title when it has its words in order: git-commit(1) is not written here,
+    # nor git(1), whose one word is read as part of the longer name git-describe(1)
     assert named_pages(DESCRIBE.rstrip("?"), GIT_TITLES.values()) == [{"git", "describ"}]
     partial = "What is a partial index in PostgreSQL"
     assert named_pages(partial, ["11.8. Partial Indexes", "11.2. Index Types"]) == [

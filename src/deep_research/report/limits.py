@@ -608,15 +608,26 @@ def named_pages(part: str, titles: Collection[str]) -> list[set[str]]:
 
     A part writes a title when it has the title's words in order, one after another: "What
     name does git describe give a commit?" writes ``git-describe(1)``, not ``git-commit(1)``;
-    "What is a partial index in PostgreSQL" writes ``11.8. Partial Indexes``.
+    "What is a partial index in PostgreSQL" writes ``11.8. Partial Indexes``. A title written
+    only inside a longer one is not written on its own: the "git" of "git describe" names
+    git-describe(1), not git(1), as a reader reads the longest name.
     """
     written = _title_words(part)
-    found: list[set[str]] = []
+    spans: list[tuple[int, int, set[str]]] = []
     for title in dict.fromkeys(titles):
         words = _title_words(title)
         naming = set(words) - _FUNCTION_WORDS
         n = len(words)
-        if naming and any(written[i : i + n] == words for i in range(len(written) - n + 1)):
+        if naming:
+            spans += [
+                (i, i + n, naming)
+                for i in range(len(written) - n + 1)
+                if written[i : i + n] == words
+            ]
+    found: list[set[str]] = []
+    for start, end, naming in spans:
+        inside = any(s <= start and end <= e and e - s > end - start for s, e, _ in spans)
+        if not inside and naming not in found:
             found.append(naming)
     return found
 
