@@ -16,7 +16,7 @@ from typing import Any
 
 from bench.sim.model import SimulatedChatModel
 from bench.sim.requests import Reply, Request, tool
-from deep_research.engines.llm.prompts import SENTENCE_MARK
+from deep_research.engines.llm import SENTENCE_MARK
 from deep_research.text import (
     SENTENCE_PUNCT,
     ends_sentence,

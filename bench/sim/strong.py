@@ -29,8 +29,7 @@ from pydantic import Field
 
 from bench.sim.model import usage
 from deep_research.engines import Assessment, ClaimCheck, Reply, Turn, locate_quotes
-from deep_research.engines.llm import LLMEngine, ModelLimits, estimate_tokens
-from deep_research.engines.llm.prompts import SENTENCE_MARK
+from deep_research.engines.llm import SENTENCE_MARK, LLMEngine, ModelLimits, estimate_tokens
 from deep_research.engines.schemas import (
     ClaimVerdict,
     ClarifyDecision,

@@ -423,3 +423,26 @@ def test_a_section_the_step_names_is_read_from_its_opening_passage() -> None:
     assert _lead(pool, opening + 1, query) == 1.0  # the rest of the section is not lifted
     bugs = next(i for i, p in enumerate(pool) if p.section == "Bugs")
     assert _lead(pool, bugs, query) == 1.0  # a section the step does not name
+
+
+def test_list_items_keep_their_markers_in_the_prompt_and_a_copy_across_them_is_located() -> None:
+    """The text around the sentence numbers is the passage's: a quote copied from the prompt
+    across two list items (markers and all) is found; without the markers it was not."""
+    text = (
+        "Advantages include:\n"
+        "- Many operations can be faster since content need not be copied.\n"
+        "- The library may need less RAM since it shares pages with the page cache."
+    )
+    doc = document("https://example.org/mmap", text)
+    passage = Passage(
+        id="p1", document_id=doc.id, url=doc.url, start=0, end=len(text), text=text, clean=True
+    )
+    shown = prompts.render_passages([passage])
+    assert "> - [s2] Many operations can be faster" in shown
+    assert "> - [s3] The library may need less RAM" in shown
+    lines = [line for line in shown.splitlines() if line.startswith("> - [s")]
+    copied = "\n".join(prompts.SENTENCE_MARK.sub("", line[2:], count=1) for line in lines)
+    located = locate_quotes([PickedQuote(passage="P1", quote=copied)], [passage], STEP)
+    (span,) = located.spans
+    assert located.dropped == 0 and text[span.start : span.end] == span.quote
+    assert span.quote.endswith("shares pages with the page cache.")

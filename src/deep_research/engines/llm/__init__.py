@@ -17,6 +17,7 @@ from deep_research._exports import lazy_exports
 if TYPE_CHECKING:
     from deep_research.engines.llm.catalog import ModelLimits, estimate_tokens, limits_of
     from deep_research.engines.llm.engine import LLMEngine, Role
+    from deep_research.engines.llm.prompts import SENTENCE_MARK
     from deep_research.engines.llm.providers import REQUEST_TIMEOUT_SECONDS, build_chat_model
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "ModelLimits",
     "REQUEST_TIMEOUT_SECONDS",
     "Role",
+    "SENTENCE_MARK",
     "build_chat_model",
     "estimate_tokens",
     "limits_of",
@@ -34,6 +36,7 @@ __getattr__ = lazy_exports(
     {
         "LLMEngine": "deep_research.engines.llm.engine",
         "Role": "deep_research.engines.llm.engine",
+        "SENTENCE_MARK": "deep_research.engines.llm.prompts",
         "build_chat_model": "deep_research.engines.llm.providers",
         "REQUEST_TIMEOUT_SECONDS": "deep_research.engines.llm.providers",
         "ModelLimits": "deep_research.engines.llm.catalog",

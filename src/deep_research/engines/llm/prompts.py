@@ -221,7 +221,9 @@ def passage_sentences(text: str) -> list[Sentence]:
 def _numbered(text: str) -> str:
     """A passage on ``> `` lines, each of its sentences on a line of its own after its number.
 
-    A line that holds no sentence (a heading) is shown as it stands.
+    A line that holds no sentence (a heading) is shown as it stands; what opens a line before
+    its first sentence (a list item's ``- ``) stays before that sentence's number, so that the
+    text around the numbers is the passage's, and a quote copied across list items is found.
     """
     found = passage_sentences(text)
     lines: list[str] = []
@@ -232,7 +234,9 @@ def _numbered(text: str) -> str:
         offset = start + len(line)
         shown = False
         while n < len(found) and found[n].start < offset:
-            lines.append(f"> [s{n + 1}] {_neutralize(found[n].text)}")
+            opening = "" if shown else text[start : found[n].start].strip()
+            marker = f"{_neutralize(opening)} " if opening else ""
+            lines.append(f"> {marker}[s{n + 1}] {_neutralize(found[n].text)}")
             n += 1
             shown = True
         if not shown and line.strip():
