@@ -635,3 +635,30 @@ async def test_a_revision_that_changes_nothing_writes_no_draft_and_its_pass_no_c
     again = await verify(state, recording.runtime, services=services)
     assert "claims" not in again and "citations" not in again
     assert again["verification"].passes == 2
+
+
+async def test_a_rewrite_the_engine_left_unchanged_is_not_asked_again() -> None:
+    """The second rewriting pass sends only the requests the first did not answer with the
+    claim as it was; the report is the one a pass asking everything again would give."""
+    engine, recording = NeverFixes(), Recording()
+    report, revisions = await run_verification(make_state(depth="medium"), engine, recording)
+    assert revisions == 3  # two rewriting passes, then the last one
+    state = make_state(depth="medium")
+    services = Services(engine=NeverFixes())
+    apply(state, await verify(state, recording.runtime, services=services))
+    first = await revise(state, recording.runtime, services=services)
+    asked = services.engine.rewrites  # type: ignore[union-attr]
+    assert asked > 0 and len(first["unchanged_rewrites"]) == asked
+    assert engine.rewrites == asked, "the second pass asked again what the first had asked"
+    # asking everything again (nothing remembered) gives the same report, at twice the calls
+    forgetful, again = NeverFixes(), make_state(depth="medium")
+    services = Services(engine=forgetful)
+    apply(again, await verify(again, recording.runtime, services=services))
+    while route_after_verify(again) == "revise":
+        apply(again, await revise(again, recording.runtime, services=services))
+        again.unchanged_rewrites = []
+        apply(again, await verify(again, recording.runtime, services=services))
+    apply(again, await finalize(again, recording.runtime, services=services))
+    assert again.report is not None and forgetful.rewrites == 2 * asked
+    assert again.report.markdown == report.markdown
+    assert again.report.claims == report.claims

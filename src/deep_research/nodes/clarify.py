@@ -54,6 +54,7 @@ def _fresh_question(question: str, history: list[Turn]) -> dict[str, Any]:
         "claims": Overwrite([]),
         "verification": VerificationSummary(),
         "revisions": 0,
+        "unchanged_rewrites": [],
         "budget_reached": None,
         "report": Overwrite(None),
         "started_at": time.time(),

@@ -21,8 +21,11 @@ stays, and the report marks it with a footnote giving the reason
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableSet, Sequence
+from dataclasses import asdict
 from typing import Any, Literal
 
 from langgraph.runtime import Runtime
@@ -65,6 +68,7 @@ async def revise_claim(
     memo: Memo | None = None,
     cell: TableCell | None = None,
     spans: Mapping[str, EvidenceSpan] | None = None,
+    kept: MutableSet[str] | None = None,
 ) -> tuple[CitedSentence | None, Outcome, TokenUsage]:
     """The sentence that replaces ``claim`` (``None`` removes it), what was done, and its cost.
 
@@ -83,6 +87,9 @@ async def revise_claim(
             rewrite must be one cell's content (:func:`rewritten_cell`).
         spans: ``evidence`` by id (the last span of an id), when the caller has it: a pass
             revising many claims builds it once rather than once per claim.
+        kept: The run's requests the engine answered by leaving the claim as it was
+            (:func:`request_key`). A request among them is not sent again: the claim stays,
+            unchanged, at no cost. One the engine leaves unchanged now joins them.
     """
     alternate = claim.evidence_id
     if claim.verdict in GOOD and alternate and alternate not in claim.citation_keys:
@@ -95,22 +102,51 @@ async def revise_claim(
     shown += rank_alternates(claim, evidence, memo=memo)
     if not shown:
         return None, "removed", TokenUsage()
+    key = request_key(claim, shown, cell) if kept is not None else ""
+    if kept is not None and key in kept:
+        return CitedSentence(claim.text, tuple(claim.citation_keys), "."), "unchanged", TokenUsage()
     reply = await engine.rewrite(ClaimCheck(claim, shown, cell))
-    text = clean_claim(" ".join(reply.value.text.split()))
+    found = _revised(claim, shown, cell, reply.value.text, reply.value.evidence_key, by_id)
+    if kept is not None and found[1] == "unchanged" and not reply.fallback:
+        kept.add(key)
+    return found[0], found[1], reply.usage
+
+
+def request_key(claim: Claim, shown: Sequence[EvidenceSpan], cell: TableCell | None) -> str:
+    """A digest of a rewrite request: the claim as judged, the evidence shown, its cell.
+
+    Everything the engine is shown (and more: the claim's id and place are left out, since a
+    claim keeps its words and verdict when an edit elsewhere moves it), so that two requests
+    with one key ask the engine the same thing.
+    """
+    asked = {
+        "claim": claim.model_dump(mode="json", exclude={"id", "position_start", "position_end"}),
+        "shown": [span.model_dump(mode="json") for span in shown],
+        "cell": asdict(cell) if cell is not None else None,
+    }
+    return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
+
+
+def _revised(
+    claim: Claim,
+    shown: Sequence[EvidenceSpan],
+    cell: TableCell | None,
+    answer: str,
+    evidence_key: str | None,
+    by_id: Mapping[str, EvidenceSpan],
+) -> tuple[CitedSentence | None, Outcome]:
+    """The sentence the engine's ``answer`` makes of ``claim`` and what was done."""
+    text = clean_claim(" ".join(answer.split()))
     if cell is not None and text:
         as_cell = rewritten_cell(text)
         if as_cell is None:  # the engine wrote several cells: a partial cell stays as it is
             if claim.verdict is not Verdict.PARTIAL:
-                return None, "removed", reply.usage
-            return (
-                CitedSentence(claim.text, tuple(claim.citation_keys), ""),
-                "unchanged",
-                reply.usage,
-            )
+                return None, "removed"
+            return CitedSentence(claim.text, tuple(claim.citation_keys), ""), "unchanged"
         text = as_cell
     if not text:
-        return None, "removed", reply.usage
-    position = key_index(reply.value.evidence_key, len(shown))
+        return None, "removed"
+    position = key_index(evidence_key, len(shown))
     named: tuple[str, ...] = (shown[position].id,) if position is not None else ()
     valid = tuple(k for k in claim.citation_keys if k in by_id)
     ids: tuple[str, ...]
@@ -119,7 +155,7 @@ async def revise_claim(
     else:  # corrected or narrowed from its own evidence: every key it cited stays
         ids = tuple(dict.fromkeys(valid + named)) or tuple(claim.citation_keys)
     unchanged = text == claim.text and ids == tuple(claim.citation_keys)
-    return CitedSentence(text, ids, "."), "unchanged" if unchanged else "corrected", reply.usage
+    return CitedSentence(text, ids, "."), "unchanged" if unchanged else "corrected"
 
 
 def rewritten_cell(rewrite: str) -> str | None:
@@ -142,6 +178,8 @@ async def revise(state: State, runtime: Runtime[Context], *, services: Services)
     located = [s for s in locate_sentences(state.draft) if s.start in targets]
     evidence = state.evidence if located else []
     spans = {e.id: e for e in evidence}  # the last span of an id
+    # a claim the engine left as it was, asked the same again, is left as it was (no call)
+    kept = set(state.unchanged_rewrites)
     # every rewrite is an independent request: send them together, then edit last to first
     results = await asyncio.gather(
         *(
@@ -153,6 +191,7 @@ async def revise(state: State, runtime: Runtime[Context], *, services: Services)
                 memo=services.memo,
                 cell=s.cell,
                 spans=spans,
+                kept=kept,
             )
             for s in located
         )
@@ -171,6 +210,8 @@ async def revise(state: State, runtime: Runtime[Context], *, services: Services)
         "verification": summary,
         "usage": usage,
     }
+    if kept != set(state.unchanged_rewrites):
+        update["unchanged_rewrites"] = sorted(kept)
     draft = normalize_draft(drop_empty(draft))
     if draft != state.draft:  # written only when changed, as verify writes claims
         update["draft"] = draft

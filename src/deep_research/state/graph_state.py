@@ -125,6 +125,10 @@ class State(OutputState):
     """The latest verification pass's claims."""
     verification: VerificationSummary = field(default_factory=VerificationSummary)
     revisions: int = 0
+    unchanged_rewrites: list[str] = field(default_factory=list)
+    """Digests of the rewrite requests the engine answered by leaving the claim as it was
+    (:func:`~deep_research.nodes.revise.request_key`): a later revise pass does not send
+    them again."""
     budget_reached: BudgetLimit | None = None
     """The spending limit that stopped research (reflect sets it), if one did."""
     started_at: float = 0.0
