@@ -662,3 +662,23 @@ async def test_a_rewrite_the_engine_left_unchanged_is_not_asked_again() -> None:
     assert again.report is not None and forgetful.rewrites == 2 * asked
     assert again.report.markdown == report.markdown
     assert again.report.claims == report.claims
+
+
+async def test_a_fallback_rewrite_is_asked_again() -> None:
+    """A model that gave nothing usable gets its request again in the next pass."""
+
+    class FallsBack(NeverFixes):
+        async def rewrite(self, check: ClaimCheck) -> Reply[Rewrite]:
+            self.rewrites += 1
+            return Reply(Rewrite(text=check.claim.text), fallback=True)
+
+    state, recording = make_state(depth="medium"), Recording()
+    services = Services(engine=FallsBack())
+    apply(state, await verify(state, recording.runtime, services=services))
+    first = await revise(state, recording.runtime, services=services)
+    asked = services.engine.rewrites  # type: ignore[union-attr]
+    assert asked > 0 and "unchanged_rewrites" not in first
+    apply(state, first)
+    apply(state, await verify(state, recording.runtime, services=services))
+    await revise(state, recording.runtime, services=services)
+    assert services.engine.rewrites == 2 * asked  # type: ignore[union-attr]
