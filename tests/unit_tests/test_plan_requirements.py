@@ -99,8 +99,8 @@ def writer_state(requirements: Requirements, unmet: list[str], question: str) ->
         plan=[PlanStep(id="s01", title="LFP cost"), PlanStep(id="s02", title="NMC cost")],
         evidence=[evidence],
         findings=[Finding(step_id="s01", notes="Cheap [@ev_one].", evidence_ids=["ev_one"])],
-        config=resolve_config(
-            Context(depth="extended"), depth="extended", engine="m", sources=["local"]
+        config=resolve_config(  # the writer's prompt is what is checked: no judge is asked
+            Context(depth="extended", verify=False), depth="extended", engine="m", sources=["local"]
         ),
     )
 
@@ -108,7 +108,8 @@ def writer_state(requirements: Requirements, unmet: list[str], question: str) ->
 async def write(state: State) -> tuple[str, str]:
     model = ScriptedChatModel(responses=[text("## Summary\n\nLFP is cheap [E1].")])
     services = Services(engine=LLMEngine(model, name="m"))
-    await synthesize(state, Runtime(context=Context(depth="extended")), services=services)
+    context = Context(depth="extended", verify=False)
+    await synthesize(state, Runtime(context=context), services=services)
     (call,) = model.calls
     return str(call[0].content), str(call[-1].content)
 

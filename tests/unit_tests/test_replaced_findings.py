@@ -52,7 +52,7 @@ def _span(span_id: str, step_id: str, page: str, quote: str, relevance: float) -
     )
 
 
-def heat_pump_state() -> State:
+def heat_pump_state(*, verify: bool = True) -> State:
     """After reflection replaced the cost step (s01) by a rewording (s03)."""
     return State(
         question=QUESTION,
@@ -76,7 +76,9 @@ def heat_pump_state() -> State:
             _span("ev_cold", "s02", "cold-climate", COLD_FACT, 0.5),
             _span("ev_credit", "s03", "tax-credit", CREDIT, 0.3),
         ],
-        config=resolve_config(Context(), depth="medium", engine="offline", sources=["local"]),
+        config=resolve_config(
+            Context(verify=verify), depth="medium", engine="offline", sources=["local"]
+        ),
     )
 
 
@@ -107,7 +109,9 @@ async def test_the_offline_report_still_carries_the_answer_the_replaced_step_fou
 async def test_the_model_writer_is_shown_the_answer_the_replaced_step_found() -> None:
     model = ScriptedChatModel(responses=[text("## Cost\n\nIt cost 14,500 dollars [E1].")])
     services = Services(engine=LLMEngine(model, name="m"))
-    await synthesize(heat_pump_state(), Runtime(context=Context()), services=services)
+    # the writer's prompt is what this checks: verification off, no judge is asked
+    state = heat_pump_state(verify=False)
+    await synthesize(state, Runtime(context=Context(verify=False)), services=services)
     (call,) = model.calls
     prompt = str(call[-1].content)
     assert ANSWER in prompt
