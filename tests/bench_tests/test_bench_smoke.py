@@ -150,7 +150,9 @@ def test_sections_run_and_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert 0 < waits["first_words"] < waits["draft"] < waits["report"]
     fast = unverified[1][0]
     assert fast["stages"]["verify"]["calls"] == 0 < run["stages"]["verify"]["calls"]
-    assert fast["waits"]["report"] < waits["report"]
+    # its waits are measured too (which run ends first is the benchmark's figure, not a test's:
+    # two runs' wall times compared once flake under load)
+    assert 0 < fast["waits"]["draft"] <= fast["waits"]["report"]
     peer = {"package": tokens.PEER_PACKAGE, "skipped": "not in unit tests"}
     write_result(
         "tokens",
