@@ -4,15 +4,16 @@ The writer streams the report; each time a paragraph is complete (a blank line f
 its claims are judged at once, beside the writing, as verify would judge them: the draft so far
 is put in its stored form (evidence-id markers, canonical sentences) and the claims that start
 in the new paragraphs are judged by :func:`~deep_research.report.verify.verify_draft`, their
-alternates included. Judgements of several paragraphs run concurrently, up to the run's limit
-(one more once the writer is done: its request's place).
+alternates included. Judgements of several paragraphs run concurrently, up to the run's limit.
 
-The last paragraphs, which no blank line follows, are judged as soon as the writer is done
-(:meth:`JudgeWhileWriting.finished`), beside the judgements still in flight. verify then finds
-these claims unchanged (the same text and citations) and keeps their verdicts, judging only
-what a rewording added; the verdicts and the report are the same as if every claim had been
-judged after the writing, only sooner. A claim judged early that the final draft does not hold
-(a writer's retry) is simply judged again.
+The last paragraphs, which no blank line follows, are left to verify, which judges what no
+judgement here holds (it keeps the verdicts of the claims judged here, which it finds unchanged:
+the same text and citations); the verdicts and the report are the same as if every claim had
+been judged after the writing, only sooner. They are not judged here once the writer is done
+(it was tried, issue #45): synthesize's update, the draft, is checkpointed only when the node
+returns, so a process killed while they were judged lost the finished draft, and its resume
+asked the writer again (tests/integration_tests/test_crash_resume.py). A claim judged early that
+the final draft does not hold (a writer's retry) is simply judged again.
 """
 
 from __future__ import annotations
@@ -72,24 +73,6 @@ class JudgeWhileWriting:
             return
         draft = normalize_draft(keys_to_markers(self._text[:end], self._keys))
         start, self._stored, self._handed = self._stored, len(draft), end
-        self._tasks.append(asyncio.create_task(self._judge(draft, start)))
-
-    def finished(self, report: str) -> None:
-        """The writer is done and wrote ``report``: judge its last paragraphs now.
-
-        They end with no blank line after them, so :meth:`written` has not handed them on;
-        they are judged at once, beside the judgements in flight, rather than after them by
-        verify: the writer's request is over, so its place goes to one more judgement (the
-        model calls in flight are no more than while the writer wrote). A report that does
-        not continue the text streamed (a writer's retry) is left to verify, which judges what
-        no judgement here holds.
-        """
-        if not report.startswith(self._text[: self._handed]) or not report[self._handed :].strip():
-            return
-        self._gate.release()  # the writer's place
-        draft = normalize_draft(keys_to_markers(report, self._keys))
-        start, self._stored, self._handed = self._stored, len(draft), len(report)
-        self._text = report
         self._tasks.append(asyncio.create_task(self._judge(draft, start)))
 
     async def _judge(self, draft: str, start: int) -> DraftVerification:

@@ -131,8 +131,6 @@ async def synthesize(
         if judging is not None and not written:  # a failure or an interrupt: stop judging
             judging.cancel()
     draft.finish(len(reply.value))
-    if judging is not None:
-        judging.finished(reply.value)
     update: dict[str, Any] = {"draft": normalize_draft(keys_to_markers(reply.value, keys))}
     update["usage"] = reply.usage
     if judging is not None:
