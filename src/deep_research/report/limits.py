@@ -400,15 +400,6 @@ SUBJECT_SHARE = 0.5
 """Share of a part's subject words a supported claim must state to be on the part's subject
 (chosen on the docqa dev splits, docs/decisions.md "Confidence means answered")."""
 
-READ_UNDER_TITLE = False
-"""Whether a claim is read under its page's title and section heading, as a reader reads a
-quote under its page: the heading's words then count towards the part's subject when the claim
-itself states half of the subject's words the heading does not (:func:`on_subject`). Off: a
-claim must state half the subject in its own words (the heading counts for "partly" only).
-Measured on the docqa dev splits and left off (docs/decisions.md, "Confidence means
-answered"): it moved no offline dev level and lost two good highs with the simulated picker.
-"""
-
 MIN_ANSWERING = 2
 """Claims a part needs that each answer it for it to count as answered (one: partly)."""
 
@@ -573,26 +564,6 @@ def subject_share(subject: Collection[str], said: Collection[str]) -> float:
     return sum(1 for w in subject if any(_same_word(w, t) for t in said)) / len(subject)
 
 
-def on_subject(subject: Collection[str], said: Collection[str], heading: Collection[str]) -> bool:
-    """Whether a claim stating ``said`` under ``heading`` is on the ``subject`` (stemmed words).
-
-    It is when it states :data:`SUBJECT_SHARE` of the subject itself, or (with
-    :data:`READ_UNDER_TITLE`) when, read under its page's title and section heading
-    (``heading``), it does and it states itself that share of the subject's words the heading
-    does not (one of them when the heading states them all): "By 2019 the average pack price
-    had fallen to $156/kWh", under "Battery Pack Price Trends", is on "grid battery prices
-    fall"; a sentence that only shares the heading's words is not.
-    """
-    if subject_share(subject, said) >= SUBJECT_SHARE:
-        return True
-    if not READ_UNDER_TITLE or subject_share(subject, {*said, *heading}) < SUBJECT_SHARE:
-        return False
-    rest = [w for w in subject if not any(_same_word(w, t) for t in heading)]
-    if not rest:
-        return subject_share(subject, said) > 0
-    return subject_share(rest, said) >= SUBJECT_SHARE
-
-
 def _title_words(title: str) -> list[str]:
     """A title's words in order, stemmed, numbers left out.
 
@@ -676,9 +647,8 @@ def judge_part(
     ``pages``: evidence id to its page's URL (an id not in it is a page of its own);
     ``titles``: evidence id to its page's title alone.
 
-    Answered: :data:`MIN_ANSWERING` claims on the part's subject (:func:`on_subject`: stating
-    :data:`SUBJECT_SHARE` of its words, read under their page's title and section heading)
-    give the kind of answer the part asks for; when the part writes a page's title
+    Answered: :data:`MIN_ANSWERING` claims on the part's subject (stating
+    :data:`SUBJECT_SHARE` of its words themselves) give the kind of answer the part asks for; when the part writes a page's title
     (:func:`named_pages`: ``git describe``), each of them states that title's words, itself or
     by its page's title; and, for a kind with no strict form (:data:`FORMLESS_KINDS`), the page
     most of them cite holds :data:`ANSWER_CONCENTRATION` of them. Partly: fewer do, or they
@@ -704,7 +674,8 @@ def judge_part(
         gives = gives_kind(kind, claim.text)
         page_title = " ".join(titles.get(i, "") for i in cited)
         named_ok = _meets_name(named, f"{claim.text} {page_title}")
-        if on_subject(subject, own, heading) and gives and named_ok:
+        # on the subject in its own words; its page's heading counts for "partly" only
+        if subject_share(subject, own) >= SUBJECT_SHARE and gives and named_ok:
             answering += cited
             count += 1
             for page in dict.fromkeys(pages.get(i, i) for i in cited):
