@@ -647,14 +647,15 @@ def judge_part(
     ``pages``: evidence id to its page's URL (an id not in it is a page of its own);
     ``titles``: evidence id to its page's title alone.
 
-    Answered: :data:`MIN_ANSWERING` claims on the part's subject (stating
-    :data:`SUBJECT_SHARE` of its words themselves) give the kind of answer the part asks for; when the part writes a page's title
-    (:func:`named_pages`: ``git describe``), each of them states that title's words, itself or
-    by its page's title; and, for a kind with no strict form (:data:`FORMLESS_KINDS`), the page
-    most of them cite holds :data:`ANSWER_CONCENTRATION` of them. Partly: fewer do, or they
-    are mentions spread over many pages, or claims are on its subject (their page's title and
-    section heading counted) without giving it or without the page it names, or give it
-    stating half as many of the subject's words. Not answered: none of these.
+    Answered: :data:`MIN_ANSWERING` claims on the part's subject (stating :data:`SUBJECT_SHARE`
+    of its words themselves) give the kind of answer the part asks for; when the part writes a
+    page's title (:func:`named_pages`: ``git describe``), each of them states that title's
+    words, itself or by its page's title; and, for a kind with no strict form
+    (:data:`FORMLESS_KINDS`), the page most of them cite holds :data:`ANSWER_CONCENTRATION` of
+    them. Partly: fewer do, or they are mentions spread over many pages, or claims are on its
+    subject (their page's title and section heading counted) without giving it or without the
+    page it names, or give it stating half as many of the subject's words. Not answered: none of
+    these.
     """
     pages = pages or {}
     titles = titles or {}
