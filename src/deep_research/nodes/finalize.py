@@ -80,11 +80,11 @@ async def assess(
     return facts, replace(reply, value=settled), parts
 
 
-def with_unread(assessment: ReportAssessment, unread: list[str]) -> ReportAssessment:
-    """The assessment with a limitation for each folder whose unread files could matter."""
-    if not unread:
+def with_other_limits(assessment: ReportAssessment, texts: list[str]) -> ReportAssessment:
+    """The assessment with one more limitation of kind ``other`` for each of ``texts``."""
+    if not texts:
         return assessment
-    drafts = [LimitationDraft(kind="other", text=text) for text in unread]
+    drafts = [LimitationDraft(kind="other", text=text) for text in texts]
     return assessment.model_copy(update={"limitations": [*assessment.limitations, *drafts]})
 
 
@@ -94,16 +94,10 @@ how many. (A verdict's fallback is in the verification line, a title's, a clarif
 rewrite's leave the report as it would be without them.)"""
 
 
-def with_fallbacks(
-    assessment: ReportAssessment, fallbacks: dict[str, int], language: str
-) -> ReportAssessment:
-    """The assessment with a limitation saying how many of the model's answers were replaced."""
+def fallback_limits(fallbacks: dict[str, int], language: str) -> list[str]:
+    """The limitation saying how many of the model's answers were replaced (none: empty)."""
     count = sum(fallbacks.get(task, 0) for task in STOOD_IN)
-    if not count:
-        return assessment
-    text = label(language, "fallbacks").format(count=count)
-    drafts = [*assessment.limitations, LimitationDraft(kind="other", text=text)]
-    return assessment.model_copy(update={"limitations": drafts})
+    return [label(language, "fallbacks").format(count=count)] if count else []
 
 
 def report_title(state: State) -> str:
@@ -130,9 +124,8 @@ async def finalize(
     if assessed is not None:
         facts, reply, parts = assessed
         unread = await services.unread_files(context_of(runtime))  # corpus files not read
-        reply = replace(reply, value=with_unread(reply.value, unread))
-        fallbacks = (state.usage + reply.usage).fallbacks
-        reply = replace(reply, value=with_fallbacks(reply.value, fallbacks, language))
+        fallbacks = fallback_limits((state.usage + reply.usage).fallbacks, language)
+        reply = replace(reply, value=with_other_limits(reply.value, [*unread, *fallbacks]))
         assessed = facts, reply, parts
         draft, usage = with_limitations(draft, facts, reply.value), reply.usage
     numbering = number_references(draft, evidence, state.sources, roots, language)
