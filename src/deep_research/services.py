@@ -43,6 +43,7 @@ from deep_research.persistence.records import (
     SessionUpdate,
 )
 from deep_research.persistence.scratch import drop_round_stages
+from deep_research.report.judging import InFlight
 from deep_research.report.verify import Memo
 from deep_research.settings import get_settings
 from deep_research.sources import SourceProvider, load_sources
@@ -65,6 +66,9 @@ class Services:
     memo: Memo = field(default_factory=Memo, compare=False, repr=False)
     """What the verifier's checks worked out, kept from one verify or revise pass to the next
     (pure functions of texts, bounded; see :class:`~deep_research.report.verify.Memo`)."""
+    in_flight: InFlight = field(default_factory=InFlight, compare=False, repr=False)
+    """Claims judged while a report was written, still being judged when its synthesize
+    returned: the verify after it waits for them (see :mod:`deep_research.report.judging`)."""
 
     def engine_for(self, context: Context) -> Engine:
         """The engine a run uses, following the context's system instructions if it can."""

@@ -10,6 +10,7 @@ overrides the generating methods themselves.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -67,6 +68,11 @@ class FakeToolChatModel(BaseChatModel):
 
     stream_pieces: int = 3
     """How many chunks a streamed text reply is split into."""
+    piece_seconds: float = 0.0
+    """How long an async stream waits before each chunk after the first (a model that takes
+    time to write, so that work beside the writing can land while it writes)."""
+    answer_seconds: float = 0.0
+    """How long an async call that is not streamed waits before it answers."""
 
     def bind_tools(
         self,
@@ -103,6 +109,8 @@ class FakeToolChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
+        if self.answer_seconds:
+            await asyncio.sleep(self.answer_seconds)
         return self._generate(messages, stop, **kwargs)
 
     def _stream(
@@ -121,5 +129,7 @@ class FakeToolChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        for chunk in self._stream(messages, stop, **kwargs):
+        for n, chunk in enumerate(self._stream(messages, stop, **kwargs)):
+            if n and self.piece_seconds:
+                await asyncio.sleep(self.piece_seconds)
             yield chunk

@@ -220,12 +220,29 @@ async def test_llm_engine_runs_the_whole_graph_and_revises_a_contradicted_claim(
 ASKED = "Compare LFP and NMC and describe Hornsdale Power Reserve"
 
 
-async def _run_in_order(tmp_path: Any, *, while_writing: bool) -> tuple[Report, list[str]]:
-    """A run on the scripted model with claims judged while writing or after; its report and
-    the order of its ``claim_verified`` events and node updates."""
+async def _run_in_order(
+    tmp_path: Any, *, while_writing: bool, answer_seconds: float = 0.0
+) -> tuple[Report, list[str], int]:
+    """A run on the scripted model with claims judged while writing or after; its report, the
+    order of its ``claim_verified`` events and node updates, and how many claims the model
+    judged. The writer takes its time, as a real one does, and so does every other call with
+    ``answer_seconds``."""
     # the module (the package's name ``synthesize`` is the node function)
     synthesize = importlib.import_module("deep_research.nodes.synthesize")
-    model = ScriptedChatModel(responses=[respond] * 60)
+    judged: list[str] = []
+
+    def counting(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> AIMessage:
+        reply = respond(messages, tools)
+        if _tool(tools) == "VerdictBatch":
+            judged.extend(v["claim_id"] for v in reply.tool_calls[0]["args"]["verdicts"])
+        return reply
+
+    model = ScriptedChatModel(
+        responses=[counting] * 60,
+        stream_pieces=40,
+        piece_seconds=0.02,
+        answer_seconds=answer_seconds,
+    )
     corpus = LocalCorpus(SAMPLE_CORPUS, default_index_path(tmp_path, SAMPLE_CORPUS))
     graph = build_graph(
         engine=LLMEngine(model, name="scripted-model"),
@@ -252,7 +269,7 @@ async def _run_in_order(tmp_path: Any, *, while_writing: bool) -> tuple[Report, 
             elif mode == "updates":
                 seen.extend(chunk)
     report: Report = (await graph.aget_state(config)).values["report"]
-    return report, seen
+    return report, seen, len(judged)
 
 
 async def test_claims_judged_while_writing_get_the_verdicts_and_report_of_judging_after(
@@ -260,8 +277,8 @@ async def test_claims_judged_while_writing_get_the_verdicts_and_report_of_judgin
 ) -> None:
     # issue #45: judging a paragraph's claims as soon as it is written changes when verdicts
     # come, never what they are: same claims, verdicts, evidence and report text
-    after, after_order = await _run_in_order(tmp_path, while_writing=False)
-    during, during_order = await _run_in_order(tmp_path, while_writing=True)
+    after, after_order, after_judged = await _run_in_order(tmp_path, while_writing=False)
+    during, during_order, during_judged = await _run_in_order(tmp_path, while_writing=True)
 
     def judged(report: Report) -> list[tuple[Any, ...]]:
         return [
@@ -287,3 +304,23 @@ async def test_claims_judged_while_writing_get_the_verdicts_and_report_of_judgin
     # judged after: every verdict comes after the draft; while writing: the first come before
     assert after_order.index("claim_verified") > after_order.index("synthesize")
     assert during_order.index("claim_verified") < during_order.index("synthesize")
+    assert during_judged == after_judged
+
+
+async def test_a_judgement_in_flight_when_the_writer_is_done_is_finished_by_verify(
+    tmp_path: Any,
+) -> None:
+    # issue #45: synthesize returns with the draft as soon as the writer is done; a paragraph's
+    # judgement still in flight is handed to verify, which waits for it while it judges the
+    # last paragraph: nothing is judged twice, and the verdicts and report are the same
+    after, _, after_judged = await _run_in_order(tmp_path, while_writing=False)
+    slow, slow_order, slow_judged = await _run_in_order(
+        tmp_path, while_writing=True, answer_seconds=0.3
+    )
+
+    assert slow_order.index("claim_verified") > slow_order.index("synthesize")  # in flight
+    assert [(c.text, c.verdict, c.citation_keys) for c in slow.claims] == [
+        (c.text, c.verdict, c.citation_keys) for c in after.claims
+    ]
+    assert slow.markdown == after.markdown and slow.verification == after.verification
+    assert slow_judged == after_judged

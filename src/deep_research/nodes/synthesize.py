@@ -1,8 +1,10 @@
 """synthesize: write the report from the evidence, streamed as it is written.
 
 While the writer streams, each finished paragraph's claims are judged beside the writing
-(:class:`~deep_research.nodes._judging.JudgeWhileWriting`), each verdict a ``claim_verified``
-event as it lands; verify keeps those verdicts and judges only what is left.
+(:class:`~deep_research.report.judging.JudgeWhileWriting`), each verdict a ``claim_verified``
+event as it lands. When the writer is done, synthesize returns the draft with the verdicts that
+have landed and leaves the judgements still in flight to verify, which waits for them while it
+judges the last paragraph; verify keeps those verdicts and judges only what is left.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context
 from deep_research.engines import WritingInputs, evidence_key
 from deep_research.events import emit, emit_verdict
-from deep_research.nodes._judging import JudgeWhileWriting
 from deep_research.report.build import kept_findings, report_evidence, report_plan, shown_title
+from deep_research.report.judging import JudgeWhileWriting, draft_key
 from deep_research.services import Services, context_of
 from deep_research.state import Claim, State
 from deep_research.verification.citations import keys_to_markers, normalize_draft
@@ -131,13 +133,20 @@ async def synthesize(
         if judging is not None and not written:  # a failure or an interrupt: stop judging
             judging.cancel()
     draft.finish(len(reply.value))
-    update: dict[str, Any] = {"draft": normalize_draft(keys_to_markers(reply.value, keys))}
-    update["usage"] = reply.usage
+    stored = normalize_draft(keys_to_markers(reply.value, keys))
+    update: dict[str, Any] = {"draft": stored, "usage": reply.usage}
     if judging is not None:
-        claims, usage = await judging.judged()
+        claims, usage = judging.finished()
         update["usage"] = reply.usage + usage
         if claims:  # verify keeps these verdicts and judges the rest
             update["claims"] = claims
+        if not judging.in_flight:
+            pass
+        elif judging.holds(reply.value):  # verify waits for them while it judges the rest
+            info = runtime.execution_info
+            services.in_flight.put(draft_key(info.thread_id if info else None, stored), judging)
+        else:  # a retry wrote another report: verify judges it all
+            judging.cancel()
     return update
 
 

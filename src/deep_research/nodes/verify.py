@@ -9,6 +9,7 @@ becomes a non-primary citation that revise re-cites to. Each judged claim is a
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,9 +18,10 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context
 from deep_research.engines import OfflineEngine
 from deep_research.events import emit, emit_verdict
+from deep_research.report.judging import draft_key
 from deep_research.report.verify import verify_draft
 from deep_research.services import Services, context_of
-from deep_research.state import Claim, State, Verdict, VerificationSummary
+from deep_research.state import Claim, State, TokenUsage, Verdict, VerificationSummary
 from deep_research.state.revision import revision_due
 
 
@@ -41,22 +43,49 @@ def summarize(claims: Sequence[Claim], previous: VerificationSummary) -> Verific
 async def verify(state: State, runtime: Runtime[Context], *, services: Services) -> dict[str, Any]:
     """Judge the draft's claims; record and report each verdict and the pass's summary."""
     engine = services.engine_for(context_of(runtime))
-    evidence = state.evidence
+    overlap = not isinstance(engine, OfflineEngine)  # the offline engine answers at once
+    passes = state.verification.passes + 1
+    reported = 0
+
+    def report(claims: list[Claim]) -> None:
+        nonlocal reported
+        for claim in claims:
+            reported += 1
+            emit_verdict(runtime, claim, passes=passes, total=reported)
+
+    info = runtime.execution_info
+    writing = services.in_flight.take(draft_key(info.thread_id if info else None, state.draft))
+    previous, usage = list(state.claims), TokenUsage()
+    if writing is not None:  # judgements synthesize left running: the rest is judged meanwhile
+        rest = asyncio.create_task(
+            verify_draft(
+                engine,
+                state.draft,
+                state.evidence,
+                state.claims,
+                memo=services.memo,
+                overlap=overlap,
+                judge_from=writing.judged_up_to,
+            )
+        )
+        try:
+            early, early_usage = await writing.rest(report)
+            later = await rest
+        finally:
+            rest.cancel()
+            writing.cancel()
+        report(later.judged)
+        previous += [*early, *later.claims]
+        usage = early_usage + later.usage
     result = await verify_draft(
-        engine,
-        state.draft,
-        evidence,
-        state.claims,
-        memo=services.memo,
-        overlap=not isinstance(engine, OfflineEngine),  # the offline engine answers at once
+        engine, state.draft, state.evidence, previous, memo=services.memo, overlap=overlap
     )
+    report(result.judged)
     summary = summarize(result.claims, state.verification)
-    for claim in result.judged:
-        emit_verdict(runtime, claim, passes=summary.passes, total=len(result.judged))
     budget = state.run_config.budget.max_revisions
     final = not revision_due(result.claims, state.revisions, budget)
     emit(runtime, "verification_summary", **summary.model_dump(), final=final)
-    update: dict[str, Any] = {"verification": summary, "usage": result.usage}
+    update: dict[str, Any] = {"verification": summary, "usage": usage + result.usage}
     # each write is kept in the checkpoints: a pass after a revision that changed nothing
     # finds the same claims and writes none
     if result.claims != state.claims:

@@ -1,7 +1,8 @@
 """The report, from the writer's draft to the verified, assembled and rendered report.
 
 In the order a report is made: ``verify.py`` judges the draft's claims against their evidence
-(the checks it runs live in :mod:`deep_research.verification`), ``limits.py`` writes what the
+(the checks it runs live in :mod:`deep_research.verification`), ``judging.py`` does so for each
+paragraph while the writer still writes, ``limits.py`` writes what the
 report cannot answer and how confident it is, ``flags.py`` marks the claims that failed,
 ``bibliography.py`` formats the references, ``build.py`` assembles the report, ``inert.py``
 makes a stored report's text inert before it is shown, ``html.py`` renders it as HTML, and
