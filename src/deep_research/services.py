@@ -43,6 +43,7 @@ from deep_research.persistence.records import (
     SessionUpdate,
 )
 from deep_research.persistence.scratch import drop_round_stages
+from deep_research.report.ahead import Ahead
 from deep_research.report.judging import InFlight
 from deep_research.report.verify import Memo
 from deep_research.settings import get_settings
@@ -69,6 +70,9 @@ class Services:
     in_flight: InFlight = field(default_factory=InFlight, compare=False, repr=False)
     """Claims judged while a report was written, still being judged when its synthesize
     returned: the verify after it waits for them (see :mod:`deep_research.report.judging`)."""
+    ahead: Ahead = field(default_factory=Ahead, compare=False, repr=False)
+    """Rewrites and verdicts asked for before the node that needs them asks (see
+    :mod:`deep_research.report.ahead`)."""
 
     def engine_for(self, context: Context) -> Engine:
         """The engine a run uses, following the context's system instructions if it can."""
@@ -198,6 +202,15 @@ class Services:
 
 
 Node = Callable[..., Awaitable[dict[str, Any]]]
+
+
+def ahead_scope(runtime: Runtime[Any]) -> str:
+    """The scope of a run's calls made ahead (:class:`~deep_research.report.ahead.Ahead`).
+
+    Its thread; "" without a checkpointer, where concurrent runs share it.
+    """
+    info = runtime.execution_info
+    return str(info.thread_id) if info is not None and info.thread_id else ""
 
 
 def recording(node: Node, services: Services) -> Callable[..., Awaitable[dict[str, Any]]]:

@@ -221,20 +221,23 @@ ASKED = "Compare LFP and NMC and describe Hornsdale Power Reserve"
 
 
 async def _run_in_order(
-    tmp_path: Any, *, while_writing: bool, answer_seconds: float = 0.0
+    tmp_path: Any, *, while_writing: bool, answer_seconds: float = 0.0, ask_ahead: bool = True
 ) -> tuple[Report, list[str], int]:
     """A run on the scripted model with claims judged while writing or after; its report, the
     order of its ``claim_verified`` events and node updates, and how many claims the model
     judged. The writer takes its time, as a real one does, and so does every other call with
-    ``answer_seconds``."""
+    ``answer_seconds``. ``ask_ahead``: rewrites and their verdicts asked as soon as known."""
     # the module (the package's name ``synthesize`` is the node function)
     synthesize = importlib.import_module("deep_research.nodes.synthesize")
+    ahead = importlib.import_module("deep_research.nodes._ahead")
     judged: list[str] = []
 
     def counting(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> AIMessage:
         reply = respond(messages, tools)
         if _tool(tools) == "VerdictBatch":
             judged.extend(v["claim_id"] for v in reply.tool_calls[0]["args"]["verdicts"])
+        elif _tool(tools) == "Rewrite":
+            judged.append("rewrite")
         return reply
 
     model = ScriptedChatModel(
@@ -253,6 +256,7 @@ async def _run_in_order(
     seen: list[str] = []
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(synthesize, "JUDGE_WHILE_WRITING", while_writing)
+        patch.setattr(ahead, "ASK_AHEAD", ask_ahead)
         async for _namespace, mode, chunk in graph.astream(
             {
                 "messages": [
@@ -324,3 +328,36 @@ async def test_a_judgement_in_flight_when_the_writer_is_done_is_finished_by_veri
     ]
     assert slow.markdown == after.markdown and slow.verification == after.verification
     assert slow_judged == after_judged
+
+
+async def test_rewrites_and_their_verdicts_asked_ahead_change_nothing_but_the_wait(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue #45: a contradicted claim's rewrite is asked as soon as its verdict is known, and the
+    # rewrite's verdict as soon as the rewrite is back; revise and verify take them by the keys
+    # of their own requests: the same calls, claims, verdicts and report as asking in turn
+    reports = importlib.import_module("deep_research.report.ahead")
+    taken: list[str] = []
+    take = reports.Ahead.take
+
+    def spy(self: Any, scope: str, key: str) -> Any:
+        task = take(self, scope, key)
+        if task is not None:
+            taken.append(key)
+        return task
+
+    monkeypatch.setattr(reports.Ahead, "take", spy)
+    in_turn, _, in_turn_calls = await _run_in_order(tmp_path, while_writing=True, ask_ahead=False)
+    assert not taken
+    early, _, early_calls = await _run_in_order(tmp_path, while_writing=True)
+
+    assert [(c.text, c.verdict, c.citation_keys, c.reasoning) for c in early.claims] == [
+        (c.text, c.verdict, c.citation_keys, c.reasoning) for c in in_turn.claims
+    ]
+    assert early.markdown == in_turn.markdown and early.verification == in_turn.verification
+    assert early.verification.corrected == 1
+    assert early_calls == in_turn_calls  # nothing asked twice, nothing wasted
+    assert early.metrics.model_calls == in_turn.metrics.model_calls  # and counted once
+    # the rewrite and the rewritten claim's verdict were taken from the calls made ahead
+    assert any(key.startswith("verdict:") for key in taken)
+    assert any(not key.startswith("verdict:") for key in taken)

@@ -9,6 +9,7 @@ replaced by each kind of malformed reply in turn.
 from __future__ import annotations
 
 import itertools
+import re
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -80,6 +81,9 @@ async def test_a_judge_that_never_answers_about_the_claims_deletes_nothing(
 
 KINDS = ["empty", "prose", "refusal", "truncated", "missing-fields"]
 
+JSON_MODE = re.compile(r"one JSON object for (\w+)")
+"""How the engine asks for a structured answer without tools (its last resort)."""
+
 
 def _malformed(tools: list[dict[str, Any]] | None, kind: int) -> AIMessage:
     name = tools[0]["function"]["name"] if tools else "Reply"
@@ -125,6 +129,10 @@ def flaky(share: float, faults: list[AIMessage], kinds: list[int] | None = None)
         if tools and int((n + 1) * share) > int(n * share):  # evenly spread, deterministic
             faults.append(_malformed(tools, rotation[len(faults) % len(rotation)]))
             return faults[-1]
+        # asked in JSON mode, after tool calls failed: answered as the tool would have been
+        # (which calls fail depends on the order concurrent requests reach the model)
+        if not tools and (json_mode := JSON_MODE.search(str(messages[-1].content))):
+            tools = [{"function": {"name": json_mode.group(1)}}]
         return respond(asked(messages), tools)
 
     return reply

@@ -10,6 +10,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_openai import ChatOpenAI
 
 from deep_research.engines.base import Assessment, ClaimCheck, chat_title
+from deep_research.engines.llm import engine as llm_engine
 from deep_research.engines.llm.engine import LLMEngine, build_chat_model
 from deep_research.engines.llm.outline import REPORT_WORDS
 from deep_research.engines.llm.prompts import FENCE_BEGIN, FENCE_END
@@ -316,7 +317,10 @@ async def test_reflect_shows_step_ids_and_fenced_notes_and_cleans_reply() -> Non
     assert "Little was found about wind." in fenced
 
 
-async def test_judge_re_asks_for_missing_verdicts_then_falls_back_offline() -> None:
+async def test_judge_re_asks_for_missing_verdicts_then_falls_back_offline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(llm_engine, "JUDGE_BATCH", 3)  # the three claims in one request
     checks = [
         ClaimCheck(claim("c1", "Capacity doubled."), [span(1, "Capacity doubled in 2024.")]),
         ClaimCheck(claim("c2", "Prices fell."), [span(2, "Prices rose."), span(3, "Costs.")]),

@@ -292,10 +292,11 @@ def _verdicts(messages: list[BaseMessage], tools: Any) -> AIMessage:
 async def test_llm_verdicts_are_batched_retried_when_malformed_and_held_to_figures(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # one batch for every claim, as the replies below are scripted
+    # one batch for every claim, as the replies below are scripted, and no rewrite asked ahead
     monkeypatch.setattr(
         importlib.import_module("deep_research.engines.llm.engine"), "JUDGE_BATCH", 99
     )
+    monkeypatch.setattr(importlib.import_module("deep_research.nodes._ahead"), "ASK_AHEAD", False)
     malformed = structured(
         VerdictBatch, verdicts=[{"claim_id": "x", "verdict": "MAYBE", "confidence": 2}]
     )

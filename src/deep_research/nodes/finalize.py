@@ -38,7 +38,7 @@ from deep_research.report.limits import (
     with_limitations,
     with_part_limits,
 )
-from deep_research.services import Services, context_of
+from deep_research.services import Services, ahead_scope, context_of
 from deep_research.settings import get_settings
 from deep_research.sources import corpus_roots
 from deep_research.state import PartJudgement, State, TokenUsage
@@ -128,6 +128,7 @@ async def finalize(
         reply = replace(reply, value=with_other_limits(reply.value, [*unread, *fallbacks]))
         assessed = facts, reply, parts
         draft, usage = with_limitations(draft, facts, reply.value), reply.usage
+    usage += services.ahead.drain(ahead_scope(runtime))  # asked ahead, never used: spent
     numbering = number_references(draft, evidence, state.sources, roots, language)
     if assessed is not None:
         found = limits(

@@ -24,21 +24,22 @@ import asyncio
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Mapping, MutableSet, Sequence
+from collections.abc import Callable, Mapping, MutableSet, Sequence
 from dataclasses import asdict
 from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
 from deep_research.context import Context
-from deep_research.engines import ClaimCheck, Engine
+from deep_research.engines import ClaimCheck, Engine, Reply
+from deep_research.report.ahead import taken
 from deep_research.report.verify import (
     GOOD,
     Memo,
     key_index,
     rank_alternates,
 )
-from deep_research.services import Services, context_of
+from deep_research.services import Services, ahead_scope, context_of
 from deep_research.state import Claim, EvidenceSpan, State, TokenUsage, Verdict
 from deep_research.state.revision import needs_final_revision, needs_revision
 from deep_research.verification.blocks import cells
@@ -69,6 +70,7 @@ async def revise_claim(
     cell: TableCell | None = None,
     spans: Mapping[str, EvidenceSpan] | None = None,
     kept: MutableSet[str] | None = None,
+    ahead: Callable[[str], asyncio.Task[Reply[Any]] | None] | None = None,
 ) -> tuple[CitedSentence | None, Outcome, TokenUsage]:
     """The sentence that replaces ``claim`` (``None`` removes it), what was done, and its cost.
 
@@ -90,6 +92,8 @@ async def revise_claim(
         kept: The run's requests the engine answered by leaving the claim as it was
             (:func:`request_key`). A request among them is not sent again: the claim stays,
             unchanged, at no cost. One the engine leaves unchanged now joins them.
+        ahead: The rewrite already asked for by a request's key, if any (see
+            :mod:`deep_research.report.ahead`): its answer is taken instead of asking again.
     """
     alternate = claim.evidence_id
     if claim.verdict in GOOD and alternate and alternate not in claim.citation_keys:
@@ -97,19 +101,38 @@ async def revise_claim(
     if final:
         return None, "removed", TokenUsage()
     every = spans if spans is not None else {e.id: e for e in evidence}  # an id's last span
-    by_id: Mapping[str, EvidenceSpan] = {k: every[k] for k in claim.citation_keys if k in every}
-    shown = [by_id[k] for k in claim.citation_keys if k in by_id]
-    shown += rank_alternates(claim, evidence, memo=memo)
-    if not shown:
+    check = rewrite_check(claim, evidence, memo=memo, cell=cell, spans=every)
+    if check is None:
         return None, "removed", TokenUsage()
-    key = request_key(claim, shown, cell) if kept is not None else ""
+    key = request_key(claim, check.evidence, cell) if kept is not None or ahead else ""
     if kept is not None and key in kept:
         return CitedSentence(claim.text, tuple(claim.citation_keys), "."), "unchanged", TokenUsage()
-    reply = await engine.rewrite(ClaimCheck(claim, shown, cell))
-    found = _revised(claim, shown, cell, reply.value.text, reply.value.evidence_key, by_id)
+    early = ahead(key) if ahead is not None else None
+    reply = (await taken(early) if early is not None else None) or await engine.rewrite(check)
+    by_id = {k: every[k] for k in claim.citation_keys if k in every}
+    answer = reply.value
+    found = rewritten_sentence(claim, check.evidence, cell, answer.text, answer.evidence_key, by_id)
     if kept is not None and found[1] == "unchanged" and not reply.fallback:
         kept.add(key)
     return found[0], found[1], reply.usage
+
+
+def rewrite_check(
+    claim: Claim,
+    evidence: Sequence[EvidenceSpan],
+    *,
+    memo: Memo | None,
+    cell: TableCell | None,
+    spans: Mapping[str, EvidenceSpan],
+) -> ClaimCheck | None:
+    """What the engine is shown to rewrite ``claim``: its cited spans, then its best alternates.
+
+    ``None``: there is no evidence to rewrite it from. ``spans``: ``evidence`` by id (an id's
+    last span).
+    """
+    shown = [spans[k] for k in claim.citation_keys if k in spans]
+    shown += rank_alternates(claim, evidence, memo=memo)
+    return ClaimCheck(claim, shown, cell) if shown else None
 
 
 def request_key(claim: Claim, shown: Sequence[EvidenceSpan], cell: TableCell | None) -> str:
@@ -127,7 +150,7 @@ def request_key(claim: Claim, shown: Sequence[EvidenceSpan], cell: TableCell | N
     return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
 
 
-def _revised(
+def rewritten_sentence(
     claim: Claim,
     shown: Sequence[EvidenceSpan],
     cell: TableCell | None,
@@ -180,6 +203,8 @@ async def revise(state: State, runtime: Runtime[Context], *, services: Services)
     spans = {e.id: e for e in evidence}  # the last span of an id
     # a claim the engine left as it was, asked the same again, is left as it was (no call)
     kept = set(state.unchanged_rewrites)
+    ahead = services.ahead
+    scope = ahead_scope(runtime)
     # every rewrite is an independent request: send them together, then edit last to first
     results = await asyncio.gather(
         *(
@@ -192,12 +217,14 @@ async def revise(state: State, runtime: Runtime[Context], *, services: Services)
                 cell=s.cell,
                 spans=spans,
                 kept=kept,
+                ahead=lambda key: ahead.take(scope, key),
             )
             for s in located
         )
     )
     stated = {c.text for c in state.claims if c.position_start not in targets}
-    draft, usage, outcomes = _edit(state.draft, list(zip(located, results, strict=True)), stated)
+    revisions = list(zip(located, results, strict=True))
+    draft, usage, outcomes = apply_revisions(state.draft, revisions, stated)
     summary = state.verification.model_copy(
         update={
             "removed": state.verification.removed + outcomes["removed"],
@@ -221,7 +248,7 @@ async def revise(state: State, runtime: Runtime[Context], *, services: Services)
 Revision = tuple[Located, tuple[CitedSentence | None, Outcome, TokenUsage]]
 
 
-def _edit(
+def apply_revisions(
     draft: str, revisions: list[Revision], stated: set[str]
 ) -> tuple[str, TokenUsage, Counter[Outcome]]:
     """Apply the revisions from the last to the first, so that offsets stay valid.

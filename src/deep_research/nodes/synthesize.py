@@ -17,6 +17,7 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context
 from deep_research.engines import WritingInputs, evidence_key
 from deep_research.events import emit, emit_verdict
+from deep_research.nodes._ahead import rewrites_ahead
 from deep_research.report.build import kept_findings, report_evidence, report_plan, shown_title
 from deep_research.report.judging import JudgeWhileWriting, draft_key
 from deep_research.services import Services, context_of
@@ -100,6 +101,7 @@ async def synthesize(
             services.memo,
             limit=state.run_config.budget.max_parallel_researchers,
             on_judged=_verdicts_emitter(runtime, state.verification.passes + 1),
+            ahead=rewrites_ahead(state, runtime, engine, services),
         )
         if JUDGE_WHILE_WRITING and state.run_config.verify
         else None

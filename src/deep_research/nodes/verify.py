@@ -18,6 +18,7 @@ from langgraph.runtime import Runtime
 from deep_research.context import Context
 from deep_research.engines import OfflineEngine
 from deep_research.events import emit, emit_verdict
+from deep_research.nodes._ahead import rewrites_ahead
 from deep_research.report.judging import draft_key
 from deep_research.report.verify import verify_draft
 from deep_research.services import Services, context_of
@@ -55,6 +56,7 @@ async def verify(state: State, runtime: Runtime[Context], *, services: Services)
 
     info = runtime.execution_info
     writing = services.in_flight.take(draft_key(info.thread_id if info else None, state.draft))
+    ahead = rewrites_ahead(state, runtime, engine, services)
     previous, usage = list(state.claims), TokenUsage()
     if writing is not None:  # judgements synthesize left running: the rest is judged meanwhile
         rest = asyncio.create_task(
@@ -66,6 +68,7 @@ async def verify(state: State, runtime: Runtime[Context], *, services: Services)
                 memo=services.memo,
                 overlap=overlap,
                 judge_from=writing.judged_up_to,
+                ahead=ahead,
             )
         )
         try:
@@ -78,7 +81,13 @@ async def verify(state: State, runtime: Runtime[Context], *, services: Services)
         previous += [*early, *later.claims]
         usage = early_usage + later.usage
     result = await verify_draft(
-        engine, state.draft, state.evidence, previous, memo=services.memo, overlap=overlap
+        engine,
+        state.draft,
+        state.evidence,
+        previous,
+        memo=services.memo,
+        overlap=overlap,
+        ahead=ahead,
     )
     report(result.judged)
     summary = summarize(result.claims, state.verification)

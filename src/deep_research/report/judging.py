@@ -24,6 +24,7 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 
 from deep_research.engines import Engine, OfflineEngine
+from deep_research.report.ahead import Speculation
 from deep_research.report.verify import DraftVerification, Memo, verify_draft
 from deep_research.state import Claim, EvidenceSpan, TokenUsage
 from deep_research.verification.citations import keys_to_markers, normalize_draft
@@ -45,6 +46,7 @@ class JudgeWhileWriting:
         *,
         limit: int,
         on_judged: OnJudged,
+        ahead: Speculation | None = None,
     ) -> None:
         """Judge with ``engine`` against ``evidence`` (all the run's, as verify does).
 
@@ -56,7 +58,10 @@ class JudgeWhileWriting:
             limit: Most judgements in flight at once.
             on_judged: Called with each paragraph's judged claims as they land, until
                 :meth:`hand_over`.
+            ahead: Told each claim's first verdict, to ask its rewrite ahead (see
+                :mod:`deep_research.report.ahead`).
         """
+        self._ahead = ahead
         self._engine = engine
         self._evidence = list(evidence)
         self._keys = dict(keys)
@@ -105,6 +110,7 @@ class JudgeWhileWriting:
                 memo=self._memo,
                 overlap=not isinstance(self._engine, OfflineEngine),
                 judge_from=start,
+                ahead=self._ahead,
             )
         if self._on_judged is not None:
             self._reported.add(place)

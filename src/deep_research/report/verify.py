@@ -21,6 +21,7 @@ from typing import Any
 
 from deep_research.engines import ClaimCheck, Engine, Reply
 from deep_research.engines.schemas import ClaimVerdict
+from deep_research.report.ahead import Speculation, taken
 from deep_research.state.models import (
     Citation,
     Claim,
@@ -160,13 +161,17 @@ def _hold_to_figures(check: ClaimCheck, verdict: ClaimVerdict, analyses: Analyse
 
 
 async def judge(
-    engine: Engine, checks: Sequence[ClaimCheck], analyses: Analyses | None = None
+    engine: Engine,
+    checks: Sequence[ClaimCheck],
+    analyses: Analyses | None = None,
+    ahead: Speculation | None = None,
 ) -> Reply[list[ClaimVerdict]]:
     """One verdict per check, in order, held to the figure rule.
 
     Claims with evidence go to the engine in batches of :data:`BATCH`; a claim with none is
     UNSUPPORTED without asking it. ``analyses`` is shared with the caller's other checks of
-    the same evidence (see :class:`~deep_research.verification.alignment.Analyses`).
+    the same evidence (see :class:`~deep_research.verification.alignment.Analyses`). A check
+    whose verdict ``ahead`` has already asked for is answered by that call.
     """
     analyses = analyses or Analyses()
     verdicts = {
@@ -181,14 +186,33 @@ async def judge(
         if not c.evidence
     }
     pending = [i for i in range(len(checks)) if i not in verdicts]
-    batches = [pending[start : start + BATCH] for start in range(0, len(pending), BATCH)]
-    # the batches are independent requests: send them together, not one after another
-    replies = await asyncio.gather(*(engine.judge([checks[i] for i in b]) for b in batches))
+    early = {i: task for i in pending if ahead and (task := ahead.verdict(checks[i])) is not None}
     usage = TokenUsage()
-    for positions, reply in zip(batches, replies, strict=True):
-        for i, verdict in zip(positions, reply.value, strict=True):
+
+    async def asked(positions: list[int]) -> None:
+        nonlocal usage
+        batches = [positions[start : start + BATCH] for start in range(0, len(positions), BATCH)]
+        # the batches are independent requests: send them together, not one after another
+        replies = await asyncio.gather(*(engine.judge([checks[i] for i in b]) for b in batches))
+        for batch, reply in zip(batches, replies, strict=True):
+            for i, verdict in zip(batch, reply.value, strict=True):
+                verdicts[i] = _hold_to_figures(checks[i], verdict, analyses)
+            usage = usage + reply.usage
+
+    async def asked_early() -> None:
+        nonlocal usage
+        replies = await asyncio.gather(*(taken(task) for task in early.values()))
+        missed = []
+        for i, reply in zip(early, replies, strict=True):
+            if reply is None or len(reply.value) != 1:
+                missed.append(i)  # failed or cancelled: asked now
+                continue
+            verdict = reply.value[0].model_copy(update={"claim_id": checks[i].claim.id})
             verdicts[i] = _hold_to_figures(checks[i], verdict, analyses)
-        usage = usage + reply.usage
+            usage = usage + reply.usage
+        await asked(missed)
+
+    await asyncio.gather(asked([i for i in pending if i not in early]), asked_early())
     return Reply([verdicts[i] for i in range(len(checks))], usage)
 
 
@@ -465,6 +489,8 @@ async def verify_draft(
     *,
     overlap: bool = False,
     judge_from: int = 0,
+    judge_to: int | None = None,
+    ahead: Speculation | None = None,
 ) -> DraftVerification:
     """Extract the draft's claims and judge each against the evidence it cites.
 
@@ -483,7 +509,12 @@ async def verify_draft(
 
     ``judge_from``: only the claims that start at or after this offset of ``draft`` are
     extracted and judged (the paragraphs a writer has just finished, the draft so far before
-    them giving their headings and context); the others are left out of the result.
+    them giving their headings and context); the others are left out of the result. With
+    ``judge_to``, so are those that start at or after that offset.
+
+    ``ahead``: told each claim's first verdict (so that its rewrite can start beside the look at
+    its alternates), and asked for verdicts already requested (see
+    :mod:`deep_research.report.ahead`). The verdicts are the same.
     """
     by_id = {e.id: e for e in evidence}
     known = {
@@ -504,6 +535,8 @@ async def verify_draft(
     for claim in extract_claims(draft):
         if claim.position_start < judge_from:
             continue
+        if judge_to is not None and claim.position_start >= judge_to:
+            break
         claim = check_synthesis(claim, evidence)
         earlier = known.get((claim.text, tuple(claim.citation_keys)))
         if claim.claim_type == "synthesis":
@@ -531,7 +564,7 @@ async def verify_draft(
         else None
     )
     try:
-        primary = await judge(engine, checks, analyses)
+        primary = await judge(engine, checks, analyses, ahead)
     finally:
         stop.set()
         ranked = await ranking if ranking is not None else {}
@@ -539,6 +572,9 @@ async def verify_draft(
         c.claim.id: _apply(c.claim, v, c.evidence)
         for c, v in zip(checks, primary.value, strict=True)
     }
+    if ahead is not None:  # a claim's rewrite may start now, beside its alternates' look
+        for claim in judged.values():
+            ahead.judged(claim, draft)
     retry = [
         ClaimCheck(
             c,
@@ -549,7 +585,7 @@ async def verify_draft(
         if c.verdict not in GOOD
     ]
     retry = [check for check in retry if check.evidence]
-    second = await judge(engine, retry, analyses)
+    second = await judge(engine, retry, analyses, ahead)
     for check, verdict in zip(retry, second.value, strict=True):
         if verdict.verdict is Verdict.SUPPORTED:  # a partial alternate must not mask a problem
             judged[check.claim.id] = _apply(check.claim, verdict, check.evidence)

@@ -1,0 +1,124 @@
+"""Model calls made ahead of the node that needs them (issue #45).
+
+After the draft, verification is a chain of round trips: a claim's verdict, its second look at
+uncited alternates, its rewrite by revise, the rewrite's verdict by the next verify. A call
+whose request is already known need not wait for the nodes between: a claim's rewrite is known
+once its verdict is (the alternates can only make it a re-citation), and the rewrite's verdict
+once the rewrite is back. Such calls start early and wait here, in :class:`Ahead`, under a key
+that digests everything the engine is asked (:func:`judge_key`, and revise's ``request_key``);
+the node that needs one takes it by its own request's key. A request that turns out different
+(the alternates supported the claim, another edit changed the sentence) finds nothing and is
+sent as before, so the verdicts, rewrites and report are those of the plain order; only sooner.
+
+A call nobody takes is counted at the run's end (:meth:`Ahead.drain`): the tokens were spent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Callable, Coroutine
+from dataclasses import asdict
+from typing import Any, Protocol
+
+from deep_research.engines import ClaimCheck, Reply
+from deep_research.state import Claim, TokenUsage
+
+UNJUDGED = {"id", "position_start", "position_end", "verdict", "confidence", "reasoning"}
+UNJUDGED |= {"reason", "evidence_id", "checked_by"}
+"""A claim's fields that its judge is not asked about: its id and place, and a verdict."""
+
+
+class Ahead:
+    """Model calls started early, each waiting for the node that will ask the same.
+
+    Keyed by a scope (the run's thread) and a request's digest. Bounded: past :data:`LIMIT`
+    calls, the oldest are cancelled and forgotten (a node that wanted one sends its request).
+    """
+
+    LIMIT = 2048
+
+    def __init__(self) -> None:
+        """Start empty."""
+        self._calls: dict[tuple[str, str], asyncio.Task[Reply[Any]]] = {}
+        self._work: set[asyncio.Task[Any]] = set()
+
+    def start(
+        self, scope: str, key: str, call: Coroutine[Any, Any, Reply[Any]]
+    ) -> asyncio.Task[Reply[Any]] | None:
+        """Start ``call`` for whoever asks ``key`` in ``scope``; ``None`` if one is already kept."""
+        if (scope, key) in self._calls:
+            call.close()
+            return None
+        task = self._calls[scope, key] = asyncio.create_task(call)
+        while len(self._calls) > self.LIMIT:
+            self._calls.pop(next(iter(self._calls))).cancel()
+        return task
+
+    def get_or_start(
+        self, scope: str, key: str, call: Callable[[], Coroutine[Any, Any, Reply[Any]]]
+    ) -> asyncio.Task[Reply[Any]]:
+        """The call kept for ``key`` in ``scope``, started now with ``call`` if there is none.
+
+        It stays kept, for the node that will take it.
+        """
+        task = self._calls.get((scope, key))
+        if task is None:
+            task = self.start(scope, key, call())
+        assert task is not None
+        return task
+
+    def keep(self, task: asyncio.Task[Any]) -> None:
+        """Hold ``task`` (work that asks calls ahead) until it is done."""
+        self._work.add(task)
+        task.add_done_callback(self._work.discard)
+
+    def take(self, scope: str, key: str) -> asyncio.Task[Reply[Any]] | None:
+        """The call kept for ``key`` in ``scope``, once."""
+        return self._calls.pop((scope, key), None)
+
+    def drain(self, scope: str) -> TokenUsage:
+        """What the calls of ``scope`` nobody took cost; those still running are cancelled."""
+        spent = TokenUsage()
+        for key in [k for k in self._calls if k[0] == scope]:
+            task = self._calls.pop(key)
+            if not task.done():
+                task.cancel()
+            elif not task.cancelled() and task.exception() is None:
+                spent = spent + task.result().usage
+        return spent
+
+
+async def taken(task: asyncio.Task[Reply[Any]]) -> Reply[Any] | None:
+    """The reply of a call taken from :class:`Ahead`; ``None`` if it failed or was cancelled."""
+    await asyncio.wait([task])
+    if task.cancelled() or task.exception() is not None:
+        return None
+    return task.result()
+
+
+def judge_key(check: ClaimCheck) -> str:
+    """A digest of everything a judge is shown of ``check``.
+
+    The claim without its id, place or verdict, its evidence and its table cell.
+    """
+    asked = {
+        "claim": check.claim.model_dump(mode="json", exclude=UNJUDGED),
+        "evidence": [span.model_dump(mode="json") for span in check.evidence],
+        "cell": asdict(check.cell) if check.cell is not None else None,
+    }
+    return "verdict:" + hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
+
+
+class Speculation(Protocol):
+    """What verify_draft tells, and asks, of the calls made ahead."""
+
+    def judged(self, claim: Claim, draft: str) -> None:
+        """``claim`` of ``draft`` has its first verdict (before its alternates are tried)."""
+
+    def verdict(self, check: ClaimCheck) -> asyncio.Task[Reply[Any]] | None:
+        """The call already made for a verdict on exactly ``check``, if there is one.
+
+        Its reply is a list of one :class:`~deep_research.engines.schemas.ClaimVerdict`.
+        """
