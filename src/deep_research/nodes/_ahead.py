@@ -21,13 +21,13 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from deep_research.engines import ClaimCheck, Engine, OfflineEngine, Reply
-from deep_research.nodes.revise import (
+from deep_research.report.ahead import Ahead, judge_key
+from deep_research.report.revision import (
     apply_revisions,
     request_key,
     rewrite_check,
     rewritten_sentence,
 )
-from deep_research.report.ahead import Ahead, judge_key
 from deep_research.report.verify import Memo, verify_draft
 from deep_research.services import Services, ahead_scope
 from deep_research.state import Claim, EvidenceSpan, State, TokenUsage, Verdict

@@ -127,7 +127,7 @@ class State(OutputState):
     revisions: int = 0
     unchanged_rewrites: list[str] = field(default_factory=list)
     """Digests of the rewrite requests the engine answered by leaving the claim as it was
-    (:func:`~deep_research.nodes.revise.request_key`): a later revise pass does not send
+    (:func:`~deep_research.report.revision.request_key`): a later revise pass does not send
     them again."""
     budget_reached: BudgetLimit | None = None
     """The spending limit that stopped research (reflect sets it), if one did."""
