@@ -35,6 +35,7 @@ measures); when that fails, that corpus is reported as skipped, with the reason.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import fcntl
 import json
 import os
@@ -62,11 +63,10 @@ from deep_research.engines.llm import LLMEngine
 from deep_research.engines.schemas import PickedQuote
 from deep_research.graph import build_graph
 from deep_research.persistence import make_serde
-from deep_research.report import SUBJECT_SHARE, part_subject, subject_share
+from deep_research.report import off_subject, report_evidence
 from deep_research.sources import SAMPLE_CORPUS
 from deep_research.sources.local import LocalCorpus, iter_corpus_files
-from deep_research.state import EvidenceSpan, Passage, PlanStep, Report, Source
-from deep_research.text import content_tokens, question_parts
+from deep_research.state import Passage, PlanStep, State
 
 NAME = "docqa"
 QUESTION_SETS = BENCH_DIR / "docqa"
@@ -214,31 +214,31 @@ async def _measure(corpus: LocalCorpus, item: dict[str, Any], picker: str) -> di
         "sections": [s.title for s in report.sections],
         "confidence": report.confidence.level if report.confidence else None,
         "parts": [p.status for p in report.confidence.parts] if report.confidence else [],
-        "off_topic": off_topic(item["question"], report, state["evidence"], read),
+        "off_topic": off_topic(as_state(state)),
     }
 
 
-def off_topic(
-    question: str, report: Report, evidence: list[EvidenceSpan], read: list[Source]
-) -> float | None:
+def as_state(values: dict[str, Any]) -> State:
+    """A run's state values, as the :class:`~deep_research.state.State` a node sees."""
+    known = {f.name for f in dataclasses.fields(State)}
+    return State(**{name: value for name, value in values.items() if name in known})
+
+
+def off_topic(state: State) -> float | None:
     """The share of the report's checked sentences on no subject of the question.
 
-    A sentence is on a part's subject when it, with the title of its page and the heading of
-    its section, states :data:`~deep_research.assessment.SUBJECT_SHARE` of the words of what
-    the part asks about (:func:`~deep_research.assessment.part_subject`), as the judgement of
-    the parts counts it.
+    A sentence is on a part's subject as the judgement of the parts reads it
+    (:func:`~deep_research.report.off_subject`: read under its page's title and section
+    heading, it states half of what the part asks about, with the names the pages' titles
+    give), from what finalize judges with: the evidence the writer was offered and the pages'
+    titles.
     """
-    if not report.claims:
+    report = state.report
+    if report is None or not report.claims:
         return None
-    subjects = [part_subject(p, question) for p in question_parts(question)]
-    titles = {s.url: s.title or "" for s in read}
-    where = {e.id: f"{titles.get(e.url, '')} {e.section or ''}" for e in evidence}
-    off = 0
-    for claim in report.claims:
-        cited = [*claim.citation_keys, claim.evidence_id or ""]
-        said = set(content_tokens(" ".join([claim.text, *(where.get(i, "") for i in cited)])))
-        off += all(subject_share(subject, said) < SUBJECT_SHARE for subject in subjects)
-    return off / len(report.claims)
+    titles = {s.url: s.title for s in state.sources if s.title}
+    off = off_subject(state.research_question, report.claims, report_evidence(state), titles)
+    return len(off) / len(report.claims)
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:

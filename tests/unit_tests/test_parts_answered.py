@@ -15,6 +15,7 @@ from deep_research.report.limits import (
     judge_parts,
     limits,
     named_pages,
+    off_subject,
     part_subject,
     settle_parts,
     with_basis_limits,
@@ -231,6 +232,25 @@ def test_a_part_that_writes_a_pages_title_is_answered_only_by_claims_on_that_pag
     assert named_pages(partial, ["11.8. Partial Indexes", "11.2. Index Types"]) == [
         {"partial", "index"}
     ]
+
+
+def test_a_claim_is_off_the_subject_as_the_judgement_of_the_parts_reads_it() -> None:
+    # the docqa bench's off-topic share counts the claims on no part's subject; it reads them as
+    # judge_parts does: with the names the pages' titles give ("describe" of git-describe(1)),
+    # a claim read under its page's title and section heading
+    quotes = [
+        (DESCRIBE_PAGE, "git describe finds the most recent tag reachable from it."),
+        (DESCRIBE_PAGE, "It then shows the tag."),  # on it under git-describe(1)
+        ("file:///git/git-checkout.html", "The index is updated by checkout."),
+    ]
+    _, claims, evidence = claims_of(*(q for _, q in quotes))
+    placed = [
+        e.model_copy(update={"url": page}) for e, (page, _) in zip(evidence, quotes, strict=True)
+    ]
+    off = off_subject(DESCRIBE, claims, placed, GIT_TITLES)
+    assert [c.text for c in off] == [quotes[2][1]]
+    # with no page so titled, "describe" asks: the first claim states git alone of the subject
+    assert [c.text for c in off_subject(DESCRIBE, claims, placed)] == [q for _, q in quotes]
 
 
 def test_a_low_confidence_still_says_what_is_missing() -> None:

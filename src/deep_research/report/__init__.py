@@ -16,26 +16,30 @@ from typing import TYPE_CHECKING
 from deep_research._exports import lazy_exports
 
 if TYPE_CHECKING:
-    from deep_research.report.build import article_markdown, build_report, render_markdown
+    from deep_research.report.build import (
+        article_markdown,
+        build_report,
+        render_markdown,
+        report_evidence,
+    )
     from deep_research.report.flags import flag_claims
     from deep_research.report.html import render_html
     from deep_research.report.inert import inert_report
-    from deep_research.report.limits import SUBJECT_SHARE, Limits, part_subject, subject_share
+    from deep_research.report.limits import Limits, off_subject
     from deep_research.report.verify import DraftVerification, verify_claims, verify_draft
 
 __all__ = [
     "verify_claims",
     "DraftVerification",
     "Limits",
-    "SUBJECT_SHARE",
-    "part_subject",
-    "subject_share",
+    "off_subject",
     "article_markdown",
     "build_report",
     "flag_claims",
     "inert_report",
     "render_html",
     "render_markdown",
+    "report_evidence",
     "verify_draft",
 ]
 
@@ -46,13 +50,12 @@ __getattr__ = lazy_exports(
         "verify_claims": "deep_research.report.verify",
         "DraftVerification": "deep_research.report.verify",
         "Limits": "deep_research.report.limits",
-        "SUBJECT_SHARE": "deep_research.report.limits",
-        "part_subject": "deep_research.report.limits",
-        "subject_share": "deep_research.report.limits",
+        "off_subject": "deep_research.report.limits",
         "flag_claims": "deep_research.report.flags",
         "build_report": "deep_research.report.build",
         "article_markdown": "deep_research.report.build",
         "render_markdown": "deep_research.report.build",
+        "report_evidence": "deep_research.report.build",
         "inert_report": "deep_research.report.inert",
         "render_html": "deep_research.report.html",
     },

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from deep_research.engines.base import Assessment, evidence_key
 from deep_research.engines.schemas import LimitationDraft, PartAnswer, ReportAssessment
@@ -633,6 +634,63 @@ def _cited(claim: Claim) -> list[str]:
     return list(dict.fromkeys(i for i in [*claim.citation_keys, claim.evidence_id or ""] if i))
 
 
+@dataclass(frozen=True)
+class _Asked:
+    """What a part of the question asks, as each claim is read against it."""
+
+    kind: str
+    """The kind of answer it asks for (:func:`asked_kind`)."""
+    subject: frozenset[str]
+    """The words (stemmed) of what it asks about (:func:`part_subject`)."""
+    named: list[set[str]]
+    """The words of each page title it writes (:func:`named_pages`)."""
+
+
+def _asked(
+    part: str, question: str, sections: Mapping[str, str], titles: Mapping[str, str]
+) -> _Asked:
+    """What ``part`` asks, its names read from the evidence's ``sections`` and page ``titles``."""
+    names = {stem(t) for t in tokens(" ".join(sections.values()))}
+    return _Asked(
+        kind=asked_kind(part),
+        subject=frozenset(part_subject(part, question, names)),
+        named=named_pages(part, titles.values()),
+    )
+
+
+def _shares(asked: _Asked, claim: Claim, sections: Mapping[str, str]) -> tuple[float, float]:
+    """The share of the part's subject that ``claim`` states: itself, and under its heading.
+
+    The heading is its page's title and its section's heading (``sections``, by evidence id).
+    """
+    own = _said(claim.text)
+    heading = _said(" ".join(sections.get(i, "") for i in _cited(claim)))
+    return subject_share(asked.subject, own), subject_share(asked.subject, own | heading)
+
+
+def _bearing(
+    asked: _Asked, claim: Claim, sections: Mapping[str, str], titles: Mapping[str, str]
+) -> Literal["answers", "bears"] | None:
+    """How ``claim`` bears on the part ``asked`` reads: it answers it, bears on it, or neither.
+
+    It answers the part when it states :data:`SUBJECT_SHARE` of the part's subject in its own
+    words, gives the kind of answer asked and, when the part writes a page's title, states that
+    title's words, itself or by its page's title. It bears on it when it is on the subject read
+    under its page's title and section heading (``sections``), or gives the kind of answer
+    asked stating half as many of the subject's words.
+    """
+    own, read = _shares(asked, claim, sections)
+    gives = gives_kind(asked.kind, claim.text)
+    page_title = " ".join(titles.get(i, "") for i in _cited(claim))
+    named_ok = _meets_name(asked.named, f"{claim.text} {page_title}")
+    # on the subject in its own words; its page's heading counts for "partly" only
+    if own >= SUBJECT_SHARE and gives and named_ok:
+        return "answers"
+    if read >= SUBJECT_SHARE or (gives and read >= SUBJECT_SHARE / 2):
+        return "bears"
+    return None
+
+
 def judge_part(
     part: str,
     question: str,
@@ -655,35 +713,25 @@ def judge_part(
     them. Partly: fewer do, or they are mentions spread over many pages, or claims are on its
     subject (their page's title and section heading counted) without giving it or without the
     page it names, or give it stating half as many of the subject's words. Not answered: none of
-    these.
+    these. Each claim is read by :func:`_bearing`.
     """
     pages = pages or {}
     titles = titles or {}
-    kind = asked_kind(part)
-    names = {stem(t) for t in tokens(" ".join(sections.values()))}
-    subject = set(part_subject(part, question, names))
-    named = named_pages(part, titles.values())
+    asked = _asked(part, question, sections, titles)
     answering: list[str] = []
     bearing: list[str] = []
     count = 0
     per_page: dict[str, int] = {}
     for claim in _supported(claims):
-        cited = _cited(claim)
-        own = _said(claim.text)
-        heading = _said(" ".join(sections.get(i, "") for i in cited))
-        share = subject_share(subject, own | heading)
-        gives = gives_kind(kind, claim.text)
-        page_title = " ".join(titles.get(i, "") for i in cited)
-        named_ok = _meets_name(named, f"{claim.text} {page_title}")
-        # on the subject in its own words; its page's heading counts for "partly" only
-        if subject_share(subject, own) >= SUBJECT_SHARE and gives and named_ok:
-            answering += cited
+        how = _bearing(asked, claim, sections, titles)
+        if how == "answers":
+            answering += _cited(claim)
             count += 1
-            for page in dict.fromkeys(pages.get(i, i) for i in cited):
+            for page in dict.fromkeys(pages.get(i, i) for i in _cited(claim)):
                 per_page[page] = per_page.get(page, 0) + 1
-        elif share >= SUBJECT_SHARE or (gives and share >= SUBJECT_SHARE / 2):
-            bearing += cited
-    spread = kind in FORMLESS_KINDS and max(per_page.values(), default=0) < (
+        elif how == "bears":
+            bearing += _cited(claim)
+    spread = asked.kind in FORMLESS_KINDS and max(per_page.values(), default=0) < (
         ANSWER_CONCENTRATION * count
     )
     if count < MIN_ANSWERING or spread:
@@ -692,9 +740,19 @@ def judge_part(
     return PartJudgement(
         part=part,
         status=status,
-        asks=kind,
+        asks=asked.kind,
         evidence_ids=list(dict.fromkeys(answering or bearing)),
     )
+
+
+def _placed(
+    evidence: Sequence[EvidenceSpan], titles: Mapping[str, str]
+) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """Evidence id to its page's title and section heading, to its page, to its page's title."""
+    sections = {e.id: f"{titles.get(e.url, '')} {e.section or ''}" for e in evidence}
+    pages = {e.id: e.url for e in evidence}
+    page_titles = {e.id: titles.get(e.url, "") for e in evidence}
+    return sections, pages, page_titles
 
 
 def judge_parts(
@@ -708,13 +766,32 @@ def judge_parts(
     The parts are :func:`~deep_research.text.question_parts`, each judged by :func:`judge_part`
     (``titles``: page titles by URL, which with a quote's section heading say what it is about).
     """
-    titles = titles or {}
-    sections = {e.id: f"{titles.get(e.url, '')} {e.section or ''}" for e in evidence}
-    pages = {e.id: e.url for e in evidence}
-    page_titles = {e.id: titles.get(e.url, "") for e in evidence}
+    sections, pages, page_titles = _placed(evidence, titles or {})
     return [
         judge_part(p, question, claims, sections, pages, page_titles)
         for p in question_parts(question)
+    ]
+
+
+def off_subject(
+    question: str,
+    claims: Sequence[Claim],
+    evidence: Sequence[EvidenceSpan],
+    titles: Mapping[str, str] | None = None,
+) -> list[Claim]:
+    """The ``claims`` on no part's subject, as :func:`judge_parts` reads claims against parts.
+
+    A claim is on a part's subject when, read under its page's title and section heading, it
+    states :data:`SUBJECT_SHARE` of the words of what the part asks about (with the names the
+    pages' titles give, :func:`part_subject`): what the judgement calls on the subject
+    (:func:`_bearing`). Supported or not, every claim given is read.
+    """
+    sections, _, page_titles = _placed(evidence, titles or {})
+    asked = [_asked(p, question, sections, page_titles) for p in question_parts(question)]
+    return [
+        claim
+        for claim in claims
+        if all(_shares(a, claim, sections)[1] < SUBJECT_SHARE for a in asked)
     ]
 
 
