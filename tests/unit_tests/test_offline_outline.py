@@ -275,3 +275,36 @@ def test_shared_caps_give_what_a_heading_leaves_to_those_offered_more() -> None:
     assert shared_caps({"a": 3, "b": 20, "c": 15}, 8) == {"a": 3, "b": 13, "c": 8}
     assert shared_caps({"a": 0, "b": 20}, 12) == {"a": 0, "b": 12}  # an empty one gives none
     assert shared_caps({"a": 12, "b": 12}, 12) == {"a": 12, "b": 12}
+
+
+WORDS = [f"{a}{b}" for a in ("al", "br", "ch", "de", "ec", "fo") for b in ("pha", "vo", "rl", "lt")]
+"""Made-up words, one a sentence, so that no two sentences are near copies."""
+
+
+def _on(n: int) -> str:
+    return f"Git stash {WORDS[n]} keeps {WORDS[n]}s record {n} for later."
+
+
+def _off(n: int) -> str:
+    return f"Cherries ripen {WORDS[n]} in June {n} and are picked by hand."
+
+
+async def test_past_the_first_paragraph_sentences_on_the_subject_take_the_share_first() -> None:
+    # docqa (issue #44): a heading filled its share with sentences on no part's subject while
+    # its quotes offered sentences on it further down
+    plan = [PlanStep(id="s01", title="What does git stash do")]
+    quotes = [_on(0), _off(0), _on(1), _on(2)]  # the first paragraph, as ranked
+    for n in range(10):
+        quotes += [_off(n + 1), _on(n + 3)]
+    quotes += [_on(n + 13) for n in range(10)]  # 23 on the subject, 11 not: 34 for 24 places
+    evidence = [_span(n, q, "s01", 0.9 - n / 100) for n, q in enumerate(quotes)]
+    question = "What does git stash do?"
+    report = (await OfflineEngine().write_report(question, "", plan, evidence)).value
+    assert report.count("[E") == 24
+    assert _off(0)[:-1] in report  # in the first paragraph it stays
+    assert "Cherries" not in report.replace(_off(0)[:-1], "")
+    # when the sentences on the subject do not fill the share, the others still do
+    few = [_on(0), _on(1), _on(2), _on(3)] + [q for n in range(6) for q in (_off(n), _on(n + 4))]
+    evidence = [_span(n, q, "s01", 0.9 - n / 100) for n, q in enumerate(few)]
+    report = (await OfflineEngine().write_report(question, "", plan, evidence)).value
+    assert report.count("[E") == 16 and report.count("Cherries") == 6

@@ -37,7 +37,15 @@ from deep_research.state import (
 from deep_research.state.models import PartStatus
 from deep_research.text.labels import LABELS, label
 from deep_research.text.language import language_of
-from deep_research.text.words import STOPWORDS, content_tokens, question_parts, stem, tokens
+from deep_research.text.subject import (
+    ASKING_VERBS,
+    SUBJECT_SHARE,
+    part_subject,
+    said_words,
+    subject_share,
+    title_names,
+)
+from deep_research.text.words import STOPWORDS, question_parts, stem, tokens
 from deep_research.urls import domain_of
 from deep_research.verification.checks import Analyses
 from deep_research.verification.citations import MARKER, keys_to_markers, render_numbers
@@ -397,10 +405,6 @@ def limits(
 
 # --- each part of the question: answered, partly answered or not answered ------------------------
 
-SUBJECT_SHARE = 0.5
-"""Share of a part's subject words a supported claim must state to be on the part's subject
-(chosen on the docqa dev splits, docs/decisions.md "Confidence means answered")."""
-
 MIN_ANSWERING = 2
 """Claims a part needs that each answer it for it to count as answered (one: partly)."""
 
@@ -483,22 +487,6 @@ _GIVES: dict[str, re.Pattern[str]] = {
 """What a claim states when it gives that kind of answer (a yes or no, and an account, are
 given by any statement on the subject)."""
 
-_NOT_SUBJECT = frozenset(
-    content_tokens(
-        "how much many long often large big fast far efficient old high low when year why "
-        "which who what cost costs price prices reason reasons cause caused step steps way "
-        "procedure command use used using one someone need needed get make work"
-    )
-)
-"""Words that say what is asked, not what it is asked about."""
-
-
-_ASKING_VERBS = frozenset({"tell", "give", "explain", "describe", "show", "compare"})
-"""Stop words that ask ("explain", "describe") and are also the names of commands
-(``git describe``, ``EXPLAIN``, ``git show``)."""
-
-_WORD = re.compile(r"[^\W_]+")
-
 
 def asked_kind(part: str) -> str:
     """The kind of answer ``part`` asks for: figure, name, procedure, yes_no, cause, account."""
@@ -511,60 +499,6 @@ def gives_kind(kind: str, sentence: str) -> bool:
     return pattern is None or bool(pattern.search(sentence))
 
 
-def _named(part: str, names: Collection[str]) -> list[str]:
-    """The asking verbs ``part`` writes as names (stemmed).
-
-    A verb is a name in capitals (``EXPLAIN``), or after a word that is no stop word where
-    ``names`` (stemmed words of page titles) has it (``git describe``, on a corpus with a page
-    titled ``git-describe(1)``).
-    """
-    words = _WORD.findall(part)
-    found: list[str] = []
-    for before, word in zip(["", *words], words, strict=False):
-        lowered = word.lower()
-        if lowered not in _ASKING_VERBS:
-            continue
-        capitals = word.isupper() and len(word) > 1
-        after_name = bool(before) and before.lower() not in STOPWORDS and stem(lowered) in names
-        if capitals or after_name:
-            found.append(stem(lowered))
-    return found
-
-
-def part_subject(part: str, question: str, names: Collection[str] = ()) -> list[str]:
-    """The words (stemmed) of what ``part`` asks about.
-
-    A part that names little (``and why would one use it``) is about its question's first part
-    too. A word that usually asks (``describe``, ``explain``, ``show``) is a word of the subject
-    when the part writes it as a name (:func:`_named`; ``names``: the stemmed words of the
-    titles of the pages read): "What name does git describe give a commit?" asks about
-    ``git describe``, not about git and commits.
-    """
-    own = [
-        t
-        for t in dict.fromkeys([*content_tokens(part), *_named(part, names)])
-        if t not in _NOT_SUBJECT
-    ]
-    if len(own) >= 2:
-        return own
-    first = question_parts(question)[0] if question_parts(question) else question
-    lead = [t for t in content_tokens(first) if t not in _NOT_SUBJECT]
-    return list(dict.fromkeys([*own, *lead]))
-
-
-def _same_word(a: str, b: str) -> bool:
-    """Whether two stemmed words are one word's forms (``log``, ``logg``; ``fall``, ``fallen``)."""
-    short, long = sorted((a, b), key=len)
-    return short == long or (len(short) >= 3 and long.startswith(short))
-
-
-def subject_share(subject: Collection[str], said: Collection[str]) -> float:
-    """The share of the ``subject``'s words that ``said`` states, in any of their forms."""
-    if not subject:
-        return 0.0
-    return sum(1 for w in subject if any(_same_word(w, t) for t in said)) / len(subject)
-
-
 def _title_words(title: str) -> list[str]:
     """A title's words in order, stemmed, numbers left out.
 
@@ -573,7 +507,7 @@ def _title_words(title: str) -> list[str]:
     return [stem(t) for t in tokens(title) if not any(c.isdigit() for c in t)]
 
 
-_FUNCTION_WORDS = frozenset(stem(w) for w in STOPWORDS - _ASKING_VERBS)
+_FUNCTION_WORDS = frozenset(stem(w) for w in STOPWORDS - ASKING_VERBS)
 """Stop words that name nothing (an asking verb in a title names a command: ``describe``)."""
 
 
@@ -604,15 +538,6 @@ def named_pages(part: str, titles: Collection[str]) -> list[set[str]]:
         if not inside and naming not in found:
             found.append(naming)
     return found
-
-
-def _said(text: str) -> set[str]:
-    """The words (stemmed) ``text`` states on a subject.
-
-    Its content words, and the asking verbs, which a part's subject holds when the part writes
-    them as names (:func:`_named`).
-    """
-    return {stem(t) for t in tokens(text) if t not in STOPWORDS or t in _ASKING_VERBS}
 
 
 def _meets_name(named: Sequence[set[str]], said: str) -> bool:
@@ -650,7 +575,7 @@ def _asked(
     part: str, question: str, sections: Mapping[str, str], titles: Mapping[str, str]
 ) -> _Asked:
     """What ``part`` asks, its names read from the evidence's ``sections`` and page ``titles``."""
-    names = {stem(t) for t in tokens(" ".join(sections.values()))}
+    names = title_names(sections.values())
     return _Asked(
         kind=asked_kind(part),
         subject=frozenset(part_subject(part, question, names)),
@@ -663,8 +588,8 @@ def _shares(asked: _Asked, claim: Claim, sections: Mapping[str, str]) -> tuple[f
 
     The heading is its page's title and its section's heading (``sections``, by evidence id).
     """
-    own = _said(claim.text)
-    heading = _said(" ".join(sections.get(i, "") for i in _cited(claim)))
+    own = said_words(claim.text)
+    heading = said_words(" ".join(sections.get(i, "") for i in _cited(claim)))
     return subject_share(asked.subject, own), subject_share(asked.subject, own | heading)
 
 

@@ -1,7 +1,8 @@
 """Text helpers every layer shares: words, languages, labels, verbatim quotes, inert text.
 
 ``words.py`` splits text into tokens, words and sentences and ranks passages (BM25);
-``language.py`` tells a text's language; ``labels.py`` holds the report's fixed words in each
+``language.py`` tells a text's language; ``subject.py`` reads what a part of a question asks about
+and whether a sentence is on it; ``labels.py`` holds the report's fixed words in each
 language; ``verbatim.py`` finds a quote in a text despite spacing and typography; ``inert.py``
 makes untrusted text inert in Markdown and HTML.
 """

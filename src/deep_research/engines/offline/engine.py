@@ -44,6 +44,7 @@ from deep_research.sources.evidence import select_windows
 from deep_research.state.models import EvidenceSpan, Finding, Passage, PlanStep
 from deep_research.text.labels import label
 from deep_research.text.language import function_words, language_of, without_question_words
+from deep_research.text.subject import on_a_subject, part_subjects, title_names
 from deep_research.text.words import (
     FULL_STOPS,
     PART_SPLIT,
@@ -361,7 +362,14 @@ class OfflineEngine:
         *,
         inputs: WritingInputs | None = None,
     ) -> Reply[str]:
-        """One section per heading of its best diverse quotes (see :func:`.outline.arrange`)."""
+        """One section per heading of its best diverse quotes (see :func:`.outline.arrange`).
+
+        Past a heading's first paragraph, a sentence on no part's subject (read under its page's
+        title and section heading as the judgement of the parts reads it,
+        :func:`~deep_research.text.subject.on_a_subject`) is left out when the sentences on it
+        that the heading's quotes still offer fill its share (docs/decisions.md, "Off-topic
+        sentences").
+        """
         quoted: set[str] = set()  # sentences already in the report (windows overlap)
         bags: list[set[str]] = []
         blocks = [extractive_notice(language_of(question))]
@@ -376,14 +384,31 @@ class OfflineEngine:
             },
             per_section,
         )
+        titles = inputs.titles if inputs is not None else {}
+        sections = [f"{titles.get(e.url, '')} {e.section or ''}" for e in evidence]
+        subjects = part_subjects(question, title_names(sections))
         for step in headings:
             chosen: list[str] = []
+            offered = {i: _new_sentences(evidence[i].quote, quoted) for i in arranged[step.id]}
+            rows = [(said, i) for i in arranged[step.id] for said in offered[i]]
+            on = [
+                on_a_subject(subjects, said, sections[i]) and not refers_back(said)
+                for said, i in rows
+            ]
+            after = _on_subject_after([said for said, _ in rows], on)
+            k = -1
             for i in arranged[step.id]:
                 follows = False  # the sentence before this one was just written
-                for said in _new_sentences(evidence[i].quote, quoted):
+                for said in offered[i]:
+                    k += 1
+                    if " ".join(said.split()) in quoted:
+                        continue  # an earlier window of this heading quoted it
                     taken, follows = follows, False
                     if refers_back(said) and not taken:
                         continue  # "the above": only right after what it points at
+                    past_first = len(chosen) >= _SENTENCES_PER_SECTION
+                    if past_first and not on[k] and len(chosen) + after[k] >= caps[step.id]:
+                        continue  # on no part's subject, and on-subject sentences fill the share
                     bag = set(content_tokens(said))
                     if any(jaccard(bag, other) > _NEAR_DUPLICATE for other in bags):
                         continue  # another source's near copy is already quoted
@@ -555,6 +580,21 @@ def _belongs(step: PlanStep, sentence: str, *, first: bool) -> bool:
     if first or not asks_cost(step.title):
         return True
     return kind > 0
+
+
+def _on_subject_after(said: Sequence[str], on: Sequence[bool]) -> list[int]:
+    """For each of a heading's sentences, how many on-subject ones follow it and none before.
+
+    ``said``: the sentences its quotes offer, in order (windows overlap: a sentence can come
+    twice); ``on``: whether each is on a part's subject. A sentence offered before a position
+    is not counted after it (it was taken or left out there).
+    """
+    keys = [" ".join(s.split()) for s in said]
+    found: list[int] = []
+    for k in range(len(keys)):
+        later = {key for key, yes in zip(keys[k + 1 :], on[k + 1 :], strict=True) if yes}
+        found.append(len(later - set(keys[: k + 1])))
+    return found
 
 
 def _lead(report: str) -> str:
