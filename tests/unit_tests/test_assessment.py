@@ -24,6 +24,7 @@ from deep_research.state import (
     EvidenceSpan,
     Finding,
     Limitation,
+    PartJudgement,
     PlanStep,
     Reference,
     Report,
@@ -332,6 +333,31 @@ def test_the_confidence_basis_reads_right_with_a_count_of_one(language: str, exp
     found = [Limitation.model_validate({"kind": k, "text": "t"}) for k in ("conflict", "uncovered")]
     confidence = report_confidence(verification, _refs("https://a.org/"), found, language)
     assert confidence.basis.endswith(expected), confidence.basis
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("en", "2 parts of the question: 0 answered, 2 partly answered, 0 not answered."),
+        (
+            "de",
+            "Teile der Frage: 2 (beantwortet: 0, teilweise beantwortet: 2, nicht beantwortet: 0).",
+        ),
+        ("zh", "问题共 2 个部分：已回答 0 个，部分回答 2 个，未回答 0 个。"),
+    ],
+)
+def test_the_confidence_basis_says_how_each_part_was_answered(language: str, expected: str) -> None:
+    # "0 parts not covered; 0 of 2 parts answered" read as a contradiction: with the parts
+    # judged, the basis counts them by how they were answered, in the report's language
+    parts = [
+        PartJudgement(part="How do LFP and NMC compare", status="partly"),
+        PartJudgement(part="what did Hornsdale cost", status="partly"),
+    ]
+    verification = VerificationSummary(total=4, supported=4, passes=1)
+    refs = _refs("https://a.org/", "https://b.org/", "https://c.org/")
+    confidence = report_confidence(verification, refs, [], language, parts)
+    assert confidence.basis.endswith(expected), confidence.basis
+    assert "not covered" not in confidence.basis and confidence.level != "high"
 
 
 def test_finding_conflicts_reads_figures_through_the_analyses_it_is_given(

@@ -341,7 +341,9 @@ def test_high_needs_every_part_answered_and_limitations_name_every_part_not_answ
     assert confidence.level == "low"
     assert "Not answered: How do I log safely from several processes into one file" in text
     assert "Every part of the question is answered" not in text
-    assert "0 of 1 parts of the question answered" in confidence.basis
+    assert "1 part of the question: 0 answered, 0 partly answered, 1 not answered" in (
+        confidence.basis
+    )
 
     text, confidence, _ = _finish(HEAT_PUMPS, CREDIT, WATER)
     assert confidence.level != "high"

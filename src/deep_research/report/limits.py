@@ -16,6 +16,7 @@ Pure functions that finalize calls around the engine's ``assess`` task:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -321,22 +322,38 @@ def report_confidence(
         if verification.total
         else label(language, "basis_unchecked")
     )
+    statuses = Counter(p.status for p in parts)
+    answers = {
+        "total": len(parts),
+        "answered": statuses["answered"],
+        "partly": statuses["partly"],
+        "unanswered": statuses["not_answered"],
+    }
     if language in LABELS and language != "en":
         counted = [
             label(language, "basis_sources").format(cited=len(references), independent=independent),
             label(language, "basis_conflicts").format(conflicts=conflicts),
-            label(language, "basis_uncovered").format(uncovered=uncovered),
         ]
+        # the parts judged say how each was answered; without them, how many were not covered
+        if parts:
+            counted.append(label(language, "basis_parts").format(**answers))
+        else:
+            counted.append(label(language, "basis_uncovered").format(uncovered=uncovered))
     else:  # English counts take the singular (1 conflict), which the labels' forms do not
         counted = [
             f"{len(references)} source{'' if len(references) == 1 else 's'} cited, "
             f"{independent} of them independent (distinct sites or documents)",
             f"{conflicts} conflict{'' if conflicts == 1 else 's'} between sources",
-            f"{uncovered} part{'' if uncovered == 1 else 's'} of the question not covered",
         ]
         if parts:
-            answered = sum(1 for p in parts if p.status == "answered")
-            counted.append(f"{answered} of {len(parts)} parts of the question answered")
+            counted.append(
+                f"{len(parts)} part{'' if len(parts) == 1 else 's'} of the question: "
+                + label("en", "basis_parts").split(": ", 1)[1].format(**answers)
+            )
+        else:
+            counted.append(
+                f"{uncovered} part{'' if uncovered == 1 else 's'} of the question not covered"
+            )
     pieces = [checked, *counted]
     separator = "；" if language in ("zh", "ja") else "; "
     end = "。" if language in ("zh", "ja") else "."

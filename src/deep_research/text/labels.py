@@ -33,6 +33,7 @@ Label = Literal[
     "basis_sources",
     "basis_conflicts",
     "basis_uncovered",
+    "basis_parts",
     "not_covered",
     "not_answered",
     "partly",
@@ -117,6 +118,8 @@ LABELS: dict[str, dict[Label, str]] = {
         "(distinct sites or documents)",
         "basis_conflicts": "{conflicts} conflicts between sources",
         "basis_uncovered": "{uncovered} parts of the question not covered",
+        "basis_parts": "{total} parts of the question: {answered} answered, {partly} partly "
+        "answered, {unanswered} not answered",
         "not_covered": "Not covered: {title}. The sources read do not answer it well enough.",
         "not_answered": "Not answered: {part}. No supported claim of the report answers it.",
         "partly": (
@@ -208,6 +211,8 @@ LABELS: dict[str, dict[Label, str]] = {
         "(sites ou documents distincts)",
         "basis_conflicts": "désaccords entre sources : {conflicts}",
         "basis_uncovered": "parties de la question non couvertes : {uncovered}",
+        "basis_parts": "parties de la question : {total} (avec réponse : {answered}, réponse "
+        "partielle : {partly}, sans réponse : {unanswered})",
         "not_covered": "Non couvert : {title}. Les sources lues n'y répondent pas suffisamment.",
         "not_answered": "Sans réponse : {part}. Aucune affirmation étayée du rapport n'y répond.",
         "partly": (
@@ -304,6 +309,8 @@ LABELS: dict[str, dict[Label, str]] = {
         "(sitios o documentos distintos)",
         "basis_conflicts": "discrepancias entre fuentes: {conflicts}",
         "basis_uncovered": "partes de la pregunta sin cubrir: {uncovered}",
+        "basis_parts": "partes de la pregunta: {total} (con respuesta: {answered}, respuesta "
+        "parcial: {partly}, sin respuesta: {unanswered})",
         "not_covered": "Sin cubrir: {title}. Las fuentes leídas no lo responden lo suficiente.",
         "not_answered": (
             "Sin respuesta: {part}. Ninguna afirmación respaldada del informe lo responde."
@@ -402,6 +409,8 @@ LABELS: dict[str, dict[Label, str]] = {
         "(verschiedene Websites oder Dokumente)",
         "basis_conflicts": "Widersprüche zwischen Quellen: {conflicts}",
         "basis_uncovered": "nicht abgedeckte Teile der Frage: {uncovered}",
+        "basis_parts": "Teile der Frage: {total} (beantwortet: {answered}, teilweise beantwortet: "
+        "{partly}, nicht beantwortet: {unanswered})",
         "not_covered": (
             "Nicht abgedeckt: {title}. Die gelesenen Quellen beantworten es nicht ausreichend."
         ),
@@ -487,6 +496,10 @@ LABELS: dict[str, dict[Label, str]] = {
         "basis_sources": "引用 {cited} 个来源，其中 {independent} 个相互独立（不同网站或文档）",
         "basis_conflicts": "来源之间有 {conflicts} 处分歧",
         "basis_uncovered": "问题中有 {uncovered} 个部分未被覆盖",
+        "basis_parts": (
+            "问题共 {total} 个部分：已回答 {answered} 个，部分回答 {partly} 个，"
+            "未回答 {unanswered} 个"
+        ),
         "not_covered": "未覆盖：{title}。所读来源对此回答得不够充分。",
         "not_answered": "未回答：{part}。报告中没有得到支持的陈述回答这一点。",
         "partly": "部分回答：{part}。报告中得到支持的陈述与此相关，但没有给出所问的内容。",
@@ -569,6 +582,10 @@ LABELS: dict[str, dict[Label, str]] = {
         "（異なるサイトまたは文書）",
         "basis_conflicts": "情報源間の食い違い {conflicts} 件",
         "basis_uncovered": "扱えなかった質問の部分 {uncovered} 件",
+        "basis_parts": (
+            "質問の部分 {total} 件：回答 {answered} 件、一部回答 {partly} 件、"
+            "未回答 {unanswered} 件"
+        ),
         "not_covered": "未対応：{title}。読んだ情報源はこれに十分に答えていません。",
         "not_answered": "未回答：{part}。報告書の裏付けのある主張はこれに答えていません。",
         "partly": (
@@ -662,6 +679,10 @@ LABELS: dict[str, dict[Label, str]] = {
         "(서로 다른 사이트 또는 문서)",
         "basis_conflicts": "출처 간 불일치 {conflicts}건",
         "basis_uncovered": "다루지 못한 질문의 부분 {uncovered}개",
+        "basis_parts": (
+            "질문의 부분 {total}개: 답함 {answered}개, 일부 답함 {partly}개, "
+            "답하지 못함 {unanswered}개"
+        ),
         "not_covered": "다루지 못함: {title}. 읽은 출처가 이에 충분히 답하지 못합니다.",
         "not_answered": (
             "답하지 못함: {part}. 보고서의 뒷받침되는 주장 중 이에 답하는 것이 없습니다."
