@@ -5,8 +5,12 @@ from __future__ import annotations
 import asyncio
 
 from deep_research.engines import Reply
-from deep_research.report.ahead import Ahead, taken
+from deep_research.report.ahead import Ahead, one_of, taken
 from deep_research.state import TokenUsage
+
+
+async def call_many(count: int, *, tokens: int) -> Reply[list[str]]:
+    return Reply([f"verdict {n}" for n in range(count)], TokenUsage(prompt_tokens=tokens, calls=1))
 
 
 async def call(tokens: int, wait: asyncio.Event | None = None) -> Reply[str]:
@@ -42,12 +46,17 @@ async def test_what_nobody_took_is_counted_and_what_still_runs_is_stopped() -> N
     assert other is not None and ahead.take("u", "other") is other  # another run's stays
 
 
-async def test_asked_again_ahead_the_same_call_is_kept_for_the_taker() -> None:
+async def test_a_look_leaves_the_call_for_its_taker_and_a_batch_is_counted_once() -> None:
     ahead = Ahead()
-    first = ahead.get_or_start("t", "k", lambda: call(10))
+    batch = asyncio.create_task(call_many(2, tokens=30))
+    first = ahead.start("t", "a", one_of(batch, 0))
+    second = ahead.start("t", "b", one_of(batch, 1))
 
-    assert ahead.get_or_start("t", "k", lambda: call(99)) is first
-    assert ahead.take("t", "k") is first
+    assert ahead.peek("t", "a") is first and ahead.take("t", "a") is first  # still there
+    replies = [await taken(task) for task in (first, second) if task is not None]
+    assert [r.value for r in replies if r] == [["verdict 0"], ["verdict 1"]]
+    # the batch's tokens once, on its first check, whichever checks are taken
+    assert [r.usage.prompt_tokens for r in replies if r] == [30, 0]
 
 
 async def test_a_full_register_cancels_the_oldest_and_a_taker_asks_again() -> None:

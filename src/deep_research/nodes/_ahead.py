@@ -16,29 +16,36 @@ as before.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 from langgraph.runtime import Runtime
 
 from deep_research.engines import ClaimCheck, Engine, OfflineEngine, Reply
-from deep_research.report.ahead import Ahead, judge_key
+from deep_research.report.ahead import Ahead, judge_key, one_of
 from deep_research.report.revision import (
+    Outcome,
     apply_revisions,
     request_key,
     rewrite_check,
     rewritten_sentence,
 )
-from deep_research.report.verify import Memo, verify_draft
+from deep_research.report.verify import GOOD, Memo, verify_draft
 from deep_research.services import Services, ahead_scope
 from deep_research.state import Claim, EvidenceSpan, State, TokenUsage, Verdict
 from deep_research.state.revision import needs_revision
 from deep_research.verification.citations import (
+    CitedSentence,
     Located,
     drop_empty,
     extract_claims,
     locate_sentences,
     normalize_draft,
 )
+
+BATCH = 2
+"""Claims to a verdict request asked ahead: as many as the LLM engine sends in one of verify's
+(``engines.llm.engine.JUDGE_BATCH``, not imported: the offline engine never asks ahead)."""
 
 ASK_AHEAD = True
 """Ask rewrites and their verdicts as soon as their requests are known (False: only when
@@ -100,13 +107,25 @@ class RewritesAhead:
         self._asking = asking
 
     def judged(self, claim: Claim, draft: str) -> None:
-        """Start the rewrite revise will ask for ``claim`` of ``draft``, if it will ask one."""
-        if not (self._rewrites > 0 and claim.citation_keys and needs_revision(claim)):
+        """Start what revise and the next verify will ask for ``claim`` of ``draft``.
+
+        A claim an uncited alternate supports is re-cited to it by revise, and judged again
+        by the next verify: that judging starts now. A claim revise will rewrite has its
+        rewrite asked now, and the rewrite judged as soon as it is back.
+        """
+        if not (claim.citation_keys and needs_revision(claim)):
             return
         located = next(
             (s for s in locate_sentences(draft) if s.start == claim.position_start), None
         )
         if located is None:
+            return
+        alternate = claim.evidence_id
+        if claim.verdict in GOOD and alternate and alternate not in claim.citation_keys:
+            recited = CitedSentence(claim.text, (alternate,), ".")
+            self._judge_edit(draft, located, recited, "recited")
+            return
+        if self._rewrites <= 0:
             return
         check = rewrite_check(
             claim, self._evidence, memo=self._memo, cell=located.cell, spans=self._spans
@@ -132,16 +151,50 @@ class RewritesAhead:
         """The rewrite asked ahead for revise's request ``key``, once."""
         return self._ahead.take(self._scope, key)
 
-    def verdict(self, check: ClaimCheck) -> asyncio.Task[Reply[Any]] | None:
-        """The call for a verdict on exactly ``check``.
+    def verdicts(self, checks: Sequence[ClaimCheck]) -> list[asyncio.Task[Reply[Any]] | None]:
+        """The calls for a verdict on exactly each of ``checks``.
 
-        Taken from those asked ahead, once; or, when this judging is itself ahead, asked now
-        and kept for verify.
+        Taken from those asked ahead, each once; or, when this judging is itself ahead, asked
+        now (the checks not asked yet, :data:`BATCH` to a request, as verify sends them) and
+        kept for verify.
         """
-        key = judge_key(check)
-        if self._asking:
-            return self._ahead.get_or_start(self._scope, key, lambda: self._engine.judge([check]))
-        return self._ahead.take(self._scope, key)
+        keys = [judge_key(check) for check in checks]
+        if not self._asking:
+            return [self._ahead.take(self._scope, key) for key in keys]
+        found = [self._ahead.peek(self._scope, key) for key in keys]
+        unasked = [n for n, task in enumerate(found) if task is None]
+        for start in range(0, len(unasked), BATCH):
+            group = unasked[start : start + BATCH]
+            batch = asyncio.create_task(self._engine.judge([checks[n] for n in group]))
+            for index, n in enumerate(group):
+                found[n] = self._ahead.start(self._scope, keys[n], one_of(batch, index))
+        return found
+
+    def judge_ahead(self, draft: str, judge_from: int, judge_to: int | None = None) -> None:
+        """Judge the claims of ``draft`` from ``judge_from`` (to ``judge_to``) as verify will.
+
+        Every model call is asked ahead and kept for verify (and the rewrites, for revise).
+        """
+        asking = RewritesAhead(
+            self._engine,
+            self._evidence,
+            self._memo,
+            self._ahead,
+            self._scope,
+            rewrites=self._rewrites,
+            asking=True,
+        )
+        judging = verify_draft(
+            self._engine,
+            draft,
+            self._evidence,
+            memo=self._memo,
+            overlap=True,
+            judge_from=judge_from,
+            judge_to=judge_to,
+            ahead=asking,
+        )
+        self._ahead.keep(asyncio.create_task(judging))
 
     def _judge_rewrite(
         self, done: asyncio.Task[Reply[Any]], check: ClaimCheck, located: Located, draft: str
@@ -154,15 +207,19 @@ class RewritesAhead:
         sentence, outcome = rewritten_sentence(
             claim, check.evidence, check.cell, answer.text, answer.evidence_key, by_id
         )
-        if sentence is None or outcome != "corrected":
+        if sentence is not None and outcome == "corrected":
+            self._judge_edit(draft, located, sentence, outcome)
+
+    def _judge_edit(
+        self, draft: str, located: Located, sentence: CitedSentence, outcome: Outcome
+    ) -> None:
+        """Judge, ahead, the claim ``located`` becomes once revise puts ``sentence`` there."""
+        revision = (located, (sentence, outcome, TokenUsage()))
+        edited = normalize_draft(drop_empty(apply_revisions(draft, [revision], set())[0]))
+        claim = next((c for c in extract_claims(edited) if c.position_start == located.start), None)
+        if claim is None:
             return
-        edited, _, _ = apply_revisions(draft, [(located, (sentence, outcome, TokenUsage()))], set())
-        edited = normalize_draft(drop_empty(edited))
-        rewritten = next(
-            (c for c in extract_claims(edited) if c.position_start == located.start), None
-        )
-        if rewritten is None:
-            return
+        # the next verify judges it; the pass after it may rewrite it again
         then = RewritesAhead(
             self._engine,
             self._evidence,
@@ -170,16 +227,5 @@ class RewritesAhead:
             self._ahead,
             self._scope,
             rewrites=self._rewrites - 1,
-            asking=True,
         )
-        judging = verify_draft(
-            self._engine,
-            edited,
-            self._evidence,
-            memo=self._memo,
-            overlap=True,
-            judge_from=rewritten.position_start,
-            judge_to=rewritten.position_end,
-            ahead=then,
-        )
-        self._ahead.keep(asyncio.create_task(judging))
+        then.judge_ahead(edited, claim.position_start, claim.position_end)

@@ -142,13 +142,14 @@ async def synthesize(
         update["usage"] = reply.usage + usage
         if claims:  # verify keeps these verdicts and judges the rest
             update["claims"] = claims
-        if not judging.in_flight:
-            pass
-        elif judging.holds(reply.value):  # verify waits for them while it judges the rest
-            info = runtime.execution_info
-            services.in_flight.put(draft_key(info.thread_id if info else None, stored), judging)
-        else:  # a retry wrote another report: verify judges it all
+        if not judging.holds(reply.value):  # a retry wrote another report: verify judges it all
             judging.cancel()
+        else:
+            judging.finish(stored)  # the last paragraphs, judged ahead: verify takes the calls
+            if judging.in_flight:  # verify waits for them while it judges the rest
+                info = runtime.execution_info
+                key = draft_key(info.thread_id if info else None, stored)
+                services.in_flight.put(key, judging)
     return update
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine, Sequence
 from dataclasses import asdict
 from typing import Any, Protocol
 
@@ -56,23 +56,14 @@ class Ahead:
             self._calls.pop(next(iter(self._calls))).cancel()
         return task
 
-    def get_or_start(
-        self, scope: str, key: str, call: Callable[[], Coroutine[Any, Any, Reply[Any]]]
-    ) -> asyncio.Task[Reply[Any]]:
-        """The call kept for ``key`` in ``scope``, started now with ``call`` if there is none.
-
-        It stays kept, for the node that will take it.
-        """
-        task = self._calls.get((scope, key))
-        if task is None:
-            task = self.start(scope, key, call())
-        assert task is not None
-        return task
-
     def keep(self, task: asyncio.Task[Any]) -> None:
         """Hold ``task`` (work that asks calls ahead) until it is done."""
         self._work.add(task)
         task.add_done_callback(self._work.discard)
+
+    def peek(self, scope: str, key: str) -> asyncio.Task[Reply[Any]] | None:
+        """The call kept for ``key`` in ``scope``, left kept."""
+        return self._calls.get((scope, key))
 
     def take(self, scope: str, key: str) -> asyncio.Task[Reply[Any]] | None:
         """The call kept for ``key`` in ``scope``, once."""
@@ -88,6 +79,15 @@ class Ahead:
             elif not task.cancelled() and task.exception() is None:
                 spent = spent + task.result().usage
         return spent
+
+
+async def one_of(batch: asyncio.Task[Reply[list[Any]]], index: int) -> Reply[list[Any]]:
+    """The answer to the ``index``-th check of a batch call, alone.
+
+    The batch's cost is the first check's, so that it is counted once, whichever are taken.
+    """
+    reply = await batch
+    return Reply([reply.value[index]], reply.usage if index == 0 else TokenUsage())
 
 
 async def taken(task: asyncio.Task[Reply[Any]]) -> Reply[Any] | None:
@@ -117,8 +117,11 @@ class Speculation(Protocol):
     def judged(self, claim: Claim, draft: str) -> None:
         """``claim`` of ``draft`` has its first verdict (before its alternates are tried)."""
 
-    def verdict(self, check: ClaimCheck) -> asyncio.Task[Reply[Any]] | None:
-        """The call already made for a verdict on exactly ``check``, if there is one.
+    def judge_ahead(self, draft: str, judge_from: int) -> None:
+        """Judge, ahead of verify, the claims of ``draft`` from ``judge_from`` on."""
 
-        Its reply is a list of one :class:`~deep_research.engines.schemas.ClaimVerdict`.
+    def verdicts(self, checks: Sequence[ClaimCheck]) -> list[asyncio.Task[Reply[Any]] | None]:
+        """For each check, the call already made for a verdict on exactly it, if any.
+
+        Each call's reply is a list of one :class:`~deep_research.engines.schemas.ClaimVerdict`.
         """

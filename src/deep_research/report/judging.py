@@ -94,6 +94,15 @@ class JudgeWhileWriting:
         start, self._stored, self._handed = self._stored, len(draft), end
         self._tasks.append(asyncio.create_task(self._judge(draft, start, len(self._tasks))))
 
+    def finish(self, draft: str) -> None:
+        """The writer is done, ``draft`` is the stored report: judge its last paragraphs ahead.
+
+        The claims no judge was handed are judged ahead of verify, their calls kept for verify
+        to take (see :mod:`deep_research.report.ahead`).
+        """
+        if self._ahead is not None:
+            self._ahead.judge_ahead(draft, self._stored)
+
     def holds(self, text: str) -> bool:
         """Whether the writer's final ``text`` begins with every paragraph handed to a judge.
 

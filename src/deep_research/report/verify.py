@@ -186,7 +186,9 @@ async def judge(
         if not c.evidence
     }
     pending = [i for i in range(len(checks)) if i not in verdicts]
-    early = {i: task for i in pending if ahead and (task := ahead.verdict(checks[i])) is not None}
+    waiting = [checks[i] for i in pending]
+    found = ahead.verdicts(waiting) if ahead is not None else [None] * len(pending)
+    early = {i: task for i, task in zip(pending, found, strict=True) if task is not None}
     usage = TokenUsage()
 
     async def asked(positions: list[int]) -> None:
@@ -589,6 +591,8 @@ async def verify_draft(
     for check, verdict in zip(retry, second.value, strict=True):
         if verdict.verdict is Verdict.SUPPORTED:  # a partial alternate must not mask a problem
             judged[check.claim.id] = _apply(check.claim, verdict, check.evidence)
+            if ahead is not None:  # revise will re-cite it to the alternate: judge that now
+                ahead.judged(judged[check.claim.id], draft)
     kept = {i: as_background(c, evidence) for i, c in judged.items()}
     kept = {i: c for i, c in kept.items() if c is not None}  # uncited background, unsourced
     claims = [kept.get(c.id) or judged.get(c.id, c) for c in claims]
