@@ -28,14 +28,14 @@ async def test_links_out_of_the_folder_devices_and_fifos_are_not_indexed(tmp_pat
     (root / "passwd.txt").symlink_to("/etc/passwd")
     (root / "secret.txt").symlink_to(secret)
     (root / "environ.txt").symlink_to("/proc/self/environ")
-    (root / "inside.md").symlink_to(root / "notes.md")  # a link within the folder is fine
+    (root / "inside.md").symlink_to(root / "notes.md")  # within the folder: notes.md, once
     os.mkfifo(root / "pipe.txt")
     corpus = LocalCorpus(root, tmp_path / "index.sqlite")
     stats = corpus.index()
-    assert stats.added == 2  # notes.md and the link to it
+    assert stats.added == 1  # notes.md (the link in the folder is another name for it)
     hits = await corpus.search("zeppelin password root", 10)
     paths = {Path(hit.url.removeprefix("file://")).name for hit in hits}
-    assert paths <= {"notes.md", "inside.md"}
+    assert paths == {"notes.md"}
     assert not any("hunter2" in hit.snippet or "root:" in hit.snippet for hit in hits)
 
 
@@ -95,3 +95,29 @@ def test_a_served_run_may_pick_only_the_offered_models(monkeypatch: pytest.Monke
     assert "gpt-4.1" in get_settings().served_models
     assert served.engine_for(Context(model="gpt-4.1")).name == "gpt-4.1"
     assert Services().engine_for(Context(model="offline")).name == "offline"
+
+
+async def test_a_page_linked_from_other_folders_is_one_document(tmp_path: Path) -> None:
+    # a manual's language folders link each untranslated page to the original (Debian's
+    # apache2-doc does so for ten languages): the page is indexed, found and cited once, under
+    # its own name, not once per language; a real translation is a document of its own
+    root = tmp_path / "manual"
+    for folder in ("en", "da", "fr", ".hidden"):
+        (root / folder).mkdir(parents=True)
+    (root / "en" / "keepalive.html").write_text(
+        "<html><head><title>KeepAlive</title></head><body><p>KeepAliveTimeout defaults to 5 "
+        "seconds in the zeppelin server.</p></body></html>"
+    )
+    (root / "da" / "keepalive.html").symlink_to("../en/keepalive.html")
+    (root / "fr" / "keepalive.html").write_text(
+        "<html><head><title>KeepAlive</title></head><body><p>KeepAliveTimeout vaut 5 secondes "
+        "par défaut dans le serveur zeppelin.</p></body></html>"
+    )
+    (root / ".hidden" / "notes.md").write_text("# Notes\n\nThe zeppelin hangar is hidden.\n")
+    (root / "en" / "notes.md").symlink_to("../.hidden/notes.md")  # the only way in: kept
+    corpus = LocalCorpus(root, tmp_path / "index.sqlite")
+
+    assert corpus.index().added == 3
+    hits = await corpus.search("zeppelin", 10)
+    found = sorted(str(Path(hit.url.removeprefix("file://")).relative_to(root)) for hit in hits)
+    assert found == ["en/keepalive.html", "en/notes.md", "fr/keepalive.html"]

@@ -428,6 +428,8 @@ class LocalCorpus:
         added = updated = unchanged = total = 0
         now = datetime.now(UTC).isoformat()
         for path in iter_folder(self.root):
+            if second_name(path, self.root):  # indexed once, under the name it links to
+                continue
             key = str(path)
             suffix = path.suffix.lower()
             try:
@@ -593,10 +595,35 @@ def _parse_text(data: bytes, content_type: str) -> tuple[str, str | None, str | 
 
 
 def iter_corpus_files(root: Path) -> Iterator[Path]:
-    """Yield the indexable files under ``root`` in sorted order, skipping hidden entries."""
+    """Yield the indexable files under ``root`` in sorted order, skipping hidden entries.
+
+    A symbolic link to another indexable file of the corpus is left out (:func:`second_name`).
+    """
     for path in iter_folder(root):
-        if path.suffix.lower() in CONTENT_TYPES:
+        if path.suffix.lower() in CONTENT_TYPES and not second_name(path, root):
             yield path
+
+
+def second_name(path: Path, root: Path) -> bool:
+    """Whether ``path`` is a symbolic link to a file the corpus indexes under its own name.
+
+    Such a link is a second name of one document (a manual's translations folder linking
+    each untranslated page to the original, as Debian's apache2-doc does for ten languages):
+    indexed under both, the document would be found, quoted and cited twice, and counted as
+    two independent sources. A link to a hidden file, or to one out of the corpus, is not one.
+    """
+    if not path.is_symlink():
+        return False
+    try:
+        target = path.resolve(strict=True)
+        inside = target.relative_to(root.resolve())
+    except (OSError, RuntimeError, ValueError):  # broken, looping, or out of the corpus
+        return False
+    return (
+        target.is_file()
+        and target.suffix.lower() in CONTENT_TYPES
+        and not any(part.startswith(".") for part in inside.parts)
+    )
 
 
 def iter_folder(root: Path) -> Iterator[Path]:
