@@ -1,17 +1,19 @@
 """Documentation questions: evidence and answers on corpora nobody here wrote.
 
 Each ``bench/docqa/<corpus>.json`` names a Debian documentation package (git-doc,
-postgresql-doc-15, sqlite3-doc) and holds two splits of questions, each with the pages that
-answer it and the key facts those pages state (verbatim phrases, checked to be in the pages'
-extracted text): ``dev``, the questions the engine may be tuned on, and ``test``, written from
-the pages before any tuning and never tuned on. The corpus is every HTML page the package
-installs (``dpkg -L``), copied with their paths into a temporary folder and indexed
-as a local corpus. Each question runs three times in-process: on the offline engine; with the
-evidence picked by the LLM engine on the simulated model (:mod:`bench.sim`; every other task
-stays offline, so that only the picking differs); and on the LLM path as a strong model would
-run it at a 128k window (:class:`~bench.sim.strong.StrongRun`: the offline plan and queries,
-the LLM engine's pick, notes and writer answered by a stand-in that quotes generously and
-never sees the key facts, a plumbing measure). For each corpus and split the section reports:
+postgresql-doc-15, sqlite3-doc, apache2-doc) and holds two splits of questions, each with the
+pages that answer it and the key facts those pages state (verbatim phrases, checked to be in the
+pages' extracted text): ``dev``, the questions the engine may be tuned on, and ``test``, written
+from the pages before any tuning and never tuned on (a split may be empty: apache2-doc's dev
+split is, its test split being held out from every choice of rule). The corpus is every HTML
+page the package installs (``dpkg -L``), copied with their paths into a temporary folder and
+indexed as a local corpus. Each question runs three times in-process: on the offline engine;
+with the evidence picked by the LLM engine on the simulated model (:mod:`bench.sim`; every other
+task stays offline, so that only the picking differs); and on the LLM path as a strong model
+would run it at a 128k window (:class:`~bench.sim.strong.StrongRun`: the offline plan and
+queries, the LLM engine's pick, notes and writer answered by a stand-in that quotes generously
+and never sees the key facts, a plumbing measure). For each corpus and split the section
+reports:
 
 * **page recall**: the share of questions for which a page that answers it was read, and
   **pages cited**: the share whose report cites one;
@@ -28,8 +30,9 @@ never sees the key facts, a plumbing measure). For each corpus and split the sec
 ``bench/docqa/sample.json`` asks the bundled sample corpus (ours, and tuned on) in the same
 way, dev split only, so that a change made for other corpora is seen not to cost it.
 
-A package that is missing is installed with ``apt-get install`` (the bench may install what it
-measures); when that fails, that corpus is reported as skipped, with the reason.
+A package that is missing is installed with ``apt-get install --no-install-recommends`` (the
+bench may install what it measures, and only that: apache2-doc recommends the apache2 server);
+when that fails, that corpus is reported as skipped, with the reason.
 """
 
 from __future__ import annotations
@@ -103,7 +106,7 @@ def package_pages(package: str) -> tuple[Path | None, list[Path], str | None]:
             return None, [], f"{package} is not installed and apt-get is not available"
         log(f"installing {package} (apt-get)")
         done = subprocess.run(
-            ["apt-get", "install", "-y", "-qq", package],
+            ["apt-get", "install", "-y", "-qq", "--no-install-recommends", package],
             check=False,
             capture_output=True,
             text=True,
