@@ -429,15 +429,15 @@ def _waits_text(r: dict[str, Any], behind: list[str]) -> str:
     if dear:
         behind.append(
             f"**The price of trust is above {TRUST_GOAL:.2f}** ({', '.join(dear)}): our "
-            "verified report's time over the same run without verification. Cause: what still "
-            "follows the last word of the draft, each step waiting for the model (a time to the "
-            "first token, then verdicts at the decode rate): the last paragraph's judgement "
-            "(started the moment the writer is done) and its second look at alternates, "
-            "revision's rewrites, their re-judging, a second revision pass, and the passes' own "
-            "computing (claims extracted, alternates ranked) beside the event loop; the claims "
-            "of the other paragraphs are judged while the writer still writes. Since evidence "
-            "is picked by sentence number, both runs read faster, so the same seconds of "
-            "checking weigh more in the ratio."
+            "verified report's time over the same run without verification. Cause: for a "
+            "claim that fails, a chain of model calls still follows the draft, each of which "
+            "can start only when the one before it has answered: the last paragraphs' verdicts "
+            "(asked the moment the writer is done), the look at alternates, the rewrite, its "
+            "verdict, a second rewrite (all asked ahead of revise and verify, "
+            "docs/verification.md); and the computing of each call on the event loop: the "
+            "OpenAI client builds each request and parses each streamed chunk, about 1 s for "
+            "the 130 verification calls at 16 steps, which the simulation's ten-times-faster "
+            "model makes weigh ten times what it would beside a real one."
         )
     return (
         "What a user waits for, seconds from the question (median (min–max) of the "
