@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -105,6 +106,14 @@ class RewritesAhead:
         self._scope = scope
         self._rewrites = rewrites
         self._asking = asking
+        self._located: tuple[str, dict[int, Located]] = ("", {})
+        """The sentences of the draft last asked about, by where they start."""
+
+    def _sentences(self, draft: str) -> dict[int, Located]:
+        """The sentences of ``draft`` by where they start, found once per draft."""
+        if self._located[0] != draft or not self._located[1]:
+            self._located = (draft, {s.start: s for s in locate_sentences(draft)})
+        return self._located[1]
 
     def judged(self, claim: Claim, draft: str) -> None:
         """Start what revise and the next verify will ask for ``claim`` of ``draft``.
@@ -115,9 +124,7 @@ class RewritesAhead:
         """
         if not (claim.citation_keys and needs_revision(claim)):
             return
-        located = next(
-            (s for s in locate_sentences(draft) if s.start == claim.position_start), None
-        )
+        located = self._sentences(draft).get(claim.position_start)
         if located is None:
             return
         alternate = claim.evidence_id
@@ -213,10 +220,25 @@ class RewritesAhead:
     def _judge_edit(
         self, draft: str, located: Located, sentence: CitedSentence, outcome: Outcome
     ) -> None:
-        """Judge, ahead, the claim ``located`` becomes once revise puts ``sentence`` there."""
-        revision = (located, (sentence, outcome, TokenUsage()))
-        edited = normalize_draft(drop_empty(apply_revisions(draft, [revision], set())[0]))
-        claim = next((c for c in extract_claims(edited) if c.position_start == located.start), None)
+        """Judge, ahead, the claim ``located`` becomes once revise puts ``sentence`` there.
+
+        Only the claim's paragraph is edited and judged: a claim, its verdict and its rewrite
+        depend on its own sentence (and, in a table, its row and header), so the whole draft
+        need not be worked out again for each claim.
+        """
+        start = draft.rfind("\n\n", 0, located.start)
+        start = 0 if start < 0 else start + 2
+        end = draft.find("\n\n", located.full_end)
+        paragraph = draft[start : len(draft) if end < 0 else end] + "\n"
+        shifted = replace(
+            located,
+            start=located.start - start,
+            end=located.end - start,
+            full_end=located.full_end - start,
+        )
+        revision = (shifted, (sentence, outcome, TokenUsage()))
+        edited = normalize_draft(drop_empty(apply_revisions(paragraph, [revision], set())[0]))
+        claim = next((c for c in extract_claims(edited) if c.position_start == shifted.start), None)
         if claim is None:
             return
         # the next verify judges it; the pass after it may rewrite it again
