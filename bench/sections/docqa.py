@@ -351,7 +351,10 @@ def _run_corpus(
             for page in pages:
                 target = copy / page.relative_to(root)
                 target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy(page, target)
+                # a link is copied as a link, as the package installs it (apache2-doc's language
+                # folders link untranslated pages to the English ones): the corpus sees what a
+                # user indexing the installed folder sees
+                shutil.copy(page, target, follow_symlinks=False)
             corpus = LocalCorpus(copy, tmp / "index.sqlite")
             for split, items in splits.items():
                 results[split] = {}
