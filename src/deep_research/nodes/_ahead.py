@@ -1,15 +1,16 @@
-"""Rewrites and their verdicts asked for before revise and the next verify ask (issue #45).
+"""Rewrites and verdicts asked for before revise and the next verify ask them (issue #45).
 
-:class:`RewritesAhead` is what a run's judging tells of each claim's first verdict (see
+:class:`RewritesAhead` is told each claim's first verdict by the judging (see
 :mod:`deep_research.report.ahead`). A claim that revise will rewrite (it needs revision, the
-budget allows rewriting, it cites evidence, no alternate is likely to support it) has its
-rewrite request built exactly as revise builds it, and sent. When the rewrite is back, the
-draft is edited as revise would edit it for that claim alone and the rewritten claim is judged
-as the next verify will judge it (:func:`~deep_research.report.verify.verify_draft` on the
-edited draft, for that claim only), each of its model calls asked ahead in turn: its verdict,
-its alternates' look, and, while the budget allows, its next rewrite. revise and verify take
-these calls by the keys of their own requests; when theirs differ (the alternates supported
-the claim, so revise re-cites it; another edit changed the sentence), they find nothing and ask
+budget allows rewriting, it cites evidence, and its best alternate is not likely to support it)
+has its rewrite request built exactly as revise builds it, and sent. When the rewrite is back,
+the claim's paragraph is edited as revise would edit it and the rewritten claim judged as the
+next verify will judge it (:func:`~deep_research.report.verify.verify_draft` on that paragraph,
+for that claim only), each of its model calls asked ahead in turn: its verdict, its look at
+alternates and, while the budget allows, its next rewrite. A claim an alternate supports is
+judged as revise will re-cite it, and the last paragraphs of a report as soon as the writer is
+done (:meth:`RewritesAhead.judge_ahead`). revise and verify take these calls by the keys of their
+own requests; when theirs differ (another edit changed the sentence), they find nothing and ask
 as before.
 """
 
