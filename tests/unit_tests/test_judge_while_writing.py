@@ -47,7 +47,7 @@ async def test_without_the_end_only_finished_paragraphs_are_judged() -> None:
     judging = judge([])
     stream(judging, REPORT)
 
-    claims, _ = await judging.judged()
+    claims, _ = await judging.rest()
 
     assert [c.text for c in claims] == ["Hornsdale Power Reserve stores 129 MWh of energy"]
 

@@ -45,10 +45,6 @@ from deep_research.verification.citations import (
     normalize_draft,
 )
 
-BATCH = 2
-"""Claims to a verdict request asked ahead: as many as the LLM engine sends in one of verify's
-(``engines.llm.engine.JUDGE_BATCH``, not imported: the offline engine never asks ahead)."""
-
 ASK_AHEAD = True
 """Ask rewrites and their verdicts as soon as their requests are known (False: only when
 revise and verify ask; the verdicts, rewrites and report are the same either way)."""
@@ -155,27 +151,22 @@ class RewritesAhead:
         alternates = check.evidence[sum(1 for k in claim.citation_keys if k in self._spans) :]
         return bool(alternates) and self._memo.support_rank(claim.text, alternates[0].quote)[0] == 2
 
-    def rewrite(self, key: str) -> asyncio.Task[Reply[Any]] | None:
-        """The rewrite asked ahead for revise's request ``key``, once."""
-        return self._ahead.take(self._scope, key)
-
     def verdicts(self, checks: Sequence[ClaimCheck]) -> list[asyncio.Task[Reply[Any]] | None]:
         """The calls for a verdict on exactly each of ``checks``.
 
         Taken from those asked ahead, each once; or, when this judging is itself ahead, asked
-        now (the checks not asked yet, :data:`BATCH` to a request, as verify sends them) and
-        kept for verify.
+        now (the checks not asked yet, in one judging, which the engine splits into requests as
+        it splits verify's) and kept for verify.
         """
         keys = [judge_key(check) for check in checks]
         if not self._asking:
             return [self._ahead.take(self._scope, key) for key in keys]
         found = [self._ahead.peek(self._scope, key) for key in keys]
         unasked = [n for n, task in enumerate(found) if task is None]
-        for start in range(0, len(unasked), BATCH):
-            group = unasked[start : start + BATCH]
-            batch = asyncio.create_task(self._engine.judge([checks[n] for n in group]))
-            for index, n in enumerate(group):
-                found[n] = self._ahead.start(self._scope, keys[n], one_of(batch, index))
+        if unasked:
+            judging = asyncio.create_task(self._engine.judge([checks[n] for n in unasked]))
+            for index, n in enumerate(unasked):
+                found[n] = self._ahead.start(self._scope, keys[n], one_of(judging, index))
         return found
 
     def judge_ahead(self, draft: str, judge_from: int, judge_to: int | None = None) -> None:

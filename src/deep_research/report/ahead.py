@@ -82,9 +82,9 @@ class Ahead:
 
 
 async def one_of(batch: asyncio.Task[Reply[list[Any]]], index: int) -> Reply[list[Any]]:
-    """The answer to the ``index``-th check of a batch call, alone.
+    """The answer to the ``index``-th check of a judging of several, alone.
 
-    The batch's cost is the first check's, so that it is counted once, whichever are taken.
+    The judging's cost is the first check's, so that it is counted once, whichever are taken.
     """
     reply = await batch
     return Reply([reply.value[index]], reply.usage if index == 0 else TokenUsage())

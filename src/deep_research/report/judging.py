@@ -169,13 +169,6 @@ class JudgeWhileWriting:
         claims = [claim for result in results for claim in result.claims]
         return claims, sum((result.usage for result in results), TokenUsage())
 
-    async def judged(self) -> tuple[list[Claim], TokenUsage]:
-        """Every claim judged so far, in draft order, and what judging them cost.
-
-        Waits for the judgements in flight.
-        """
-        return await self.rest()
-
     def cancel(self) -> None:
         """Stop the judgements in flight (the writing failed, or nobody will wait for them)."""
         for task in self._tasks:
