@@ -20,7 +20,7 @@ from deep_research.events import emit, emit_verdict
 from deep_research.nodes._ahead import rewrites_ahead
 from deep_research.report.build import kept_findings, report_evidence, report_plan, shown_title
 from deep_research.report.judging import JudgeWhileWriting, draft_key
-from deep_research.services import Services, context_of
+from deep_research.services import Services, ahead_scope, context_of
 from deep_research.state import Claim, State
 from deep_research.verification.citations import keys_to_markers, normalize_draft
 
@@ -147,9 +147,7 @@ async def synthesize(
         else:
             judging.finish(stored)  # the last paragraphs, judged ahead: verify takes the calls
             if judging.in_flight:  # verify waits for them while it judges the rest
-                info = runtime.execution_info
-                key = draft_key(info.thread_id if info else None, stored)
-                services.in_flight.put(key, judging)
+                services.in_flight.put(draft_key(ahead_scope(runtime), stored), judging)
     return update
 
 

@@ -21,7 +21,7 @@ from deep_research.events import emit, emit_verdict
 from deep_research.nodes._ahead import rewrites_ahead
 from deep_research.report.judging import draft_key
 from deep_research.report.verify import verify_draft
-from deep_research.services import Services, context_of
+from deep_research.services import Services, ahead_scope, context_of
 from deep_research.state import Claim, State, TokenUsage, Verdict, VerificationSummary
 from deep_research.state.revision import revision_due
 
@@ -54,8 +54,7 @@ async def verify(state: State, runtime: Runtime[Context], *, services: Services)
             reported += 1
             emit_verdict(runtime, claim, passes=passes, total=reported)
 
-    info = runtime.execution_info
-    writing = services.in_flight.take(draft_key(info.thread_id if info else None, state.draft))
+    writing = services.in_flight.take(draft_key(ahead_scope(runtime), state.draft))
     ahead = rewrites_ahead(state, runtime, engine, services)
     previous, usage = list(state.claims), TokenUsage()
     if writing is not None:  # judgements synthesize left running: the rest is judged meanwhile

@@ -205,7 +205,6 @@ class InFlight:
         return self._runs.pop(key, None)
 
 
-def draft_key(thread_id: str | None, draft: str) -> str:
-    """The :class:`InFlight` key of a run's stored draft."""
-    digest = hashlib.sha256(draft.encode()).hexdigest()
-    return f"{thread_id or ''}:{digest}"
+def draft_key(scope: str, draft: str) -> str:
+    """The :class:`InFlight` key of a run's stored draft (``scope``: its thread, or "")."""
+    return f"{scope}:{hashlib.sha256(draft.encode()).hexdigest()}"
