@@ -1,11 +1,12 @@
 """Documentation questions: evidence and answers on corpora nobody here wrote.
 
 Each ``bench/docqa/<corpus>.json`` names a Debian documentation package (git-doc,
-postgresql-doc-15, sqlite3-doc, apache2-doc) and holds two splits of questions, each with the
-pages that answer it and the key facts those pages state (verbatim phrases, checked to be in the
-pages' extracted text): ``dev``, the questions the engine may be tuned on, and ``test``, written
-from the pages before any tuning and never tuned on (a split may be empty: apache2-doc's dev
-split is, its test split being held out from every choice of rule). The corpus is every HTML
+postgresql-doc-15, sqlite3-doc, apache2-doc, rsyslog-doc) and holds two splits of questions,
+each with the pages that answer it and the key facts those pages state (verbatim phrases,
+checked to be in the pages' extracted text: tests/bench_tests/test_docqa_sets.py): ``dev``, the
+questions the engine may be tuned on, and ``test``, written from the pages before any tuning and
+never tuned on (a split may be empty: apache2-doc's and rsyslog-doc's dev splits are, their test
+splits being held out from every choice of rule). The corpus is every HTML
 page the package installs (``dpkg -L``), copied with their paths into a temporary folder and
 indexed as a local corpus. Each question runs three times in-process: on the offline engine;
 with the evidence picked by the LLM engine on the simulated model (:mod:`bench.sim`; every other

@@ -1,0 +1,79 @@
+"""The docqa question sets (bench/docqa/*.json): each loads as the section reads it, and each
+key fact is in the text of one of its question's pages as the local corpus extracts it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.sections import docqa
+from deep_research.sources import SAMPLE_CORPUS
+from deep_research.sources.local import LocalCorpus
+
+SETS = sorted(docqa.QUESTION_SETS.glob("*.json"), key=lambda path: path.stem)
+
+
+def _load(path: Path) -> dict[str, Any]:
+    spec: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return spec
+
+
+@pytest.mark.parametrize("path", SETS, ids=lambda path: path.stem)
+def test_a_question_set_has_the_fields_the_section_reads(path: Path) -> None:
+    spec = _load(path)
+    assert isinstance(spec["corpus"], str) and spec["corpus"]
+    assert spec["package"] is None or (isinstance(spec["package"], str) and spec["package"])
+    assert any(spec[split] for split in docqa.SPLITS), "both splits are empty"
+    for split in docqa.SPLITS:
+        for item in spec[split]:
+            assert set(item) == {"question", "pages", "facts"}, item
+            assert item["question"].strip().endswith("?"), item["question"]
+            assert item["pages"] and len(set(item["pages"])) == len(item["pages"]), item
+            assert all(not page.startswith("/") for page in item["pages"]), item["pages"]
+            # a fact with no word in it would be found in any text
+            assert item["facts"] and all(docqa.normalized(fact) for fact in item["facts"]), item
+
+
+def _root(spec: dict[str, Any]) -> Path:
+    """Where the set's pages are, as the section finds them; skips when they are not here."""
+    if spec["package"] is None:
+        return SAMPLE_CORPUS
+    if not shutil.which("dpkg") or not docqa._installed(spec["package"]):
+        pytest.skip(f"{spec['package']} is not installed (the docqa section installs it)")
+    root, _, reason = docqa.package_pages(spec["package"])
+    assert root is not None, reason
+    return root
+
+
+@pytest.mark.parametrize("path", SETS, ids=lambda path: path.stem)
+def test_every_key_fact_is_in_the_text_of_one_of_its_pages(path: Path, tmp_path: Path) -> None:
+    spec = _load(path)
+    root = _root(spec)
+    items = [item for split in docqa.SPLITS for item in spec[split]]
+    listed = sorted({page for item in items for page in item["pages"]})
+    copy = tmp_path / "pages"
+    for page in listed:
+        assert (root / page).is_file(), f"{page} is not a page of {spec['package']}"
+        (copy / page).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(root / page, copy / page)  # a linked page as the text it links to
+    corpus = LocalCorpus(copy, tmp_path / "index.sqlite")
+
+    async def text(page: str) -> str:
+        return (await corpus.read((copy / page).as_uri())).text
+
+    try:
+        texts = {page: asyncio.run(text(page)) for page in listed}
+    finally:
+        corpus.close()
+    missing = [
+        (item["question"], fact)
+        for item in items
+        for fact in item["facts"]
+        if not any(docqa.recall([fact], texts[page]) for page in item["pages"])
+    ]
+    assert missing == []
