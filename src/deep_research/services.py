@@ -200,6 +200,16 @@ class Services:
         """Drop the researchers' kept stages: their records are the graph's now."""
         await drop_round_stages(runtime)
 
+    def stop_asking_ahead(self, runtime: Runtime[Any]) -> None:
+        """Cancel what was asked ahead for the run of ``runtime`` (it was cancelled).
+
+        Nothing would take those calls, and each answer would start the next (a rewrite's
+        verdict): left alone, a cancelled run would go on spending tokens.
+        """
+        scope = ahead_scope(runtime)
+        self.ahead.stop(scope)
+        self.in_flight.drop(scope)
+
 
 Node = Callable[..., Awaitable[dict[str, Any]]]
 
@@ -231,6 +241,9 @@ def recording(node: Node, services: Services) -> Callable[..., Awaitable[dict[st
             update = await bound(state, runtime)
         except GraphInterrupt:
             await _record(services, runtime, name, state, None, state.question_nr)
+            raise
+        except asyncio.CancelledError:  # the run was cancelled or stopped
+            services.stop_asking_ahead(runtime)
             raise
         # clarify starts the next question: its rows and last events belong to the new one
         nr = update.get("question_nr", state.question_nr)

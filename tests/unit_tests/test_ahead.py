@@ -69,3 +69,30 @@ async def test_a_full_register_cancels_the_oldest_and_a_taker_asks_again() -> No
     assert ahead.take("t", "0") is None and oldest is not None and oldest.cancelled()
     assert await taken(oldest) is None  # a cancelled call gives nothing: the taker asks itself
     ahead.drain("t")
+
+
+async def test_a_stopped_run_spends_nothing_more_until_a_later_run_opens_its_thread() -> None:
+    # a cancelled run: its calls and the work that would ask more are cancelled, and an answer
+    # landing after that (a rewrite whose verdict would be asked next) starts nothing
+    ahead, never = Ahead(), asyncio.Event()
+    running = ahead.start("t", "rewrite", call(30, never))
+    work = asyncio.create_task(never.wait())
+    ahead.keep("t", work)
+    other = ahead.start("u", "other", call(40, never))
+    ahead.stop("t")
+    await asyncio.sleep(0)
+
+    assert running is not None and running.cancelled() and work.cancelled()
+    late = call(50)
+    assert ahead.start("t", "verdict", late) is None  # refused, and never run
+    assert late.cr_frame is None  # closed, not left pending
+    later_work = asyncio.create_task(never.wait())
+    ahead.keep("t", later_work)
+    await asyncio.sleep(0)
+    assert later_work.cancelled()
+    assert other is not None and not other.done()  # another thread's run goes on
+    # the thread's next question asks ahead again
+    ahead.open("t")
+    assert ahead.start("t", "verdict", call(60)) is not None
+    for scope in ("t", "u"):
+        ahead.drain(scope)

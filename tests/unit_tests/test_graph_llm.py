@@ -7,6 +7,7 @@ calls it CONTRADICTED, revise has it rewritten from the evidence, and verify run
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import re
 import uuid
@@ -361,3 +362,57 @@ async def test_rewrites_and_their_verdicts_asked_ahead_change_nothing_but_the_wa
     # the rewrite and the rewritten claim's verdict were taken from the calls made ahead
     assert any(key.startswith("verdict:") for key in taken)
     assert any(not key.startswith("verdict:") for key in taken)
+
+
+class _Timed(ScriptedChatModel):
+    """The scripted model, noting when each call that is not streamed starts and ends."""
+
+    started: list[str] = []
+    ended: list[str] = []
+
+    async def _agenerate(
+        self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> Any:
+        name = _tool(kwargs.get("tools")) or "text"
+        self.started.append(name)
+        result = await super()._agenerate(messages, stop, run_manager, **kwargs)
+        self.ended.append(name)
+        return result
+
+
+async def test_a_cancelled_run_stops_the_calls_it_asked_ahead(tmp_path: Any) -> None:
+    # issue #45: calls asked ahead run beside the nodes; when the run is cancelled (a served
+    # run stopped by its user) they are cancelled too, and an answer that would have started the
+    # next call (a rewrite's verdict) starts nothing: a cancelled run spends no more tokens
+    model = _Timed(
+        responses=[respond] * 60, stream_pieces=40, piece_seconds=0.02, answer_seconds=0.3
+    )
+    model.started, model.ended = [], []
+    corpus = LocalCorpus(SAMPLE_CORPUS, default_index_path(tmp_path, SAMPLE_CORPUS))
+    graph = build_graph(
+        engine=LLMEngine(model, name="scripted-model"),
+        sources=[corpus],
+        checkpointer=InMemorySaver(serde=make_serde()),
+    )
+    config = {"configurable": {"thread_id": uuid.uuid4().hex}}
+
+    async def run() -> None:
+        async for _ in graph.astream(
+            {"messages": [HumanMessage(ASKED)]}, config, context=Context(depth="auto")
+        ):
+            pass
+
+    task = asyncio.create_task(run())
+    for _ in range(400):  # until the contradicted claim's rewrite is asked, ahead of revise
+        await asyncio.sleep(0.01)
+        if "Rewrite" in model.started or task.done():
+            break
+    assert "Rewrite" in model.started and not task.done()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    started, ended = len(model.started), len(model.ended)
+    await asyncio.sleep(1.0)  # three answers' time: a rewrite, its verdict, a second rewrite
+
+    assert "Rewrite" not in model.ended  # the rewrite in flight was cancelled
+    assert (len(model.started), len(model.ended)) == (started, ended)  # nothing more asked

@@ -59,12 +59,14 @@ def rewrites_ahead(
     """
     if isinstance(engine, OfflineEngine) or not ASK_AHEAD:
         return None
+    scope = ahead_scope(runtime)
+    services.ahead.open(scope)  # the run's, even where an earlier run on the thread stopped it
     return RewritesAhead(
         engine,
         state.evidence,
         services.memo,
         services.ahead,
-        ahead_scope(runtime),
+        scope,
         rewrites=state.run_config.budget.max_revisions - state.revisions,
     )
 
@@ -165,6 +167,7 @@ class RewritesAhead:
         unasked = [n for n, task in enumerate(found) if task is None]
         if unasked:
             judging = asyncio.create_task(self._engine.judge([checks[n] for n in unasked]))
+            self._ahead.keep(self._scope, judging)  # stopped with the calls that wait for it
             for index, n in enumerate(unasked):
                 found[n] = self._ahead.start(self._scope, keys[n], one_of(judging, index))
         return found
@@ -193,7 +196,7 @@ class RewritesAhead:
             judge_to=judge_to,
             ahead=asking,
         )
-        self._ahead.keep(asyncio.create_task(judging))
+        self._ahead.keep(self._scope, asyncio.create_task(judging))
 
     def _judge_rewrite(
         self, done: asyncio.Task[Reply[Any]], check: ClaimCheck, located: Located, draft: str

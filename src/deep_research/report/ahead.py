@@ -35,6 +35,9 @@ class Ahead:
 
     Keyed by a scope (the run's thread) and a request's digest. Bounded: past :data:`LIMIT`
     calls, the oldest are cancelled and forgotten (a node that wanted one sends its request).
+    A scope is stopped when its run ends (:meth:`drain`) or is cancelled (:meth:`stop`): what
+    still runs for it is cancelled, and nothing more starts for it until a node of a later run
+    on the thread opens it again (:meth:`open`), so a cancelled run spends no more tokens.
     """
 
     LIMIT = 2048
@@ -42,13 +45,22 @@ class Ahead:
     def __init__(self) -> None:
         """Start empty."""
         self._calls: dict[tuple[str, str], asyncio.Task[Reply[Any]]] = {}
-        self._work: set[asyncio.Task[Any]] = set()
+        self._work: dict[asyncio.Task[Any], str] = {}
+        self._stopped: dict[str, None] = {}
+        """Scopes whose run ended or was cancelled (bounded, oldest forgotten first)."""
+
+    def open(self, scope: str) -> None:
+        """Let calls start for ``scope`` (a node of a run on its thread asks ahead)."""
+        self._stopped.pop(scope, None)
 
     def start(
         self, scope: str, key: str, call: Coroutine[Any, Any, Reply[Any]]
     ) -> asyncio.Task[Reply[Any]] | None:
-        """Start ``call`` for whoever asks ``key`` in ``scope``; ``None`` if one is already kept."""
-        if (scope, key) in self._calls:
+        """Start ``call`` for whoever asks ``key`` in ``scope``.
+
+        ``None`` (and ``call`` is not run) if one is already kept, or ``scope`` is stopped.
+        """
+        if (scope, key) in self._calls or scope in self._stopped:
             call.close()
             return None
         task = self._calls[scope, key] = asyncio.create_task(call)
@@ -56,10 +68,13 @@ class Ahead:
             self._calls.pop(next(iter(self._calls))).cancel()
         return task
 
-    def keep(self, task: asyncio.Task[Any]) -> None:
-        """Hold ``task`` (work that asks calls ahead) until it is done."""
-        self._work.add(task)
-        task.add_done_callback(self._work.discard)
+    def keep(self, scope: str, task: asyncio.Task[Any]) -> None:
+        """Hold ``task`` (work that asks calls ahead for ``scope``) until it is done."""
+        if scope in self._stopped:
+            task.cancel()
+            return
+        self._work[task] = scope
+        task.add_done_callback(lambda done: self._work.pop(done, None))
 
     def peek(self, scope: str, key: str) -> asyncio.Task[Reply[Any]] | None:
         """The call kept for ``key`` in ``scope``, left kept."""
@@ -69,8 +84,17 @@ class Ahead:
         """The call kept for ``key`` in ``scope``, once."""
         return self._calls.pop((scope, key), None)
 
+    def stop(self, scope: str) -> None:
+        """Cancel what runs for ``scope`` and start nothing more for it until it is opened."""
+        self.drain(scope)
+
     def drain(self, scope: str) -> TokenUsage:
-        """What the calls of ``scope`` nobody took cost; those still running are cancelled."""
+        """What the calls of ``scope`` nobody took cost; the scope is stopped (:meth:`stop`)."""
+        self._stopped[scope] = None
+        while len(self._stopped) > self.LIMIT:
+            self._stopped.pop(next(iter(self._stopped)))
+        for task in [t for t, s in self._work.items() if s == scope]:
+            task.cancel()
         spent = TokenUsage()
         for key in [k for k in self._calls if k[0] == scope]:
             task = self._calls.pop(key)

@@ -204,6 +204,11 @@ class InFlight:
         """The judgements kept for ``key``, once."""
         return self._runs.pop(key, None)
 
+    def drop(self, scope: str) -> None:
+        """Cancel and forget the judgements kept for the runs of ``scope`` (:func:`draft_key`)."""
+        for key in [k for k in self._runs if k.startswith(f"{scope}:")]:
+            self._runs.pop(key).cancel()
+
 
 def draft_key(scope: str, draft: str) -> str:
     """The :class:`InFlight` key of a run's stored draft (``scope``: its thread, or "")."""
