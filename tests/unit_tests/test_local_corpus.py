@@ -250,6 +250,19 @@ def test_html_title_falls_back_to_first_h1() -> None:
     assert page.title == "Main topic"
 
 
+def test_html_inline_markup_adds_no_space_and_a_break_or_nested_block_one() -> None:
+    # a quote of a manual page reads as the page does: "(HEAD)", not "( HEAD )"
+    page = extract_html_file(
+        "<html><body><main><p>Set the branch head (<code>HEAD</code>) to "
+        "<code>&lt;commit&gt;</code>, see <a href='x'>git-<b>log</b></a>.<br>Next line.</p>"
+        "<ul><li>outer<ul><li>inner</li></ul></li></ul></main></body></html>"
+    )
+
+    assert page.text == (
+        "Set the branch head (HEAD) to <commit>, see git-log. Next line.\n\n- outer inner"
+    )
+
+
 @pytest.mark.parametrize(
     ("html", "text"),
     [

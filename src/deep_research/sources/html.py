@@ -203,8 +203,28 @@ def _blocks(body: Any) -> list[str]:
     return [block for block in blocks if block.strip().lstrip("#").strip()]
 
 
+_SEPARATE = frozenset({"lb", "p", "head", "list", "item", "quote", "table", "row", "cell"})
+"""trafilatura's elements that stand apart from the text around them (a line break, a block);
+the others (``code``, ``hi``, ``ref``...) mark words inside a sentence."""
+
+
 def _inline(element: Any) -> str:
-    return " ".join(" ".join(element.itertext()).split())
+    """The text of ``element`` on one line.
+
+    Inline markup adds no space: "(<code>HEAD</code>)" is "(HEAD)", not "( HEAD )", and a
+    word split by markup stays one word. A line break or a nested block adds one.
+    """
+    return " ".join(_joined(element).split())
+
+
+def _joined(element: Any) -> str:
+    parts = [element.text or ""]
+    for child in element:
+        if isinstance(child.tag, str):  # not a comment or processing instruction
+            text = _joined(child)
+            parts.append(f" {text} " if child.tag in _SEPARATE else text)
+        parts.append(child.tail or "")
+    return "".join(parts)
 
 
 def extract_plain(body: bytes, charset: str | None, content_type: str) -> ExtractedPage:

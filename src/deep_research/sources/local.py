@@ -61,11 +61,12 @@ from deep_research.urls import normalize_url
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 """Version of the index schema and of the text extraction; an index of another version is
 rebuilt from scratch (version 2: HTML extracted by trafilatura, documents have a language;
 version 3: CJK characters indexed one by one, see :func:`spaced_cjk`; version 4: documents
-(PDF, DOCX, PPTX, EPUB, reStructuredText) with their page maps, and the skipped files)."""
+(PDF, DOCX, PPTX, EPUB, reStructuredText) with their page maps, and the skipped files;
+version 5: HTML's inline markup adds no space, "(HEAD)" not "( HEAD )")."""
 
 CONTENT_TYPES = {
     ".md": "text/markdown",
