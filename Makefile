@@ -99,8 +99,10 @@ check: lint typecheck test ## lint, typecheck and test
 migrate: $(STAMP) ## Apply the database migrations to DEEP_RESEARCH_DATABASE_URL (default: the SQLite file)
 	$(BIN)/deep-research db upgrade
 
+# `langgraph dev` through a launcher that has it reload on changes to src/deep_research only
+# (plain `langgraph dev` reloads on any .py under the folder: venvs being built, node_modules).
 dev: bytecode $(WEB_OUT) ## Serve the graph with `langgraph dev` on 127.0.0.1 (port DEV_PORT=2025; 2024 is often taken)
-	LANGGRAPH_CLI_NO_ANALYTICS=1 $(BIN)/langgraph dev --no-browser --port $(DEV_PORT) --n-jobs-per-worker 10
+	LANGGRAPH_CLI_NO_ANALYTICS=1 $(BIN)/python -m deep_research.server.langgraph_dev --no-browser --port $(DEV_PORT) --n-jobs-per-worker 10
 
 # The cluster runs on Aegra, which needs Python 3.12: its own environment in .cluster/venv.
 # pyenv's `python3.12` shim fails unless 3.12 is the selected version, so its install is used.
