@@ -73,6 +73,10 @@ from deep_research.sources.local import LocalCorpus, iter_corpus_files
 from deep_research.state import Passage, PlanStep, State
 
 NAME = "docqa"
+UNSEAL = "DOCQA_UNSEAL"
+"""The environment variable that lets a set marked ``"sealed": true`` run. A held-out set is
+sealed from the day it is written until the run that reports it, so that no run made while
+rules are being chosen (a helper's, a quick check's) sees it."""
 QUESTION_SETS = BENCH_DIR / "docqa"
 SPLITS = ("dev", "test")
 
@@ -315,7 +319,9 @@ def run(options: Options) -> dict[str, Any]:
     corpora: dict[str, Any] = {}
     for path in sorted(QUESTION_SETS.glob("*.json")):
         spec = json.loads(path.read_text(encoding="utf-8"))
-        if spec["package"] is None:  # the bundled sample corpus
+        if spec.get("sealed") and not os.environ.get(UNSEAL):  # its pages are not even read
+            root, pages, reason = None, [], f"a sealed held-out set: run it with {UNSEAL}=1"
+        elif spec["package"] is None:  # the bundled sample corpus
             root, pages, reason = SAMPLE_CORPUS, list(iter_corpus_files(SAMPLE_CORPUS)), None
         else:
             root, pages, reason = package_pages(spec["package"])

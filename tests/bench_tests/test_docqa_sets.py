@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bench.sections import docqa
+from bench.sections import Options, docqa
 from deep_research.sources import SAMPLE_CORPUS
 from deep_research.sources.local import LocalCorpus
 
@@ -77,3 +77,29 @@ def test_every_key_fact_is_in_the_text_of_one_of_its_pages(path: Path, tmp_path:
         if not any(docqa.recall([fact], texts[page]) for page in item["pages"])
     ]
     assert missing == []
+
+
+def test_a_sealed_set_runs_only_when_unsealed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a held-out set is sealed until the run that reports it: a run made while rules are being
+    # chosen skips it, saying how to run it, and never reads its pages
+    item = {"question": "Q?", "pages": ["a.html"], "facts": ["a fact"]}
+    spec = {"corpus": "c", "package": "some-doc", "sealed": True, "dev": [], "test": [item]}
+    (tmp_path / "held-out.json").write_text(json.dumps(spec), encoding="utf-8")
+    monkeypatch.setattr(docqa, "QUESTION_SETS", tmp_path)
+    monkeypatch.delenv(docqa.UNSEAL, raising=False)
+    asked: list[str] = []
+
+    def pages(package: str) -> tuple[None, list[Path], str]:
+        asked.append(package)
+        return None, [], "not installed here"
+
+    monkeypatch.setattr(docqa, "package_pages", pages)
+
+    sealed = docqa.run(Options(quick=True))["corpora"]["held-out"]
+    assert sealed["skipped"] == f"a sealed held-out set: run it with {docqa.UNSEAL}=1"
+    assert asked == []
+    monkeypatch.setenv(docqa.UNSEAL, "1")
+    assert docqa.run(Options(quick=True))["corpora"]["held-out"]["skipped"] == "not installed here"
+    assert asked == ["some-doc"]
