@@ -78,6 +78,22 @@ def test_a_pdf_gives_its_pages_where_they_start_and_its_bookmarks_as_headings() 
     assert "Costs\n" not in text.replace("# Costs", "")  # the named paragraph became the heading
 
 
+def test_a_pdf_without_a_title_is_named_by_its_opening_line_before_its_first_bookmark() -> None:
+    # a reference reads "Grid Storage Field Guide", not "1. Introduction"
+    def guide(first: str) -> bytes:
+        return pdf_bytes(
+            [text_page(first, "1. Introduction", "Batteries shift solar power into the evening.")],
+            outline=[("1. Introduction", 0)],
+        )
+
+    assert read_document(".pdf", guide("Grid Storage Field Guide")).title == (
+        "Grid Storage Field Guide"
+    )
+    # a first line that is a sentence, a section number's or a stamp is no title
+    for first in ("Batteries are cheaper than they were.", "2.1 Scope", "arXiv:2101.00001v1"):
+        assert read_document(".pdf", guide(first)).title == "1. Introduction", first
+
+
 def test_a_two_column_pdf_is_read_one_column_after_the_other() -> None:
     document = read_document(".pdf", pdf_bytes([two_column_page(LEFT, RIGHT)]))
     text = document.text

@@ -66,7 +66,8 @@ SCHEMA_VERSION = "5"
 rebuilt from scratch (version 2: HTML extracted by trafilatura, documents have a language;
 version 3: CJK characters indexed one by one, see :func:`spaced_cjk`; version 4: documents
 (PDF, DOCX, PPTX, EPUB, reStructuredText) with their page maps, and the skipped files;
-version 5: HTML's inline markup adds no space, "(HEAD)" not "( HEAD )")."""
+version 5: HTML's inline markup adds no space, "(HEAD)" not "( HEAD )"; a PDF with no title
+in its metadata is named by its opening line before its first bookmark)."""
 
 CONTENT_TYPES = {
     ".md": "text/markdown",

@@ -55,14 +55,18 @@ def read_pdf(data: bytes, limits: DocumentLimits) -> DocumentText:
         )
     marks = _bookmarks(reader)
     builder = TextBuilder(limits)
+    opening: str | None = None
     for number, page in enumerate(reader.pages):
         builder.page()
         try:
-            paragraphs = list(_paragraphs(page.extract_text()))
+            extracted = page.extract_text()
+            paragraphs = list(_paragraphs(extracted))
         except LimitReachedError as exc:  # a stream that unpacks past pypdf's caps: a bomb
             raise UnreadableDocumentError(
                 "too_large", f"page {number + 1} decompresses past pypdf's limit ({exc})"
             ) from None
+        if number == 0:
+            opening = _opening_title(extracted)
         for level, title in marks.get(number, []):
             at = _named(paragraphs, title)
             if at is None:
@@ -76,7 +80,31 @@ def read_pdf(data: bytes, limits: DocumentLimits) -> DocumentText:
         for paragraph in paragraphs:
             builder.block(paragraph)
     first_mark = next((t for ts in marks.values() for _, t in ts), None)
-    return builder.build(_title(reader) or first_mark, kind="page")
+    return builder.build(_title(reader) or opening or first_mark, kind="page")
+
+
+MAX_OPENING_TITLE = 100
+"""Longest first line of a first page taken as the document's title (characters)."""
+
+
+def _opening_title(text: str) -> str | None:
+    """The first line of a first page, when it reads as a title.
+
+    Most documents open with their title ("Shared MIME-info Database"); their first bookmark
+    is a chapter ("1. Introduction"). A line is not taken when it is long, ends a sentence or a
+    clause, has no letter, or is a section number's or an arXiv stamp's.
+    """
+    line = next((" ".join(ln.split()) for ln in text.split("\n") if ln.strip()), "")
+    if (
+        not line
+        or len(line) > MAX_OPENING_TITLE
+        or line[-1] in ".,;:"
+        or not any(c.isalpha() for c in line)
+        or re.match(r"(\d+(\.\d+)*\.?|[IVX]+\.)\s", line)
+        or line.lower().startswith("arxiv:")
+    ):
+        return None
+    return line
 
 
 def _title(reader: Any) -> str | None:
