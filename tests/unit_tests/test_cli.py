@@ -214,6 +214,25 @@ def test_terminal_escapes_and_control_characters_are_never_printed() -> None:
     assert "\x1b" not in stream.getvalue() and "evil red" in stream.getvalue()
 
 
+def test_progress_lines_count_in_the_singular_for_one() -> None:
+    from deep_research.cli.progress import ProgressPrinter
+
+    stream = io.StringIO()
+    printer = ProgressPrinter(stream=stream)
+    for evidence in (1, 5):
+        printer.event(
+            {"type": "source_found", "data": {"step_id": "s01", "title": "T", "evidence": evidence}}
+        )
+        printer.event({"type": "step_completed", "data": {"step_id": "s01", "evidence": evidence}})
+    lines = stream.getvalue().splitlines()
+    assert [line.split("] ")[-1].split(": ")[-1] for line in lines] == [
+        "T (1 quote)",
+        "1 evidence span (thin)",
+        "T (5 quotes)",
+        "5 evidence spans (thin)",
+    ]
+
+
 @pytest.mark.parametrize(
     ("argument", "message"),
     [(b"caf\xff costs", "not valid UTF-8"), (b"an \x1b[2J escape", "control characters")],

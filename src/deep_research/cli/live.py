@@ -29,7 +29,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from deep_research.cli.progress import ProgressPrinter, printable, tokens_line
+from deep_research.cli.progress import ProgressPrinter, counted, printable, tokens_line
 from deep_research.context import Context
 from deep_research.settings import get_settings
 from deep_research.state import Report
@@ -138,14 +138,14 @@ class LiveProgress:
         self._live.stop()
         v = report.verification
         checked = (
-            f"{v.total} claims checked, {v.supported_ratio:.0%} supported"
+            f"{counted(v.total, 'claim')} checked, {v.supported_ratio:.0%} supported"
             if v.supported_ratio is not None
             else "no claim could be checked"
         )
         confidence = f", confidence {report.confidence.level}" if report.confidence else ""
         self.console.print(
             Text(
-                f"done: {len(report.references)} references, {checked}{confidence} "
+                f"done: {counted(len(report.references), 'reference')}, {checked}{confidence} "
                 f"in {report.metrics.duration_seconds:.1f}s"
             )
         )

@@ -38,6 +38,11 @@ def tokens_line(m: Metrics) -> str | None:
     )
 
 
+def counted(count: int, noun: str) -> str:
+    """``count`` and ``noun``, plural unless one: "1 quote", "5 quotes", "0 quotes"."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def printable(text: str) -> str:
     """``text`` with terminal escapes and control characters removed (tabs, newlines kept).
 
@@ -118,15 +123,17 @@ class ProgressPrinter:
         elif kind == "query_issued":
             self._say(f"    search [{data['step_id']}] {data['query']}")
         elif kind == "source_found":
-            self._say(f"    read   [{data['step_id']}] {data['title']} ({data['evidence']} quotes)")
+            quotes = counted(data["evidence"], "quote")
+            self._say(f"    read   [{data['step_id']}] {data['title']} ({quotes})")
         elif kind == "evidence_picked" and data.get("dropped"):
             self._say(
-                f"    picked [{data['step_id']}] {data['located']} quotes; {data['dropped']} "
-                "not found verbatim in their passage, dropped"
+                f"    picked [{data['step_id']}] {counted(data['located'], 'quote')}; "
+                f"{data['dropped']} not found verbatim in their passage, dropped"
             )
         elif kind == "step_completed":
             enough = "" if data.get("sufficient") else " (thin)"
-            self._say(f"✓ {data['step_id']} done: {data['evidence']} evidence spans{enough}")
+            spans = counted(data["evidence"], "evidence span")
+            self._say(f"✓ {data['step_id']} done: {spans}{enough}")
         elif kind == "reflection_decision":
             self._say(f"reflect: {data['decision']} — {data.get('reasoning', '')}")
         elif kind == "synthesis_progress" and data.get("done"):
@@ -151,13 +158,13 @@ class ProgressPrinter:
         """The closing summary."""
         v = report.verification
         checked = (
-            f"{v.total} claims checked, {v.supported_ratio:.0%} supported"
+            f"{counted(v.total, 'claim')} checked, {v.supported_ratio:.0%} supported"
             if v.supported_ratio is not None
             else "no claim could be checked"
         )
         self._say(
-            f"done: {len(report.references)} references, {checked} ({v.removed} removed, "
-            f"{v.corrected} corrected, {v.recited} re-cited) in "
+            f"done: {counted(len(report.references), 'reference')}, {checked} "
+            f"({v.removed} removed, {v.corrected} corrected, {v.recited} re-cited) in "
             f"{report.metrics.duration_seconds:.1f}s"
         )
         tokens = tokens_line(report.metrics)
