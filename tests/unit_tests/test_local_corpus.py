@@ -11,6 +11,7 @@ import pytest
 
 from deep_research.errors import CorpusNotFoundError, SourceError
 from deep_research.sources.html import extract_html_file
+from deep_research.sources.inventory import summary_line
 from deep_research.sources.local import IndexStats, LocalCorpus, default_index_path
 
 # Under 250 characters of text: trafilatura's own rescue of short pages would bring back the
@@ -377,6 +378,13 @@ async def test_control_characters_stripped_and_newlines_normalized(tmp_path: Pat
         ("c.txt", "\n\n   \n  First words  \nmore\n", "First words"),
         ("d.txt", "", "d"),
         ("e.htm", "<p>No title or h1</p>", "e"),
+        (
+            "f.txt",
+            "Date: Fri, 19 Dec 2008\nFrom: A <a@example.org>,\n B <b@example.org>\n"
+            "Subject: Re: Odd merge behaviour\n\nBody text.\n",
+            "Re: Odd merge behaviour",
+        ),
+        ("g.txt", "Note: the first line\nis a line of text.\n", "Note: the first line"),
     ],
 )
 async def test_titles(tmp_path: Path, name: str, content: str, title: str) -> None:
@@ -395,3 +403,32 @@ def test_default_index_path(tmp_path: Path) -> None:
 
     assert path == tmp_path / "data" / "indexes" / f"papers-{digest}.sqlite"
     assert default_index_path(tmp_path / "data", tmp_path / "other" / "papers") != path
+
+
+async def test_a_document_in_two_files_is_searched_once_and_counted_as_a_copy(
+    tmp_path: Path,
+) -> None:
+    # git's manual ships each page as HTML and as its AsciiDoc source: a query's results are
+    # distinct documents, not the same page twice
+    root = tmp_path / "c"
+    body = "Resets the current branch head to a commit and keeps the working tree changes."
+    _write(
+        root / "git-reset.html", f"<title>git-reset(1)</title><h1>git-reset(1)</h1><p>{body}</p>"
+    )
+    _write(root / "git-reset.txt", f"git-reset(1)\n\n{body}\n")
+    _write(root / "other.txt", "git-reset(1)\n\nA different page on working tree branch heads.\n")
+    _fillers(root)
+    corpus = LocalCorpus(root, tmp_path / "i.sqlite")
+
+    urls = await _urls(corpus, "reset branch head working tree")
+    assert (root / "git-reset.html").as_uri() in urls and (root / "other.txt").as_uri() in urls
+    assert (root / "git-reset.txt").as_uri() not in urls
+    assert body in (await corpus.read((root / "git-reset.txt").as_uri())).text  # still read
+    inventory = corpus.inventory()
+    assert inventory.copies == 1
+    assert ", 1 of them a copy of another (the same title and words" in summary_line(inventory)
+    # the original gone, the copy is the document: searched again
+    (root / "git-reset.html").unlink()
+    corpus.index()
+    assert (root / "git-reset.txt").as_uri() in await _urls(corpus, "reset branch head")
+    assert corpus.inventory().copies == 0

@@ -47,6 +47,8 @@ class CorpusInventory:
     read: dict[str, int] = field(default_factory=dict)
     """Indexed documents by kind (``PDF``: 12)."""
     skipped: tuple[SkippedFile, ...] = ()
+    copies: int = 0
+    """Indexed documents that copy another (same title and text), left out of searches."""
 
     @property
     def total_read(self) -> int:
@@ -100,6 +102,12 @@ def summary_line(inventory: CorpusInventory) -> str:
     line = f"corpus: read {total} document{'' if total == 1 else 's'}" + (
         f" ({kinds})" if kinds else ""
     )
+    if inventory.copies:
+        copies = inventory.copies
+        line += (
+            f", {copies} of them {'a copy' if copies == 1 else 'copies'} of another (the same"
+            " title and words: one document in two files), searched once"
+        )
     if inventory.skipped:
         count = len(inventory.skipped)
         line += f"; skipped {count} file{'' if count == 1 else 's'}: " + "; ".join(

@@ -67,7 +67,9 @@ rebuilt from scratch (version 2: HTML extracted by trafilatura, documents have a
 version 3: CJK characters indexed one by one, see :func:`spaced_cjk`; version 4: documents
 (PDF, DOCX, PPTX, EPUB, reStructuredText) with their page maps, and the skipped files;
 version 5: HTML's inline markup adds no space, "(HEAD)" not "( HEAD )"; a PDF with no title
-in its metadata is named by its opening line before its first bookmark)."""
+in its metadata is named by its opening line before its first bookmark; a text file that opens
+with mail headers is titled by its subject; a document that copies another is marked,
+``copy_of``, and left out of searches)."""
 
 CONTENT_TYPES = {
     ".md": "text/markdown",
@@ -129,7 +131,8 @@ _SCHEMA = (
         content_type TEXT NOT NULL,
         language TEXT,
         pages TEXT,
-        indexed_at TEXT NOT NULL
+        indexed_at TEXT NOT NULL,
+        copy_of INTEGER
     )""",
     # Files that were not indexed, with why; ``sha256`` is NULL for an unsupported format
     # (never read), so that a skipped file is read again only when it changes.
@@ -163,10 +166,15 @@ _SCHEMA = (
 _RANK_SQL = """
     SELECT rowid AS id, bm25(documents_fts, 5.0, 1.0) AS rank FROM documents_fts
     WHERE documents_fts MATCH ?
+      AND rowid NOT IN (SELECT id FROM documents WHERE copy_of IS NOT NULL)
     ORDER BY rank
     LIMIT ?
 """
-"""The ``k`` best matches by BM25 (the title weighs five times the body)."""
+"""The ``k`` best matches by BM25 (the title weighs five times the body), copies left out."""
+
+COPY_SIMILARITY = 0.85
+"""Share of their words two documents of one title have in common (of all the words either
+has) from which the second is a copy of the first (:func:`_mark_copies`)."""
 
 # Rank first, then join: only the k best rows' text is read. A join, or FTS5's snippet(), in
 # the ranking query itself runs for every matching row before the sort.
@@ -336,15 +344,19 @@ class LocalCorpus:
         if not self._indexed:
             self.index()
         read: dict[str, int] = {}
-        for (path,) in self._query_all("SELECT path FROM documents ORDER BY path", ()):
+        copies = 0
+        for path, copy_of in self._query_all(
+            "SELECT path, copy_of FROM documents ORDER BY path", ()
+        ):
             kind = kind_of(Path(path).suffix.lower())
             read[kind] = read.get(kind, 0) + 1
+            copies += copy_of is not None
         rows = self._query_all("SELECT path, kind, reason, detail FROM skipped ORDER BY path", ())
         skipped = tuple(
             SkippedFile(self._relative(path), kind, reason, detail)
             for path, kind, reason, detail in rows
         )
-        return CorpusInventory(read=read, skipped=skipped)
+        return CorpusInventory(read=read, skipped=skipped, copies=copies)
 
     def _relative(self, path: str) -> str:
         relative = Path(path)
@@ -496,10 +508,51 @@ class LocalCorpus:
             "DELETE FROM skipped WHERE path = ?", [(p,) for p in was_skipped.keys() - still]
         )
         conn.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?, ?, ?)", skips)
+        if added or updated or gone:
+            _mark_copies(conn)
         skipped = len(skips) + len(still)
         return IndexStats(
             added=added, updated=updated, removed=len(gone), unchanged=unchanged, skipped=skipped
         )
+
+
+def _mark_copies(conn: sqlite3.Connection) -> None:
+    """Mark each document that copies an earlier one (by path) as its copy; unmark the rest.
+
+    A copy has the same title and :data:`COPY_SIMILARITY` of the same words: one document in
+    two formats (git's manual as HTML and as its AsciiDoc source, a report as PDF and as Word).
+    Searches leave copies out, so a query's results are distinct documents; a copy can still
+    be read by its URL.
+    """
+    by_title: dict[str, list[int]] = {}
+    for rowid, title in conn.execute("SELECT id, title FROM documents ORDER BY path"):
+        name = " ".join(str(title).casefold().split())
+        if name:
+            by_title.setdefault(name, []).append(rowid)
+    marks: dict[int, int | None] = {}
+    for ids in by_title.values():
+        if len(ids) < 2:
+            continue
+        words: dict[int, set[str]] = {}
+        for rowid in ids:
+            (text,) = conn.execute("SELECT text FROM documents WHERE id = ?", (rowid,)).fetchone()
+            words[rowid] = set(re.findall(r"\w+", text.casefold()))
+        kept: list[int] = []
+        for rowid in ids:
+            original = next((k for k in kept if _similar(words[k], words[rowid])), None)
+            marks[rowid] = original
+            if original is None:
+                kept.append(rowid)
+    conn.execute("UPDATE documents SET copy_of = NULL WHERE copy_of IS NOT NULL")
+    conn.executemany(
+        "UPDATE documents SET copy_of = ? WHERE id = ?",
+        [(original, rowid) for rowid, original in marks.items() if original is not None],
+    )
+
+
+def _similar(a: set[str], b: set[str]) -> bool:
+    union = len(a | b)
+    return union > 0 and len(a & b) / union >= COPY_SIMILARITY
 
 
 def default_index_path(data_dir: Path, root: Path) -> Path:
@@ -593,7 +646,37 @@ def _parse_text(data: bytes, content_type: str) -> tuple[str, str | None, str | 
         return page.text, page.title, page.language
     if content_type == "text/markdown":
         return text, _markdown_title(text), None
-    return text, next((line for line in text.split("\n") if line.strip()), None), None
+    return text, _text_title(text), None
+
+
+_HEADER = re.compile(r"([A-Za-z][A-Za-z-]*): ?(.*)")
+
+
+def _text_title(text: str) -> str | None:
+    """The first non-blank line of a text file; for a saved e-mail, its subject.
+
+    A file that opens with mail headers ("From: ...", "Date: ...", "Subject: ...") is titled
+    by its ``Subject``, not by the sender or the date on its first line.
+    """
+    lines = text.split("\n")
+    first = next((n for n, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return None
+    headers: dict[str, str] = {}
+    for line in lines[first:]:
+        if not line.strip():
+            break
+        if line[0] in " \t":  # a folded header's next line
+            continue
+        found = _HEADER.fullmatch(line.rstrip())
+        if found is None:
+            headers = {}
+            break
+        headers.setdefault(found.group(1).casefold(), found.group(2).strip())
+    subject = headers.get("subject", "")
+    if subject and {"from", "date"} & headers.keys():
+        return subject
+    return lines[first]
 
 
 def iter_corpus_files(root: Path) -> Iterator[Path]:
