@@ -551,8 +551,15 @@ def _mark_copies(conn: sqlite3.Connection) -> None:
 
 
 def _similar(a: set[str], b: set[str]) -> bool:
-    union = len(a | b)
-    return union > 0 and len(a & b) / union >= COPY_SIMILARITY
+    """Whether ``a`` and ``b`` share :data:`COPY_SIMILARITY` of their union.
+
+    Sets of sizes further apart than that cannot: they are not compared (a corpus of many files
+    under one generic title, "Microsoft Word - Document1", compares few pairs).
+    """
+    small, large = sorted((len(a), len(b)))
+    if not large or small / large < COPY_SIMILARITY:
+        return False
+    return len(a & b) / len(a | b) >= COPY_SIMILARITY
 
 
 def default_index_path(data_dir: Path, root: Path) -> Path:
