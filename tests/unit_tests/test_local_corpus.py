@@ -427,6 +427,17 @@ async def test_a_document_in_two_files_is_searched_once_and_counted_as_a_copy(
     inventory = corpus.inventory()
     assert inventory.copies == 1
     assert ", 1 of them a copy of another (the same title and words" in summary_line(inventory)
+    # two invoices of one template share their words, not their numbers: both are searched
+    template = (
+        "Invoice\n\nInvoice number {n} for grid storage services rendered this month under the"
+        " agreement; the amount due is {a} dollars, payable within thirty days of receipt by"
+        " bank transfer to the account named in the agreement.\n"
+    )
+    _write(root / "inv1.txt", template.format(n="10442", a="1250"))
+    _write(root / "inv2.txt", template.format(n="10443", a="980"))
+    corpus.index()
+    invoices = await _urls(corpus, "invoice storage services amount")
+    assert {(root / f"inv{n}.txt").as_uri() for n in (1, 2)} <= set(invoices)
     # the original gone, the copy is the document: searched again
     (root / "git-reset.html").unlink()
     corpus.index()

@@ -176,6 +176,9 @@ COPY_SIMILARITY = 0.85
 """Share of their words two documents of one title have in common (of all the words either
 has) from which the second is a copy of the first (:func:`_mark_copies`)."""
 
+COPY_FIGURES = 0.5
+"""Share of their words with a digit that a copy has in common with its original."""
+
 # Rank first, then join: only the k best rows' text is read. A join, or FTS5's snippet(), in
 # the ranking query itself runs for every matching row before the sort.
 _SEARCH_SQL = f"""
@@ -551,15 +554,21 @@ def _mark_copies(conn: sqlite3.Connection) -> None:
 
 
 def _similar(a: set[str], b: set[str]) -> bool:
-    """Whether ``a`` and ``b`` share :data:`COPY_SIMILARITY` of their union.
+    """Whether word sets ``a`` and ``b`` are one document's.
 
-    Sets of sizes further apart than that cannot: they are not compared (a corpus of many files
-    under one generic title, "Microsoft Word - Document1", compares few pairs).
+    They share :data:`COPY_SIMILARITY` of their union, and at least half of their words with a
+    digit: two invoices or monthly reports of one template share most words but not their
+    numbers. Sets of sizes further apart than the share cannot: they are not compared (a corpus
+    of many files under one generic title, "Microsoft Word - Document1", compares few pairs).
     """
     small, large = sorted((len(a), len(b)))
     if not large or small / large < COPY_SIMILARITY:
         return False
-    return len(a & b) / len(a | b) >= COPY_SIMILARITY
+    if len(a & b) / len(a | b) < COPY_SIMILARITY:
+        return False
+    figures_a, figures_b = ({w for w in words if any(c.isdigit() for c in w)} for words in (a, b))
+    figures = figures_a | figures_b
+    return not figures or len(figures_a & figures_b) / len(figures) >= COPY_FIGURES
 
 
 def default_index_path(data_dir: Path, root: Path) -> Path:
