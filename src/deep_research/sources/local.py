@@ -61,15 +61,15 @@ from deep_research.urls import normalize_url
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 """Version of the index schema and of the text extraction; an index of another version is
 rebuilt from scratch (version 2: HTML extracted by trafilatura, documents have a language;
 version 3: CJK characters indexed one by one, see :func:`spaced_cjk`; version 4: documents
 (PDF, DOCX, PPTX, EPUB, reStructuredText) with their page maps, and the skipped files;
 version 5: HTML's inline markup adds no space, "(HEAD)" not "( HEAD )"; a PDF with no title
-in its metadata is named by its opening line before its first bookmark; a text file that opens
-with mail headers is titled by its subject; a document that copies another is marked,
-``copy_of``, and left out of searches)."""
+in its metadata is named by its opening line before its first bookmark; version 6: a text
+file that opens with mail headers is titled by its subject; a document that copies another is
+marked, ``copy_of``, and left out of searches)."""
 
 CONTENT_TYPES = {
     ".md": "text/markdown",
