@@ -18,6 +18,7 @@ from deep_research.report.limits import (
     off_subject,
     part_subject,
     settle_parts,
+    states_amount,
     with_basis_limits,
     with_limitations,
     with_part_limits,
@@ -32,6 +33,7 @@ from deep_research.state import (
     Verdict,
     VerificationSummary,
 )
+from deep_research.text.words import question_parts
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured
 
 HEAT_PUMPS = (
@@ -422,3 +424,85 @@ def test_a_report_written_before_the_judgement_still_reads() -> None:
     assert confidence.parts == []
     schema = Report.model_json_schema(by_alias=True)
     assert "parts" not in schema["$defs"]["ReportConfidence"].get("required", [])
+
+
+BLAME = "What does git blame show for each line, and what can it not tell you?"
+BLAME_SHOWS = (
+    "git blame prints, for each line, the commit that last changed the line.",
+    "Each line that git blame prints carries the author and the date of that commit.",
+)
+BLAME_LIMITS = (
+    "git blame does not show lines that were deleted or replaced.",
+    "Lines removed since are never listed by git blame.",
+)
+
+
+def test_a_part_that_names_nothing_of_its_own_is_still_judged() -> None:
+    # the docqa dev split: "..., and what can it not tell you?" holds no content word, so it
+    # was dropped from the parts and a report saying only what git blame shows was marked high
+    assert question_parts(BLAME, bare=True) == [
+        "What does git blame show for each line",
+        "what can it not tell you",
+    ]
+    assert question_parts(BLAME) == ["What does git blame show for each line"]
+    page = "file:///git/git-blame.html"
+    shows = [(page, q) for q in BLAME_SHOWS]
+    # it asks with a negation: sentences on the subject that state no limit do not answer it
+    assert spans_on(BLAME, shows, {}) == ["answered", "partly"]
+    limits_too = [*shows, *((page, q) for q in BLAME_LIMITS)]
+    assert spans_on(BLAME, limits_too, {}) == ["answered", "answered"]
+
+
+AUTOINCREMENT = "What does the AUTOINCREMENT keyword change in SQLite, and is it needed?"
+AUTO_PAGE = "file:///sqlite/autoinc.html"
+AUTO_CHANGES = (
+    "The AUTOINCREMENT keyword changes how SQLite picks the rowid of a new row.",
+    "With the AUTOINCREMENT keyword, SQLite never reuses the rowid of a deleted row.",
+)
+AUTO_NEEDED = (
+    "It is usually not needed.",
+    "The AUTOINCREMENT keyword costs CPU and disk and should not be used where it is not needed.",
+)
+
+
+def test_a_yes_or_no_part_that_says_it_is_answered_only_by_claims_stating_what_it_asks() -> None:
+    # "is it needed" asks whether AUTOINCREMENT is needed: claims on AUTOINCREMENT that never
+    # say so do not answer it (they did: the part's subject is the first part's)
+    titles = {AUTO_PAGE: "SQLite Autoincrement"}
+    changes = [(AUTO_PAGE, q) for q in AUTO_CHANGES]
+    assert spans_on(AUTOINCREMENT, changes, titles) == ["answered", "partly"]
+    # an answer may name its subject as the part does, by a pronoun, read under its page's title
+    needed = [*changes, *((AUTO_PAGE, q) for q in AUTO_NEEDED)]
+    assert spans_on(AUTOINCREMENT, needed, titles) == ["answered", "answered"]
+
+
+PLANT_COST = "How does the Tallgrass battery work, and what did the Tallgrass plant cost?"
+PLANT_YEARS = (
+    "The Tallgrass plant was completed in 2020 next to the wind farm.",
+    "In 2022 the Tallgrass plant began to sell inertia services (from 2022-07-01).",
+)
+PLANT_COSTS = (
+    "The Tallgrass plant cost 90 million dollars to build.",
+    "Its expansion added 24 million dollars to what the Tallgrass plant cost.",
+)
+
+
+def test_a_year_is_no_amount_and_a_time_may_be_given_by_an_event() -> None:
+    assert not states_amount("The Tallgrass plant was completed in 2020 (2020-11-03).")
+    assert states_amount("The Tallgrass plant cost 90 million dollars in 2020.")
+    cost_part = PLANT_COST.split(", and ")[1].rstrip("?")
+    cost_only = f"{cost_part[:1].upper()}{cost_part[1:]}?"
+    years = [(f"https://site{n}.example/p", q) for n, q in enumerate(PLANT_YEARS)]
+    assert spans_on(cost_only, years, {}) == ["partly"]
+    costs = [(f"https://site{n}.example/p", q) for n, q in enumerate(PLANT_COSTS)]
+    assert spans_on(cost_only, costs, {}) == ["answered"]
+    # "when" asks a time, which the event it is timed by gives; inside a part it asks no time
+    hook = "When does the pre-commit hook run?"
+    page = "file:///git/githooks.html"
+    runs = (
+        "The pre-commit hook runs before the commit message is asked for.",
+        "Git invokes the pre-commit hook after the index is written and before committing.",
+    )
+    assert spans_on(hook, [(page, q) for q in runs], {}) == ["answered"]
+    assert asked_kind("what happens when a table has none") == "account"
+    assert asked_kind("When was FERC Order 841 issued") == "figure"

@@ -41,6 +41,7 @@ from deep_research.text.language import language_of
 from deep_research.text.subject import (
     ASKING_VERBS,
     SUBJECT_SHARE,
+    asked_of,
     part_subject,
     said_words,
     subject_share,
@@ -458,7 +459,7 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "figure",
         re.compile(
             r"\bhow (?:much|many|long|often|large|big|fast|far|efficient|old|high|low)\b"
-            r"|\b(?:when|what year|which year|what (?:is|was|are|were) the (?:[\w-]+ )?"
+            r"|^\s*when\b|\b(?:what year|which year|what (?:is|was|are|were) the (?:[\w-]+ )?"
             r"(?:cost|price|size|number|share|percentage|rate|efficiency|capacity|limit|maximum|minimum"
             r"|default|value|length))\b|\bcost\b|\bprices?\b"
             r"|\bwhat (?:[\w-]+ ){0,2}(?:efficiency|capacity|percentage|rate|size|number)\b",
@@ -503,6 +504,40 @@ _GIVES: dict[str, re.Pattern[str]] = {
 }
 """What a claim states when it gives that kind of answer (a yes or no, and an account, are
 given by any statement on the subject)."""
+
+
+_NEGATED = re.compile(r"\b(?:not|cannot|never)\b|n't\b", re.I)
+"""A part that asks with a negation ("what can it not tell you") asks for a limit."""
+
+_STATES_LIMIT = re.compile(
+    r"\b(?:not|no|cannot|never|none|nothing|neither|nor|without|unable)\b|n't\b", re.I
+)
+"""What a sentence that states a limit says: a negation."""
+
+_ASKS_TIME = re.compile(
+    r"^\s*when\b|\b(?:what year|which year|what date|how long|how often)\b", re.I
+)
+"""A part asking for a figure that asks when or for how long: a date, a year, or the event
+it is timed by is its answer ("before the commit message is asked for", "until the connection
+is closed")."""
+
+_STATES_TIME = re.compile(
+    r"\d|\b(?:before|after|until|till|once|whenever|while|during|as soon as|as long as|each time|"
+    r"every time|at the (?:start|end|beginning)|immediately)\b",
+    re.I,
+)
+"""What a sentence that says when or for how long says: a number, or the event it is timed by."""
+
+_YEAR_OR_DATE = re.compile(r"\b(?:1[5-9]|20)\d\d(?:-\d\d){0,2}\b")
+"""A year (1500 to 2099), alone or opening an ISO date."""
+
+
+def states_amount(sentence: str) -> bool:
+    """Whether ``sentence`` states a number that is not a year or a date.
+
+    A part that asks how much, how many or what it cost is not answered by "completed in 2020".
+    """
+    return any(c.isdigit() for c in _YEAR_OR_DATE.sub(" ", sentence))
 
 
 def asked_kind(part: str) -> str:
@@ -586,6 +621,13 @@ class _Asked:
     """The words (stemmed) of what it asks about (:func:`part_subject`)."""
     named: list[set[str]]
     """The words of each page title it writes (:func:`named_pages`)."""
+    own: frozenset[str] = frozenset()
+    """What a yes-or-no part asks of a subject it borrows from the question's first part
+    (:func:`asked_of`: "is it needed": ``need``), which an answer states in its own words."""
+    negated: bool = False
+    """Whether it asks with a negation ("what can it not tell you"): an answer states a limit."""
+    time: bool = False
+    """Whether it asks for a figure that says when or for how long (:data:`_ASKS_TIME`)."""
 
 
 def _asked(
@@ -593,10 +635,33 @@ def _asked(
 ) -> _Asked:
     """What ``part`` asks, its names read from the evidence's ``sections`` and page ``titles``."""
     names = title_names(sections.values())
+    kind = asked_kind(part)
     return _Asked(
-        kind=asked_kind(part),
+        kind=kind,
         subject=frozenset(part_subject(part, question, names)),
         named=named_pages(part, titles.values()),
+        own=frozenset(asked_of(part, question, names) if kind == "yes_no" else ()),
+        negated=bool(_NEGATED.search(part)),
+        time=bool(_ASKS_TIME.search(part)),
+    )
+
+
+def _gives(asked: _Asked, text: str) -> bool:
+    """Whether ``text`` gives the answer ``asked`` asks for, by its form.
+
+    The kind asked (:func:`gives_kind`), a figure being a number that is not a year, or, when
+    the part asks when or for how long, a number or the event it is timed by; a limit when the
+    part asks with a negation; and the words a yes-or-no part that borrows its subject asks of
+    it (:attr:`_Asked.own`).
+    """
+    if asked.kind == "figure":
+        gives = bool(_STATES_TIME.search(text)) if asked.time else states_amount(text)
+    else:
+        gives = gives_kind(asked.kind, text)
+    return (
+        gives
+        and (not asked.negated or bool(_STATES_LIMIT.search(text)))
+        and (not asked.own or subject_share(asked.own, said_words(text)) == 1)
     )
 
 
@@ -616,17 +681,21 @@ def _bearing(
     """How ``claim`` bears on the part ``asked`` reads: it answers it, bears on it, or neither.
 
     It answers the part when it states :data:`SUBJECT_SHARE` of the part's subject in its own
-    words, gives the kind of answer asked and, when the part writes a page's title, states that
-    title's words, itself or by its page's title. It bears on it when it is on the subject read
+    words (a yes-or-no part that names its subject by a pronoun: read under its headings), gives
+    the answer asked by its form (:func:`_gives`) and, when the part writes a page's title,
+    states that title's words, itself or by its page's title. It bears on it when it is on the subject read
     under its page's title and section heading (``sections``), or gives the kind of answer
     asked stating half as many of the subject's words.
     """
     own, read = _shares(asked, claim, sections)
-    gives = gives_kind(asked.kind, claim.text)
+    gives = _gives(asked, claim.text)
     page_title = " ".join(titles.get(i, "") for i in _cited(claim))
     named_ok = _meets_name(asked.named, f"{claim.text} {page_title}")
-    # on the subject in its own words; its page's heading counts for "partly" only
-    if own >= SUBJECT_SHARE and gives and named_ok:
+    # on the subject in its own words; its page's heading counts for "partly" only, but for a
+    # yes-or-no part that names its subject by a pronoun ("is it needed"), whose answer may too
+    # ("it is usually not needed"): that answer states what the part asks in its own words
+    on_subject = own >= SUBJECT_SHARE or (bool(asked.own) and read >= SUBJECT_SHARE)
+    if on_subject and gives and named_ok:
         return "answers"
     if read >= SUBJECT_SHARE or (gives and read >= SUBJECT_SHARE / 2):
         return "bears"
@@ -648,7 +717,9 @@ def judge_part(
     ``titles``: evidence id to its page's title alone.
 
     Answered: :data:`MIN_ANSWERING` claims on the part's subject (stating :data:`SUBJECT_SHARE`
-    of its words themselves) give the kind of answer the part asks for; when the part writes a
+    of its words themselves) give the answer the part asks for by its form (:func:`_gives`: its
+    kind; a figure not a year; a limit when it asks with a negation; what a yes-or-no part asks
+    of a subject named by a pronoun, "is it needed"); when the part writes a
     page's title (:func:`named_pages`: ``git describe``), each of them states that title's
     words, itself or by its page's title; and, for a kind with no strict form
     (:data:`FORMLESS_KINDS`), the page most of them cite holds :data:`ANSWER_CONCENTRATION` of
@@ -705,13 +776,14 @@ def judge_parts(
 ) -> list[PartJudgement]:
     """Each part of ``question``, judged by what the report's supported ``claims`` state.
 
-    The parts are :func:`~deep_research.text.question_parts`, each judged by :func:`judge_part`
+    The parts are :func:`~deep_research.text.question_parts`, those of function words only
+    ("..., and what must it have?") included, each judged by :func:`judge_part`
     (``titles``: page titles by URL, which with a quote's section heading say what it is about).
     """
     sections, pages, page_titles = _placed(evidence, titles or {})
     return [
         judge_part(p, question, claims, sections, pages, page_titles)
-        for p in question_parts(question)
+        for p in question_parts(question, bare=True)
     ]
 
 

@@ -76,6 +76,27 @@ def part_subject(part: str, question: str, names: Collection[str] = ()) -> list[
     return list(dict.fromkeys([*own, *lead]))
 
 
+def asked_of(part: str, question: str, names: Collection[str] = ()) -> list[str]:
+    """What a part that borrows its subject asks of it, in the part's own words (stemmed).
+
+    A part that names too little to have a subject of its own is about the question's first
+    part (:func:`part_subject`); what it adds is what it asks of that subject: "is it
+    needed" asks whether the first part's subject is *needed*, "how can it be bypassed"
+    how it is *bypassed*. Those words count here even when they usually say what is asked
+    (``need``, ``use``). Empty for a part with a subject of its own and for the first part.
+    """
+    own = [
+        t
+        for t in dict.fromkeys([*content_tokens(part), *named_verbs(part, names)])
+        if t not in _NOT_SUBJECT
+    ]
+    parts = question_parts(question, bare=True)
+    if len(own) >= 2 or not parts or part.strip() == parts[0]:
+        return []
+    lead = set(part_subject(parts[0], question, names))
+    return [t for t in dict.fromkeys(content_tokens(part)) if t not in lead]
+
+
 def _same_word(a: str, b: str) -> bool:
     """Whether two stemmed words are one word's forms (``log``, ``logg``; ``fall``, ``fallen``)."""
     short, long = sorted((a, b), key=len)

@@ -180,9 +180,15 @@ PART_SPLIT = re.compile(
 """Where a question passes from one part to the next ("..., and how efficient are they?")."""
 
 
-def question_parts(question: str) -> list[str]:
-    """The parts a question asks, each as written (a question of one part gives itself)."""
-    parts = [p.strip(" ,.，、") for p in PART_SPLIT.split(question) if content_tokens(p)]
+def question_parts(question: str, *, bare: bool = False) -> list[str]:
+    """The parts a question asks, each as written (a question of one part gives itself).
+
+    A part of function words only ("..., and what must it have?") is left out unless
+    ``bare``: it names nothing of its own, but it still asks something of what the question
+    names, which a judgement of the answer must not skip.
+    """
+    keep = tokens if bare else content_tokens
+    parts = [p.strip(" ,.，、") for p in PART_SPLIT.split(question) if keep(p)]
     return parts or ([question.strip()] if question.strip() else [])
 
 
