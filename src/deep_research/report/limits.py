@@ -683,8 +683,8 @@ def _bearing(
     It answers the part when it states :data:`SUBJECT_SHARE` of the part's subject in its own
     words (a yes-or-no part that names its subject by a pronoun: read under its headings), gives
     the answer asked by its form (:func:`_gives`) and, when the part writes a page's title,
-    states that title's words, itself or by its page's title. It bears on it when it is on the subject read
-    under its page's title and section heading (``sections``), or gives the kind of answer
+    states that title's words, itself or by its page's title. It bears on it when it is on the
+    subject read under its page's title and section heading (``sections``), or gives the answer
     asked stating half as many of the subject's words.
     """
     own, read = _shares(asked, claim, sections)
