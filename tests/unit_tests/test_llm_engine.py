@@ -180,6 +180,25 @@ async def test_queries_are_distinct_new_and_at_most_n() -> None:
     assert "OLD QUERY" in prompt_text(model.calls[0])
 
 
+async def test_queries_without_a_word_to_search_for_are_left_out_or_asked_again() -> None:
+    # a small model's "1", "2", "who": a lone number or function word searches nothing of the
+    # step; with a real query among them those are dropped, with none the model is asked again
+    engine, model = engine_with(
+        structured(SearchQueries, queries=["1", "who", "MIME database maintainers", "2023"])
+    )
+    assert (await engine.queries("q", STEP, previous=[], n=3)).value == [
+        "MIME database maintainers"
+    ]
+    engine, model = engine_with(
+        structured(SearchQueries, queries=["1", "2"]),
+        structured(SearchQueries, queries=["there", "who"]),
+        structured(SearchQueries, queries=["shared MIME info specification"]),
+    )
+    reply = await engine.queries("q", STEP, previous=[], n=2)
+    assert reply.value == ["shared MIME info specification"] and len(model.calls) == 3
+    assert "no query holds a word to search for" in prompt_text(model.calls[1])
+
+
 async def test_notes_parses_and_fences_evidence() -> None:
     engine, model = engine_with(
         structured(StepNotes, notes="Capacity doubled [E1].", sufficient=True)
@@ -501,12 +520,12 @@ async def test_usage_is_summed_across_attempts() -> None:
     engine, _ = engine_with(
         text("no tool", usage=(10, 1)),
         invalid_json(SearchQueries, usage=(20, 2)),
-        structured(SearchQueries, queries=["a"], usage=(30, 3)),
+        structured(SearchQueries, queries=["alpha"], usage=(30, 3)),
     )
 
     reply = await engine.queries("q", STEP, [], n=3)
 
-    assert reply.value == ["a"]
+    assert reply.value == ["alpha"]
     usage = reply.usage
     assert (usage.prompt_tokens, usage.completion_tokens, usage.calls) == (60, 6, 3)
 

@@ -212,7 +212,9 @@ class LLMEngine(ModelCalls):
         seen = {query.strip().casefold() for query in previous}
         fresh: list[str] = []
         for query in (q.strip() for q in proposed.value.queries):
-            if query and query.casefold() not in seen and len(fresh) < n:
+            if not validation.searchable(query):
+                continue  # "1", "who": nothing of the step to search for
+            if query.casefold() not in seen and len(fresh) < n:
                 seen.add(query.casefold())
                 fresh.append(query)
         return Reply(fresh, proposed.usage)

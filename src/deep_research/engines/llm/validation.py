@@ -31,7 +31,7 @@ from deep_research.engines.schemas import (
 )
 from deep_research.state.models import EvidenceSpan, Passage, Requirements
 from deep_research.text.verbatim import find_quote, fold, quote_parts
-from deep_research.text.words import Sentence
+from deep_research.text.words import Sentence, content_tokens
 
 _KEY = re.compile(r"\[?\s*E(\d+)\s*\]?", re.I)
 _PASSAGE = re.compile(r"\[?\s*P(\d+)\s*\]?", re.I)
@@ -110,10 +110,24 @@ def covers_grid(step: StepDraft, requirements: Requirements) -> bool:
     return all(fold(name.strip()) in text for name in [*items, *dimensions])
 
 
+def searchable(query: str) -> bool:
+    """Whether ``query`` holds a word to search for: one with a letter, not a function word.
+
+    A small model's "1", "who" or "there" finds nothing the step needs (a search engine reads
+    a lone number as any page that numbers something).
+    """
+    return any(any(c.isalpha() for c in token) for token in content_tokens(query))
+
+
 def queries_problems(queries: SearchQueries) -> list[str]:
-    """At least one non-blank query."""
+    """At least one query with a word to search for (:func:`searchable`)."""
     if not any(query.strip() for query in queries.queries):
         return ["queries is empty; give at least one keyword query"]
+    if not any(searchable(query) for query in queries.queries):
+        return [
+            "no query holds a word to search for (only numbers or words like 'who', 'the');"
+            " give keyword queries naming what the step looks for"
+        ]
     return []
 
 
