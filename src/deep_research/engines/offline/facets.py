@@ -273,6 +273,10 @@ def _home(step_id: str, scores: dict[str, float], facets: set[str]) -> str | Non
     return step_id if own is not None and step_id not in facets else None
 
 
+LOOSE_FIT = 1 / 3
+"""A quote stating less of its heading's words than this comes after those that state more."""
+
+
 def arrange(plan: Sequence[PlanStep], evidence: Sequence[EvidenceSpan]) -> dict[str, list[int]]:
     """Each step's quotes (positions in ``evidence``), best first, each quote under one heading.
 
@@ -292,5 +296,6 @@ def arrange(plan: Sequence[PlanStep], evidence: Sequence[EvidenceSpan]) -> dict[
         if home is None:
             continue
         kind = answers_kind(titles[home], span.quote)
-        placed[home].append((-kind, -span.relevance, i))
+        loose = home not in facets and scores.get(home, 0.0) < LOOSE_FIT
+        placed[home].append((-kind, loose, -span.relevance, i))
     return {step_id: [i for *_, i in sorted(rows)] for step_id, rows in placed.items()}
