@@ -118,6 +118,21 @@ def test_each_quote_goes_under_the_heading_it_answers() -> None:
     assert placed["s03"] == [0, 5]
 
 
+def test_a_quote_that_hardly_states_its_heading_comes_after_those_that_do() -> None:
+    # a researcher of the chemistry step read the Hornsdale page: its quotes rank high for
+    # "grid storage" but state one word of the heading at most; they come after the quotes on
+    # the chemistries, whatever their relevance
+    plan = [PlanStep(id="s01", title="How do LFP and NMC batteries compare for grid storage")]
+    evidence = [
+        _span(1, "Musk promised to install a 100 MW battery within 100 days.", "s01", 0.9),
+        _span(2, "The project followed the statewide blackout of 2016.", "s01", 0.85),
+        _span(3, "The grid storage market moved from NMC to LFP.", "s01", 0.6),
+        _span(4, "LFP cells cost less than NMC cells.", "s01", 0.7),
+    ]
+
+    assert arrange(plan, evidence)["s01"] == [3, 2, 0, 1]
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> LocalCorpus:
     data = tmp_path_factory.mktemp("data")
