@@ -289,7 +289,7 @@ def arrange(plan: Sequence[PlanStep], evidence: Sequence[EvidenceSpan]) -> dict[
     """
     facets = {s.id for s in plan if _facet(s) is not None}
     titles = {s.id: s.title for s in plan}
-    placed: dict[str, list[tuple[float, float, int]]] = {s.id: [] for s in plan}
+    placed: dict[str, list[tuple[float, bool, float, int]]] = {s.id: [] for s in plan}
     for i, span in enumerate(evidence):
         scores = {s.id: fit(s, span.quote) for s in plan if answers_kind(s.title, span.quote) >= 0}
         home = _home(span.step_id, scores, facets)
