@@ -173,3 +173,30 @@ def test_without_the_opening_weight_the_later_sentence_would_be_first(
     monkeypatch.setattr(evidence, "OPENING_WEIGHT", 0.0)
     quotes = [s.quote for s in select_evidence([MANUAL], UPSERT, [UPSERT.title], limit=1)]
     assert quotes[0].startswith("The upsert clause follows")
+
+
+# a lead-in ending with a colon, then an example that is no sentence: configuration lines
+HEATERS = _document(
+    "file:///c/heaters.md",
+    "# Heater control\n\n"
+    "To keep a greenhouse heater off below a set temperature, add these lines to heater.conf:\n\n"
+    "HeaterMinimum 12\n"
+    "HeaterHysteresis 2\n\n"
+    "The heater then waits until the air is two degrees warmer before it starts again.\n",
+)
+HEATER_STEP = PlanStep(id="s01", title="How do I keep a greenhouse heater off below a temperature")
+
+
+def test_a_lead_in_is_quoted_with_the_example_lines_it_introduces() -> None:
+    quotes = [s.quote for s in select_evidence([HEATERS], HEATER_STEP, [HEATER_STEP.title])]
+    opening = next(q for q in quotes if q.startswith("To keep a greenhouse heater off"))
+    assert opening.endswith("HeaterMinimum 12\nHeaterHysteresis 2")  # the example, whole lines
+    assert "waits until" not in opening  # the next sentence is not part of the example
+    assert HEATERS.text[HEATERS.text.index(opening) :].startswith(opening)  # a verbatim slice
+
+
+def test_an_example_is_taken_up_to_its_line_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(evidence, "EXAMPLE_LINES", 1)
+    quotes = [s.quote for s in select_evidence([HEATERS], HEATER_STEP, [HEATER_STEP.title])]
+    opening = next(q for q in quotes if q.startswith("To keep a greenhouse heater off"))
+    assert opening.endswith("heater.conf:\n\nHeaterMinimum 12")

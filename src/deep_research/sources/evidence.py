@@ -83,6 +83,9 @@ other constants of the module)."""
 MAX_WINDOW_CHARS = 900
 """Longest window: a neighbour that would make it longer is left out."""
 
+EXAMPLE_LINES = 4
+"""Most lines of an example (a command, a snippet, a table's rows) a lead-in's window takes."""
+
 MAX_WINDOWS = 12
 """Most windows taken for a step in one reading round."""
 
@@ -317,7 +320,8 @@ def _windows(
         if not members:
             continue
         bag = {t for i in members for t in bags[i]}
-        chosen.append((_joined(passages, candidates, members, scores[seed]), bag))
+        end = _example_end(passages, candidates, members)
+        chosen.append((_joined(passages, candidates, members, scores[seed], end), bag))
     return [window for window, _ in chosen]
 
 
@@ -374,9 +378,51 @@ def _window(
         ):
             break
         members, listing = grown, listing or opens
-    while members and _leads_in(candidates[members[-1]].sentence.text):
+    while (
+        members
+        and _leads_in(candidates[members[-1]].sentence.text)
+        and _example_end(passages, candidates, members) is None
+    ):
         members.pop()  # a lead-in without what it introduces says nothing
     return _with_antecedent(passages, candidates, members, used)
+
+
+def _example_end(
+    passages: Sequence[Passage], candidates: Sequence[Candidate], members: Sequence[int]
+) -> int | None:
+    """Where the example that the window's last sentence introduces ends (page offset), if any.
+
+    A lead-in (a line ending with a colon) followed, in its passage, by lines that are no
+    quotable sentence (a command, a configuration snippet, a table's rows) introduces them:
+    the window takes them, whole lines up to the next quotable sentence, a heading or the
+    passage's end, at most :data:`EXAMPLE_LINES` of them and within :data:`MAX_WINDOW_CHARS`.
+    ``None`` when the last sentence is no lead-in, or no such line follows it (a list of
+    sentences, which the window takes as items, or lines of source markup, never quoted).
+    """
+    last = candidates[members[-1]]
+    if not _leads_in(last.sentence.text):
+        return None
+    passage = passages[last.passage]
+    following = members[-1] + 1
+    stop = passage.end
+    if following < len(candidates) and candidates[following].passage == last.passage:
+        stop = candidates[following].sentence.start
+    start = candidates[members[0]].sentence.start
+    end: int | None = None
+    at = last.sentence.end
+    lines = 0
+    for line in passage.text[at - passage.start : stop - passage.start].split("\n"):
+        line_end = at + len(line)
+        at = line_end + 1
+        text = line.strip()
+        if not text:
+            continue
+        if text.startswith("#") or has_markup(line) or lines == EXAMPLE_LINES:
+            break
+        if line_end - start > MAX_WINDOW_CHARS:
+            break
+        end, lines = line_end - (len(line) - len(line.rstrip())), lines + 1
+    return end
 
 
 def _with_antecedent(
@@ -442,10 +488,11 @@ def _joined(
     candidates: Sequence[Candidate],
     members: Sequence[int],
     score: float,
+    example_end: int | None = None,
 ) -> Window:
     first, last = candidates[members[0]], candidates[members[-1]]
     passage = passages[first.passage]
-    start, end = first.sentence.start, last.sentence.end
+    start, end = first.sentence.start, example_end or last.sentence.end
     return Window(
         passage=first.passage,
         start=start,
