@@ -11,8 +11,9 @@ says something else. A page's abbreviation of the step's words ("WAL" for write-
 logging) counts as those words. Each chosen sentence grows into a window
 of contiguous sentences of its paragraph when its neighbours are on the step's subject too, so
 that a fact stated over two sentences survives, and a line ending with a colon ("Advantages
-include:") grows into the list it opens, whose items seldom name the subject; sentences far
-below the best are not taken.
+include:") grows into the list it opens, whose items seldom name the subject, or into the
+example it introduces (a command, a configuration snippet, a table's rows: lines that are no
+sentence); sentences far below the best are not taken.
 """
 
 from __future__ import annotations
@@ -338,8 +339,8 @@ def _window(
     same line, quotable, and on the step's subject (a positive score) or, for the sentence
     before, when the one after it opens by referring back to it ("It...", "This..."). A line
     that ends with a colon ("Advantages include:") introduces what follows it: the window goes
-    on into the list it opens, item by item, whatever their scores, and a lead-in that nothing
-    quotable follows is no window at all (empty).
+    on into the list it opens, item by item, whatever their scores, or into the example lines it
+    introduces (:func:`_example_end`); a lead-in followed by neither is no window at all (empty).
     """
     members = [seed]
     listing = False  # the window has crossed a colon into what it introduces
