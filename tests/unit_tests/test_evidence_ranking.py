@@ -200,3 +200,50 @@ def test_an_example_is_taken_up_to_its_line_limit(monkeypatch: pytest.MonkeyPatc
     quotes = [s.quote for s in select_evidence([HEATERS], HEATER_STEP, [HEATER_STEP.title])]
     opening = next(q for q in quotes if q.startswith("To keep a greenhouse heater off"))
     assert opening.endswith("heater.conf:\n\nHeaterMinimum 12")
+
+
+# a lead-in, then a definition list: each term a line of its own, no sentence
+VENTS = _document(
+    "file:///c/vents.md",
+    "# Vent modes\n\n"
+    "The mode argument of a greenhouse vent controller can take other values:\n"
+    "- open\n"
+    "- Keeps the roof vents fully open whatever the temperature reads.\n"
+    "- auto\n"
+    "- Opens the roof vents in steps as the temperature rises. This is the default.\n\n"
+    "Vent motors are checked once a year.\n",
+)
+
+
+def test_a_lead_in_before_a_definition_list_is_quoted_with_its_first_terms() -> None:
+    step = PlanStep(id="s01", title="Which values can the vent controller mode argument take")
+    quotes = [s.quote for s in select_evidence([VENTS], step, [step.title])]
+    opening = next(q for q in quotes if q.startswith("The mode argument"))
+    assert "- open\n- Keeps the roof vents fully open" in opening
+    assert "Vent motors" not in opening  # the blank line ends the list
+    assert sum("Keeps the roof vents" in q for q in quotes) == 1  # no other window repeats it
+
+
+# a sentence interrupted by an example line: "For example / COMMAND / will cause ..."
+PUMPS = _document(
+    "file:///c/pumps.md",
+    "# Pump control\n\n"
+    "Use this setting to run a pump only when the tank is low. For example\n\n"
+    "PumpStart 40%\n\n"
+    "will cause the pump to start whenever the tank holds less than forty percent, "
+    "and to stop when it is full.\n",
+)
+
+
+def test_a_sentence_that_continues_an_example_line_is_quoted_with_it() -> None:
+    step = PlanStep(id="s01", title="When will the pump start with the tank low")
+    quotes = [s.quote for s in select_evidence([PUMPS], step, [step.title])]
+    assert any(q.startswith("PumpStart 40%\n\nwill cause the pump to start") for q in quotes)
+
+
+def test_statements_join_an_example_line_to_the_sentence_it_opens() -> None:
+    text = PUMPS.text[PUMPS.text.index("PumpStart") :]
+    found = [s.text for s in evidence.statements(text)]
+    assert found[0].startswith("PumpStart 40%\n\nwill cause the pump")
+    assert len(found) == 1
+    assert all(text[s.start : s.end] == s.text for s in evidence.statements(text))

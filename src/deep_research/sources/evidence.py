@@ -232,11 +232,14 @@ def _candidates(passages: Sequence[Passage]) -> list[Candidate]:
     """Quotable sentences of the passages (whole, short, not instructions), page offsets."""
     found: list[Candidate] = []
     for index, passage in enumerate(passages):
-        for order, s in enumerate(sentences(passage.text)):
+        pieces = list(sentences(passage.text))
+        for order, s in enumerate(pieces):
+            s = _after_example(passage.text, pieces, order)
             if (
                 len(s.text) <= MAX_QUOTE_CHARS
                 and word_count(s.text) >= MIN_QUOTE_WORDS
-                and not s.text[0].islower()  # a fragment of a list or a cut-off sentence
+                # a fragment of a list or a cut-off sentence, unless it continues an example
+                and (s.start != pieces[order].start or not s.text[0].islower())
                 and (ends_sentence(s.text) or _leads_in(s.text))
                 and (passage.clean or not is_instruction(s.text))
                 and not has_markup(s.text)  # a page's source markup is no quote
@@ -249,6 +252,49 @@ def _candidates(passages: Sequence[Passage]) -> list[Candidate]:
                 )
                 found.append(Candidate(index, order, placed, passage.document_id))
     return found
+
+
+def statements(text: str) -> list[Sentence]:
+    """The sentences of ``text``, each example line joined to the sentence that continues it.
+
+    As :func:`~deep_research.text.words.sentences`, but a sentence that goes on from an example
+    line (:func:`_after_example`) is one statement with it, and that line is not a sentence of
+    its own.
+    """
+    pieces = list(sentences(text))
+    found: list[Sentence] = []
+    for order in range(len(pieces)):
+        piece = _after_example(text, pieces, order)
+        if found and piece.start < pieces[order].start and found[-1].start == piece.start:
+            found[-1] = piece  # the example line opens this statement
+        else:
+            found.append(piece)
+    return found
+
+
+def _after_example(text: str, pieces: Sequence[Sentence], order: int) -> Sentence:
+    """Piece ``order`` of ``text``, opening with the example line it continues, if it does one.
+
+    A sentence that starts in lower case right after a line that is no sentence ("For
+    example" / ``FallbackResource /not-404.php`` / "will cause requests for non-existent files
+    to be handled by not-404.php") goes on from that line: the two are one statement, quoted
+    together (an example line of source markup is not taken). Else the piece as it is.
+    """
+    piece = pieces[order]
+    if order == 0 or not piece.text[:1].islower() or not ends_sentence(piece.text):
+        return piece
+    before = pieces[order - 1]
+    between = text[before.end : piece.start]
+    if (
+        "\n" not in between
+        or between.strip()
+        or before.section != piece.section
+        or ends_sentence(before.text)
+        or _leads_in(before.text)
+        or has_markup(before.text)
+    ):
+        return piece
+    return Sentence(text[before.start : piece.end], before.start, piece.end, piece.section)
 
 
 def _scores(
@@ -320,8 +366,18 @@ def _windows(
         left = [i for i in left if i not in used]
         if not members:
             continue
+        end = _example_end(passages, candidates, members, used)
+        if end is not None:  # the example's own sentences are this window's
+            last = candidates[members[-1]]
+            taken = [
+                k
+                for k in range(members[-1] + 1, len(candidates))
+                if candidates[k].passage == last.passage and candidates[k].sentence.end <= end
+            ]
+            used.update(taken)
+            left = [i for i in left if i not in used]
+            members = [*members, *taken]
         bag = {t for i in members for t in bags[i]}
-        end = _example_end(passages, candidates, members)
         chosen.append((_joined(passages, candidates, members, scores[seed], end), bag))
     return [window for window, _ in chosen]
 
@@ -382,42 +438,54 @@ def _window(
     while (
         members
         and _leads_in(candidates[members[-1]].sentence.text)
-        and _example_end(passages, candidates, members) is None
+        and _example_end(passages, candidates, members, used) is None
     ):
         members.pop()  # a lead-in without what it introduces says nothing
     return _with_antecedent(passages, candidates, members, used)
 
 
 def _example_end(
-    passages: Sequence[Passage], candidates: Sequence[Candidate], members: Sequence[int]
+    passages: Sequence[Passage],
+    candidates: Sequence[Candidate],
+    members: Sequence[int],
+    used: Collection[int] = (),
 ) -> int | None:
     """Where the example that the window's last sentence introduces ends (page offset), if any.
 
-    A lead-in (a line ending with a colon) followed, in its passage, by lines that are no
-    quotable sentence (a command, a configuration snippet, a table's rows) introduces them:
-    the window takes them, whole lines up to the next quotable sentence, a heading or the
-    passage's end, at most :data:`EXAMPLE_LINES` of them and within :data:`MAX_WINDOW_CHARS`.
-    ``None`` when the last sentence is no lead-in, or no such line follows it (a list of
-    sentences, which the window takes as items, or lines of source markup, never quoted).
+    A lead-in (a line ending with a colon) whose next line is no quotable sentence (a
+    command, a configuration snippet, a table's rows, a term of a definition list) introduces
+    what follows it: the window takes the lines that follow, whole, up to a blank line, a
+    heading, a line of source markup, a sentence another window holds or the passage's end, at most
+    :data:`EXAMPLE_LINES` of them and within :data:`MAX_WINDOW_CHARS`. ``None`` when the last
+    sentence is no lead-in, or a quotable sentence opens what follows it (a list, which the
+    window takes item by item), or nothing can be taken.
     """
     last = candidates[members[-1]]
     if not _leads_in(last.sentence.text):
         return None
     passage = passages[last.passage]
-    following = members[-1] + 1
-    stop = passage.end
-    if following < len(candidates) and candidates[following].passage == last.passage:
-        stop = candidates[following].sentence.start
+    inside = {  # the quotable sentences after the lead-in in its passage, by offset
+        candidates[k].sentence.start: k
+        for k in range(members[-1] + 1, len(candidates))
+        if candidates[k].passage == last.passage
+    }
     start = candidates[members[0]].sentence.start
     end: int | None = None
     at = last.sentence.end
     lines = 0
-    for line in passage.text[at - passage.start : stop - passage.start].split("\n"):
-        line_end = at + len(line)
+    for line in passage.text[at - passage.start :].split("\n"):
+        line_start, line_end = at, at + len(line)
         at = line_end + 1
         text = line.strip()
         if not text:
+            if lines:
+                break  # a blank line ends the example (its paragraph or block)
             continue
+        opens = next((k for o, k in inside.items() if line_start <= o < line_end), None)
+        if lines == 0 and opens is not None:
+            return None  # a quotable sentence: a list, not an example
+        if opens is not None and opens in used:
+            break
         if text.startswith("#") or has_markup(line) or lines == EXAMPLE_LINES:
             break
         if line_end - start > MAX_WINDOW_CHARS:

@@ -40,7 +40,7 @@ from deep_research.engines.schemas import (
     StepDraft,
     StepNotes,
 )
-from deep_research.sources.evidence import select_windows
+from deep_research.sources.evidence import select_windows, statements
 from deep_research.state.models import EvidenceSpan, Finding, Passage, PlanStep
 from deep_research.text.labels import label
 from deep_research.text.language import function_words, language_of, without_question_words
@@ -379,7 +379,7 @@ class OfflineEngine:
         per_section = max(_SENTENCES_PER_SECTION, _SENTENCES_PER_REPORT // filled)
         caps = shared_caps(
             {
-                step.id: sum(1 for i in arranged[step.id] for _ in sentences(evidence[i].quote))
+                step.id: sum(1 for i in arranged[step.id] for _ in statements(evidence[i].quote))
                 for step in headings
             },
             per_section,
@@ -564,7 +564,7 @@ def _closest_sentence(claim: str, quote: str) -> str:
 
 def _new_sentences(quote: str, quoted: set[str]) -> list[str]:
     """The sentences of ``quote`` (a window of one or more) not yet in the report."""
-    found = [s.text for s in sentences(quote)] or [quote]
+    found = [s.text for s in statements(quote)] or [quote]
     return [s for s in found if " ".join(s.split()) not in quoted]
 
 
