@@ -129,17 +129,23 @@ def respond(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> 
     return replies[tool]()
 
 
-async def test_llm_engine_runs_the_whole_graph_and_revises_a_contradicted_claim(
-    tmp_path: Any,
-) -> None:
-    model = ScriptedChatModel(responses=[respond] * 60)
+def _scripted_graph(model: ScriptedChatModel, tmp_path: Any) -> tuple[Any, Any]:
+    """The graph on the LLM engine over ``model``, the sample corpus and a memory
+    checkpointer, and the config of a new thread."""
     corpus = LocalCorpus(SAMPLE_CORPUS, default_index_path(tmp_path, SAMPLE_CORPUS))
     graph = build_graph(
         engine=LLMEngine(model, name="scripted-model"),
         sources=[corpus],
         checkpointer=InMemorySaver(serde=make_serde()),
     )
-    config = {"configurable": {"thread_id": uuid.uuid4().hex}}
+    return graph, {"configurable": {"thread_id": uuid.uuid4().hex}}
+
+
+async def test_llm_engine_runs_the_whole_graph_and_revises_a_contradicted_claim(
+    tmp_path: Any,
+) -> None:
+    model = ScriptedChatModel(responses=[respond] * 60)
+    graph, config = _scripted_graph(model, tmp_path)
     tokens: list[str] = []
     picked: list[dict[str, Any]] = []
     async for _namespace, mode, chunk in graph.astream(
@@ -159,6 +165,7 @@ async def test_llm_engine_runs_the_whole_graph_and_revises_a_contradicted_claim(
     assert picked and all(p["passages"] > 0 and p["dropped"] == 1 for p in picked)
     assert all(p["located"] == p["quotes"] - 1 for p in picked)
     state = (await graph.aget_state(config)).values
+    corpus = LocalCorpus(SAMPLE_CORPUS, default_index_path(tmp_path, SAMPLE_CORPUS))
     texts = {d.url: d.text for d in [await corpus.read(s.url) for s in state["sources"]]}
     assert state["evidence"] and INVENTED not in {e.quote for e in state["evidence"]}
     for span in state["evidence"]:
@@ -247,13 +254,7 @@ async def _run_in_order(
         piece_seconds=0.02,
         answer_seconds=answer_seconds,
     )
-    corpus = LocalCorpus(SAMPLE_CORPUS, default_index_path(tmp_path, SAMPLE_CORPUS))
-    graph = build_graph(
-        engine=LLMEngine(model, name="scripted-model"),
-        sources=[corpus],
-        checkpointer=InMemorySaver(serde=make_serde()),
-    )
-    config = {"configurable": {"thread_id": uuid.uuid4().hex}}
+    graph, config = _scripted_graph(model, tmp_path)
     seen: list[str] = []
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(synthesize, "JUDGE_WHILE_WRITING", while_writing)
@@ -388,13 +389,7 @@ async def test_a_cancelled_run_stops_the_calls_it_asked_ahead(tmp_path: Any) -> 
         responses=[respond] * 60, stream_pieces=40, piece_seconds=0.02, answer_seconds=0.3
     )
     model.started, model.ended = [], []
-    corpus = LocalCorpus(SAMPLE_CORPUS, default_index_path(tmp_path, SAMPLE_CORPUS))
-    graph = build_graph(
-        engine=LLMEngine(model, name="scripted-model"),
-        sources=[corpus],
-        checkpointer=InMemorySaver(serde=make_serde()),
-    )
-    config = {"configurable": {"thread_id": uuid.uuid4().hex}}
+    graph, config = _scripted_graph(model, tmp_path)
 
     async def run() -> None:
         async for _ in graph.astream(
