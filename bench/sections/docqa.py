@@ -5,8 +5,8 @@ postgresql-doc-15, sqlite3-doc, apache2-doc, rsyslog-doc) and holds two splits o
 each with the pages that answer it and the key facts those pages state (verbatim phrases,
 checked to be in the pages' extracted text: tests/bench_tests/test_docqa_sets.py): ``dev``, the
 questions the engine may be tuned on, and ``test``, written from the pages before any tuning and
-never tuned on (a split may be empty: apache2-doc's and rsyslog-doc's dev splits are, their test
-splits being held out from every choice of rule). The corpus is every HTML
+never tuned on (a split may be empty: rsyslog-doc's dev split is, its test split being held out
+from every choice of rule). The corpus is every HTML
 page the package installs (``dpkg -L``), copied with their paths into a temporary folder and
 indexed as a local corpus. Each question runs three times in-process: on the offline engine;
 with the evidence picked by the LLM engine on the simulated model (:mod:`bench.sim`; every other
@@ -79,6 +79,17 @@ sealed from the day it is written until the run that reports it, so that no run 
 rules are being chosen (a helper's, a quick check's) sees it."""
 QUESTION_SETS = BENCH_DIR / "docqa"
 SPLITS = ("dev", "test")
+ONLY = "DOCQA_ONLY"
+"""The environment variable that narrows a run while rules are being chosen: comma-separated
+corpus names, splits and pickers (``apache2-doc,dev,offline``); a kind left unnamed is run
+whole. A narrowed run's figures are for the person choosing; the section's results are made
+by the whole run."""
+
+
+def narrowed(names: Sequence[str], only: str | None) -> list[str]:
+    """Those of ``names`` that ``only`` (:data:`ONLY`'s value) names; all when it names none."""
+    wanted = {w.strip() for w in (only or "").split(",") if w.strip()}
+    return [n for n in names if n in wanted] or list(names)
 
 
 def normalized(text: str) -> str:
@@ -317,7 +328,9 @@ def calibration(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def run(options: Options) -> dict[str, Any]:
     """Run every corpus's dev and test questions (two per split with ``--quick``)."""
     corpora: dict[str, Any] = {}
-    for path in sorted(QUESTION_SETS.glob("*.json")):
+    only = os.environ.get(ONLY)
+    names = narrowed([path.stem for path in sorted(QUESTION_SETS.glob("*.json"))], only)
+    for path in [QUESTION_SETS / f"{name}.json" for name in names]:
         spec = json.loads(path.read_text(encoding="utf-8"))
         if spec.get("sealed") and not os.environ.get(UNSEAL):  # its pages are not even read
             root, pages, reason = None, [], f"a sealed held-out set: run it with {UNSEAL}=1"
@@ -331,7 +344,7 @@ def run(options: Options) -> dict[str, Any]:
             continue
         splits = {
             split: spec[split][:2] if options.quick else spec[split]
-            for split in SPLITS
+            for split in narrowed(SPLITS, only)
             if spec[split]
         }
         corpora[path.stem] = {
@@ -365,7 +378,7 @@ def _run_corpus(
             corpus = LocalCorpus(copy, tmp / "index.sqlite")
             for split, items in splits.items():
                 results[split] = {}
-                for picker in PICKERS:
+                for picker in narrowed(PICKERS, os.environ.get(ONLY)):
                     rows = [asyncio.run(_measure(corpus, item, picker)) for item in items]
                     for row in rows:
                         log(

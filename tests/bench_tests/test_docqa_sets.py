@@ -103,3 +103,28 @@ def test_a_sealed_set_runs_only_when_unsealed(
     monkeypatch.setenv(docqa.UNSEAL, "1")
     assert docqa.run(Options(quick=True))["corpora"]["held-out"]["skipped"] == "not installed here"
     assert asked == ["some-doc"]
+
+
+def test_a_narrowed_run_asks_only_the_corpora_splits_and_pickers_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # while rules are being chosen, DOCQA_ONLY keeps a run to what is named: a dev split's
+    # offline picker, say, never running a test split (held apart from every choice)
+    item = {"question": "Q?", "pages": ["a.html"], "facts": ["a fact"]}
+    for name in ("one-doc", "two-doc"):
+        spec = {"corpus": name, "package": name, "dev": [item], "test": [item]}
+        (tmp_path / f"{name}.json").write_text(json.dumps(spec), encoding="utf-8")
+    monkeypatch.setattr(docqa, "QUESTION_SETS", tmp_path)
+    monkeypatch.setattr(docqa, "package_pages", lambda package: (tmp_path, [tmp_path], None))
+    ran: list[tuple[str, list[str]]] = []
+
+    def run_corpus(name: str, root: Path, pages: list[Path], splits: dict[str, Any]) -> dict:
+        ran.append((name, sorted(splits)))
+        return {}
+
+    monkeypatch.setattr(docqa, "_run_corpus", run_corpus)
+    monkeypatch.setenv(docqa.ONLY, "two-doc,dev,offline")
+    assert sorted(docqa.run(Options())["corpora"]) == ["two-doc"]
+    assert ran == [("two-doc", ["dev"])]
+    assert docqa.narrowed(docqa.PICKERS, "two-doc,dev,offline") == ["offline"]
+    assert docqa.narrowed(docqa.PICKERS, "two-doc,dev") == list(docqa.PICKERS)
