@@ -8,7 +8,14 @@ import pytest
 
 from deep_research.engines import OfflineEngine
 from deep_research.engines.offline.engine import shared_caps
-from deep_research.engines.offline.facets import FACETS, answers_kind, arrange, asks_cost
+from deep_research.engines.offline.facets import (
+    FACETS,
+    answers_kind,
+    arrange,
+    asks_cost,
+    borrowed,
+    fit,
+)
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path
 from deep_research.state import EvidenceSpan, PlanStep
@@ -323,3 +330,21 @@ async def test_past_the_first_paragraph_sentences_on_the_subject_take_the_share_
     evidence = [_span(n, q, "s01", 0.9 - n / 100) for n, q in enumerate(few)]
     report = (await OfflineEngine().write_report(question, "", plan, evidence)).value
     assert report.count("[E") == 16 and report.count("Cherries") == 6
+
+
+def test_a_part_that_borrows_its_subject_takes_the_quotes_stating_it() -> None:
+    # "what limits it" names only "limit": a quote on the flow battery's weakness states none
+    # of that, and went after the quotes that said "limits" of anything; read with the
+    # subject it borrows, it fits its heading
+    plan = [
+        PlanStep(id="s01", title="How does a flow battery store energy"),
+        PlanStep(id="s02", title="what limits it", intent="what limits it: flow battery store"),
+    ]
+    evidence = [
+        _span(1, "The network stays within safe limits when the link trips.", "s02", 0.9),
+        _span(2, "Flow batteries have low energy density and need more space.", "s02", 0.6),
+    ]
+    assert borrowed(plan[1]) == "flow battery store"
+    assert borrowed(plan[0]) == ""
+    assert fit(plan[1], evidence[1].quote) > fit(plan[1], evidence[0].quote)
+    assert arrange(plan, evidence)["s02"] == [1, 0]

@@ -44,3 +44,31 @@ async def test_a_thin_step_is_broadened_with_new_words_not_a_subset_of_its_own()
     assert reply.decision == "adjust"
     assert reply.new_steps[0].title == "advantages write ahead logging wal"
     assert reply.new_steps[0].intent == "advantages of write ahead logging"
+
+
+async def test_a_part_that_names_no_subject_is_searched_with_the_first_parts() -> None:
+    # "how long does it last" searched alone found rowids "as long as" their names are free and
+    # SQLite's support "until 2050"; with the first part's subject it looks for the database
+    question = "How do you create an in-memory SQLite database, and how long does it last?"
+    engine = OfflineEngine()
+    plan = (await engine.plan(question, [], 8)).value
+    first, second = plan.steps[:2]
+    assert (first.title, first.intent) == ("How do you create an in-memory SQLite database",) * 2
+    assert second.title == "how long does it last"  # its heading stays the part as asked
+    assert second.intent == "how long does it last: create memory sqlite database"
+    step = PlanStep(id="s02", title=second.title, intent=second.intent)
+    queries = (await engine.queries(question, step, [], 2)).value
+    assert queries == ["long last create memory sqlite database"]  # never "long last" alone
+
+
+async def test_a_part_that_names_its_own_subject_is_searched_by_itself() -> None:
+    question = "When does the pre-commit hook run, and which options skip the commit hooks?"
+    plan = (await OfflineEngine().plan(question, [], 8)).value
+    assert [s.intent for s in plan.steps[:2]] == [s.title for s in plan.steps[:2]]
+
+
+async def test_a_query_of_the_same_words_in_another_order_is_not_searched_again() -> None:
+    step = PlanStep(id="s01", title="vacuum full", intent="vacuum full")
+    queries = (await OfflineEngine().queries("Vacuum full?", step, ["full vacuum"], 3)).value
+    assert "vacuum full" not in queries
+    assert all(set(q.split()) != {"vacuum", "full"} for q in queries)

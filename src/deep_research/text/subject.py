@@ -55,6 +55,35 @@ def named_verbs(part: str, names: Collection[str]) -> list[str]:
     return found
 
 
+def _own_subject(part: str, names: Collection[str] = ()) -> list[str]:
+    """The words (stemmed) ``part`` itself names of what it asks about."""
+    return [
+        t
+        for t in dict.fromkeys([*content_tokens(part), *named_verbs(part, names)])
+        if t not in _NOT_SUBJECT
+    ]
+
+
+def borrows_subject(part: str, question: str) -> bool:
+    """Whether ``part`` names too little of its own to be searched alone.
+
+    "How long does it last", "why would one use it", "can they be written to": a part after
+    the question's first that names fewer than two words of a subject asks about the first
+    part's subject (:func:`part_subject`).
+    """
+    parts = question_parts(question)
+    return bool(parts) and part.strip() != parts[0] and len(_own_subject(part)) < 2
+
+
+def subject_words(part: str) -> list[str]:
+    """The words of ``part`` as written (lower case) that name its subject, not what it asks."""
+    return [
+        w
+        for w in dict.fromkeys(t for t in tokens(part) if t not in STOPWORDS)
+        if stem(w) not in _NOT_SUBJECT
+    ]
+
+
 def part_subject(part: str, question: str, names: Collection[str] = ()) -> list[str]:
     """The words (stemmed) of what ``part`` asks about.
 
@@ -64,11 +93,7 @@ def part_subject(part: str, question: str, names: Collection[str] = ()) -> list[
     titles of the pages read): "What name does git describe give a commit?" asks about
     ``git describe``, not about git and commits.
     """
-    own = [
-        t
-        for t in dict.fromkeys([*content_tokens(part), *named_verbs(part, names)])
-        if t not in _NOT_SUBJECT
-    ]
+    own = _own_subject(part, names)
     if len(own) >= 2:
         return own
     first = question_parts(question)[0] if question_parts(question) else question
@@ -85,11 +110,7 @@ def asked_of(part: str, question: str, names: Collection[str] = ()) -> list[str]
     how it is *bypassed*. Those words count here even when they usually say what is asked
     (``need``, ``use``). Empty for a part with a subject of its own and for the first part.
     """
-    own = [
-        t
-        for t in dict.fromkeys([*content_tokens(part), *named_verbs(part, names)])
-        if t not in _NOT_SUBJECT
-    ]
+    own = _own_subject(part, names)
     parts = question_parts(question, bare=True)
     if len(own) >= 2 or not parts or part.strip() == parts[0]:
         return []

@@ -26,6 +26,7 @@ from deep_research.engines.offline.facets import (
     answers_kind,
     arrange,
     asks_cost,
+    borrowed,
     facets_for,
 )
 from deep_research.engines.schemas import (
@@ -44,7 +45,13 @@ from deep_research.sources.evidence import select_windows, statements
 from deep_research.state.models import EvidenceSpan, Finding, Passage, PlanStep
 from deep_research.text.labels import label
 from deep_research.text.language import function_words, language_of, without_question_words
-from deep_research.text.subject import on_a_subject, part_subjects, title_names
+from deep_research.text.subject import (
+    borrows_subject,
+    on_a_subject,
+    part_subjects,
+    subject_words,
+    title_names,
+)
 from deep_research.text.words import (
     FULL_STOPS,
     PART_SPLIT,
@@ -209,9 +216,13 @@ class OfflineEngine:
         language = language_of(question)
         # every part that asks something is a step ("..., and why would one use it?")
         parts = [p.strip(" ,.，、") for p in PART_SPLIT.split(question) if content_tokens(p)]
-        steps = [StepDraft(title=p, intent=p) for p in parts] or [
-            StepDraft(title=topic, intent=question.strip())
-        ]
+        # a part that names little of its own ("how long does it last") is searched with what
+        # the first part asks about: its own words alone find what else lasts long
+        lead = " ".join(subject_words(parts[0])[:4]) if parts else ""
+        steps = [
+            StepDraft(title=p, intent=f"{p}: {lead}" if borrows_subject(p, question) else p)
+            for p in parts
+        ] or [StepDraft(title=topic, intent=question.strip())]
         compared = [c.strip(" ,.?？，") for c in _COMPARE.split(question) if content_tokens(c)]
         if len(compared) >= 2:
             steps += [StepDraft(title=_topic(c), intent=f"Characterise {c}") for c in compared]
@@ -261,20 +272,23 @@ class OfflineEngine:
             if finding is not None
             else []
         )
+        # a part searched with the first part's subject (see plan) is never searched alone
+        alone = not borrowed(step)
         candidates = [
             " ".join(dict.fromkeys(title_terms + feedback)) if feedback else "",
             " ".join(dict.fromkeys(title_terms[:3] + missing[:6])) if missing else "",
             " ".join(dict.fromkeys(title_terms + intent_terms[:6])),
             " ".join(dict.fromkeys(title_terms + question_terms[:4])),
-            " ".join(title_terms),
+            " ".join(title_terms) if alone else "",
             " ".join(dict.fromkeys(question_terms)),
-            " ".join(title_terms[-3:]),
+            " ".join(title_terms[-3:]) if alone else "",
         ]
-        seen = {q.lower() for q in previous}
+        # the same words in another order search for the same thing
+        seen = {frozenset(q.lower().split()) for q in previous}
         fresh: list[str] = []
         for query in candidates:
-            if query and query.lower() not in seen:
-                seen.add(query.lower())
+            if query and frozenset(query.lower().split()) not in seen:
+                seen.add(frozenset(query.lower().split()))
                 fresh.append(query)
         return Reply(fresh[:n])
 

@@ -245,16 +245,27 @@ def answers_kind(title: str, quote: str) -> float:
     return 0.0
 
 
+def borrowed(step: PlanStep) -> str:
+    """The subject ``step`` borrows from the question's first part ("" when it has its own).
+
+    The offline plan writes it after the part in the step's intent ("how long does it last:
+    memory sqlite database"): such a step is searched, and its quotes judged, with it.
+    """
+    head, _, subject = step.intent.partition(": ")
+    return subject if subject and head == step.title else ""
+
+
 def fit(step: PlanStep, quote: str) -> float:
     """How well ``quote`` answers the heading of ``step`` (higher is better; 0: not at all).
 
     A facet's quote fits when it is of the facet's kind. Another heading's quote fits by the
-    share of the heading's words it states, plus the kind of answer it gives.
+    share of the heading's words it states (with the subject a part borrows, :func:`borrowed`),
+    plus the kind of answer it gives.
     """
     facet = _facet(step)
     if facet is not None:
         return 0.5 if _is_of(facet, quote) else 0.0
-    wanted = set(content_tokens(step.title))
+    wanted = set(content_tokens(f"{step.title} {borrowed(step)}"))
     if not wanted:
         return 0.0
     share = len(wanted & set(content_tokens(quote))) / len(wanted)
