@@ -12,7 +12,14 @@ import pytest
 from deep_research.errors import CorpusNotFoundError, SourceError
 from deep_research.sources.html import extract_html_file
 from deep_research.sources.inventory import summary_line
-from deep_research.sources.local import IndexStats, LocalCorpus, default_index_path
+from deep_research.sources.local import (
+    IndexStats,
+    LocalCorpus,
+    default_index_path,
+    reading_language,
+    translation_key,
+    translation_path,
+)
 
 # Under 250 characters of text: trafilatura's own rescue of short pages would bring back the
 # navigation, the header and the footer.
@@ -443,3 +450,67 @@ async def test_a_document_in_two_files_is_searched_once_and_counted_as_a_copy(
     corpus.index()
     assert (root / "git-reset.txt").as_uri() in await _urls(corpus, "reset branch head")
     assert corpus.inventory().copies == 0
+
+
+def _page(language: str, title: str, body: str) -> str:
+    return (
+        f'<!doctype html><html lang="{language}"><head><title>{title}</title></head>'
+        f"<body><main><h1>{title}</h1><p>{body}</p></main></body></html>"
+    )
+
+
+async def test_a_page_and_its_translations_are_found_once_in_the_language_asked(
+    tmp_path: Path,
+) -> None:
+    # a manual in language folders (Apache's en/, es/, fr/): one page in three languages is one
+    # document; an English report cited the Spanish translation, shorter and so ranked first,
+    # and counted the French one as a second independent source
+    root = tmp_path / "manual"
+    english = (
+        "The AllowOverride directive of the core module tells which directives a .htaccess file"
+        " may override; the default is None, so .htaccess files are ignored. "
+    ) * 3
+    _write(root / "en" / "mod" / "core.html", _page("en", "core", english))
+    _write(
+        root / "es" / "mod" / "core.html",
+        _page("es", "core", "La directiva AllowOverride del módulo core."),
+    )
+    _write(
+        root / "fr" / "mod" / "core.html",
+        _page("fr", "core", "La directive AllowOverride du module core précise les directives."),
+    )
+    _write(root / "en" / "howto.html", _page("en", "howto", "An .htaccess file, AllowOverride."))
+    _write(root / "es" / "howto.html", _page("es", "howto", "Un fichero .htaccess, AllowOverride."))
+    _write(root / "notes" / "allowoverride.txt", "AllowOverride\n\nOur notes on AllowOverride.\n")
+    _fillers(root)
+    corpus = LocalCorpus(root, tmp_path / "i.sqlite")
+
+    def relative(urls: list[str]) -> list[str]:
+        return [url.removeprefix(root.as_uri() + "/") for url in urls]
+
+    found = relative(await _urls(corpus, "allowoverride core"))
+    assert sorted(found) == ["en/howto.html", "en/mod/core.html", "notes/allowoverride.txt"]
+    # asked in French words, the French page where there is one (the how-to has none)
+    found = relative(await _urls(corpus, "la directive allowoverride du module core"))
+    assert "fr/mod/core.html" in found and "en/mod/core.html" not in found
+    assert len([url for url in found if url.endswith("core.html")]) == 1
+
+
+def test_the_folder_named_by_a_pages_language_is_what_its_translations_share(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "m"
+    page = str(root / "fr" / "mod" / "core.html")
+    assert translation_key(page, "fr", root) == "*/mod/core.html"
+    assert translation_key(page, "FR", root) == "*/mod/core.html"
+    assert translation_path(page, "fr", "en", root) == str(root / "en" / "mod" / "core.html")
+    # a folder that merely looks like a language, or a page with no declared language, is not
+    assert translation_key(str(root / "de" / "page.html"), "en", root) is None
+    assert translation_key(page, None, root) is None
+    # the root's own folders do not count: only those under it
+    inside = tmp_path / "fr" / "docs"
+    assert translation_key(str(inside / "page.html"), "fr", inside) is None
+    assert reading_language("fr", ["en", "en"]) == "fr"
+    assert reading_language("en", ["fr", "fr", "en"]) == "fr"
+    assert reading_language("en", ["fr", "en"]) == "en"
+    assert reading_language("en", []) == "en"

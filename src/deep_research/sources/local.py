@@ -30,6 +30,7 @@ import os
 import re
 import sqlite3
 import stat
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -57,6 +58,7 @@ from deep_research.sources.sqlite_readers import ReaderPool
 from deep_research.state.models import Document, SearchResult
 from deep_research.text import words as textutil
 from deep_research.text.inert import escaped_name
+from deep_research.text.language import language_of
 from deep_research.urls import normalize_url
 
 logger = logging.getLogger(__name__)
@@ -182,10 +184,14 @@ COPY_FIGURES = 0.5
 # Rank first, then join: only the k best rows' text is read. A join, or FTS5's snippet(), in
 # the ranking query itself runs for every matching row before the sort.
 _SEARCH_SQL = f"""
-    SELECT d.url, d.title, d.text, hit.rank
+    SELECT d.url, d.title, d.text, hit.rank, d.path, d.language
     FROM ({_RANK_SQL}) AS hit JOIN documents AS d ON d.id = hit.id
     ORDER BY hit.rank
 """
+
+TRANSLATION_ROWS = 3
+"""Matches read per result asked for, so that a page left out as another language's
+translation of a better match (:meth:`LocalCorpus._search`) leaves room for the next."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,7 +305,7 @@ class LocalCorpus:
         if not terms or k <= 0:
             return []
         await self._ensure_indexed()
-        return await asyncio.to_thread(self._search, terms, k)
+        return await asyncio.to_thread(self._search, terms, k, language_of(query))
 
     async def read(self, url: str) -> Document:
         """Return the indexed document at ``url``, the ``file://`` URI of a corpus file.
@@ -408,8 +414,32 @@ class LocalCorpus:
         finally:
             conn.close()
 
-    def _search(self, terms: Sequence[str], k: int) -> list[SearchResult]:
-        rows = self._query_all(_SEARCH_SQL, (match_expression(terms), k))
+    def _search(self, terms: Sequence[str], k: int, language: str) -> list[SearchResult]:
+        """The ``k`` best matches of ``terms``, one page of each set of translations.
+
+        A page in a folder named by its declared language (``fr/mod/core.html``, ``lang="fr"``)
+        and its translations in the folders beside it are one document in several languages
+        (:func:`translation_key`): a query finds it once, in the language it is read in where
+        the corpus has it (:func:`reading_language`), else in the language of its best match.
+        Cited twice, it would count as two independent sources; cited in another language, the
+        reader gets a page in a language they did not ask in.
+        """
+        found = self._query_all(_SEARCH_SQL, (match_expression(terms), k * TRANSLATION_ROWS))
+        keyed = [(row, translation_key(row[4], row[5], self.root)) for row in found]
+        firsts: dict[str, str] = {}  # each set of translations: its best match's language
+        for row, key in keyed:
+            if key is not None:
+                firsts.setdefault(key, row[5])
+        wanted = reading_language(language, list(firsts.values()))
+        rows: list[tuple[str, str, str, float]] = []
+        seen: set[str] = set()
+        for (url, title, text, rank, path, declared), key in keyed:
+            if key is not None:
+                if key in seen:
+                    continue
+                seen.add(key)
+                url, title, text = self._in_language(path, declared, wanted) or (url, title, text)
+            rows.append((url, title, text, rank))
         stems = term_stems(terms)
         return [
             SearchResult(
@@ -419,8 +449,27 @@ class LocalCorpus:
                 score=-rank,
                 provider=self.name,
             )
-            for url, title, text, rank in rows
+            for url, title, text, rank in rows[:k]
         ]
+
+    def _in_language(self, path: str, declared: str, language: str) -> tuple[str, str, str] | None:
+        """The URL, title and text of the page at ``path`` translated into ``language``.
+
+        ``None`` when the page is in ``language`` already, or the corpus has no such page.
+        """
+        if _primary(declared) == language:
+            return None
+        sibling = translation_path(path, declared, language, self.root)
+        if sibling is None:
+            return None
+        rows = self._query_all(
+            "SELECT url, title, text, language FROM documents WHERE path = ? AND copy_of IS NULL",
+            (sibling,),
+        )
+        if not rows or _primary(rows[0][3] or "") != language:
+            return None
+        url, title, text, _ = rows[0]
+        return url, title, text
 
     def _query_all(self, sql: str, params: tuple[object, ...]) -> list[tuple[Any, ...]]:
         try:
@@ -703,6 +752,63 @@ def iter_corpus_files(root: Path) -> Iterator[Path]:
     for path in iter_folder(root):
         if path.suffix.lower() in CONTENT_TYPES and not second_name(path, root):
             yield path
+
+
+def _primary(language: str) -> str:
+    """A language tag's primary subtag, lower case (``pt-BR`` gives ``pt``)."""
+    return re.split(r"[-_]", language.strip().lower(), maxsplit=1)[0]
+
+
+def _language_folder(path: str, declared: str | None, root: Path) -> tuple[Path, int] | None:
+    """``path`` relative to ``root``, and where in it the folder named by ``declared`` is."""
+    if not declared:
+        return None
+    try:
+        relative = Path(path).relative_to(root)
+    except ValueError:
+        return None
+    tag = declared.strip().lower().replace("_", "-")
+    folders = [part.lower().replace("_", "-") for part in relative.parts[:-1]]
+    return (relative, folders.index(tag)) if tag in folders else None
+
+
+def reading_language(asked: str, matched: Sequence[str]) -> str:
+    """The language a query's translated pages are given in.
+
+    ``asked``: the query's language (:func:`~deep_research.text.language.language_of`), which
+    is English too when the query has no word that tells (``allow override directory``);
+    ``matched``: the declared language of the best match of each set of translations, best
+    first. A language the query tells other than English is taken; otherwise the one most of
+    the sets were best matched in, so that a query in French words with nothing else to tell
+    its language ("répertoires utilisateurs") is read in French, and one in English words in
+    English, whichever shorter translation BM25 ranks first for one page.
+    """
+    if asked != "en" or not matched:
+        return asked
+    counts = Counter(_primary(language) for language in matched)
+    return max(counts, key=lambda language: (counts[language], language == "en"))
+
+
+def translation_key(path: str, declared: str | None, root: Path) -> str | None:
+    """What a page shares with its translations: its path without its language's folder.
+
+    ``en/mod/core.html`` (``lang="en"``) and ``fr/mod/core.html`` (``lang="fr"``) give
+    ``*/mod/core.html``. ``None`` for a page in no folder named by its declared language.
+    """
+    found = _language_folder(path, declared, root)
+    if found is None:
+        return None
+    relative, at = found
+    return "/".join([*relative.parts[:at], "*", *relative.parts[at + 1 :]])
+
+
+def translation_path(path: str, declared: str | None, language: str, root: Path) -> str | None:
+    """Where the page at ``path`` would be in ``language``: its language's folder renamed."""
+    found = _language_folder(path, declared, root)
+    if found is None:
+        return None
+    relative, at = found
+    return str(root.joinpath(*relative.parts[:at], language, *relative.parts[at + 1 :]))
 
 
 def second_name(path: Path, root: Path) -> bool:
