@@ -280,13 +280,15 @@ def _continued(pool: Sequence[tuple[_Page, _Cut]], scores: Sequence[float]) -> l
     notifying session's server process PID"). Scored on their own words, those passages rank
     below other pages' passages that share a word with the step. The floor comes from the
     previous passage's own score, not its floored one, so it reaches one passage on: a long
-    section (a tool's list of options) is not shown whole for its first passage. A passage
+    section (a tool's list of options) is not shown whole for its first passage. Only a
+    section under a heading is one: the text of a page without headings is not. A passage
     holding no query term still scores 0, and is never chosen.
     """
     floored = list(scores)
     for i in range(1, len(pool)):
         (page, cut), (before_page, before) = pool[i], pool[i - 1]
-        if scores[i] > 0 and page is before_page and cut.section == before.section:
+        same_section = page is before_page and bool(cut.section) and cut.section == before.section
+        if scores[i] > 0 and same_section:
             floored[i] = max(scores[i], CONTINUATION * scores[i - 1])
     return floored
 
