@@ -134,6 +134,16 @@ def test_a_section_goes_on_about_what_its_first_passage_named() -> None:
     assert "Multiple directives add to the list" in passages[0].text
 
 
+def test_a_page_without_headings_is_no_section_to_go_on_with() -> None:
+    from deep_research.sources.passages import _continued, _Page
+
+    text = "The IndexIgnore directive hides files. " + filler(8) + " More files. " + filler(8)
+    page = _Page(document("https://example.com/plain", text))
+    pool = [(page, cut) for cut in page.cuts]
+    assert len(pool) == 3 and pool[1][1].section is None
+    assert _continued(pool, [4.0, 0.5, 0.0]) == [4.0, 0.5, 0.0]
+
+
 # --- locating the engine's quotes ----------------------------------------------------------------
 
 TEXT = (
