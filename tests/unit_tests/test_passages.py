@@ -118,32 +118,6 @@ def test_overlapping_chosen_passages_of_a_page_are_merged() -> None:
     assert len(passages) == 1 and passages[0].text == text
 
 
-def test_a_section_goes_on_about_what_its_first_passage_named() -> None:
-    """A directive's second paragraph names it no more; it is shown before another page's
-    passage that shares a word with the step, as its section's first passage earns."""
-    opening = "The IndexIgnore directive hides files from a directory listing. " + filler(8)
-    going_on = "Multiple directives add to the list of ignored files. " + filler(6)
-    directive = document(
-        "https://example.com/autoindex", f"# IndexIgnore Directive\n\n{opening}\n{going_on}"
-    )
-    other = document("https://example.com/tool", "A tool may write files to disk. " + filler(6))
-    first, second = [p.tokens for p in build_passages(directive)][:2]
-    query = content_tokens("hide files from directory listings")
-    passages = rank_passages([directive, other], query, budget=first + second)
-    assert [p.url for p in passages] == ["https://example.com/autoindex"]
-    assert "Multiple directives add to the list" in passages[0].text
-
-
-def test_a_page_without_headings_is_no_section_to_go_on_with() -> None:
-    from deep_research.sources.passages import _continued, _Page
-
-    text = "The IndexIgnore directive hides files. " + filler(8) + " More files. " + filler(8)
-    page = _Page(document("https://example.com/plain", text))
-    pool = [(page, cut) for cut in page.cuts]
-    assert len(pool) == 3 and pool[1][1].section is None
-    assert _continued(pool, [4.0, 0.5, 0.0]) == [4.0, 0.5, 0.0]
-
-
 # --- locating the engine's quotes ----------------------------------------------------------------
 
 TEXT = (

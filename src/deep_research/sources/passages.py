@@ -8,9 +8,7 @@ best are kept within the step's budget of words, which depends on the depth and,
 model, on its window (:data:`PASSAGE_BUDGET`). A page's share follows its relevance rather
 than a fixed quota: each passage a page already has discounts its next one by
 :data:`PAGE_DECAY`, so a page with many relevant passages gives many, and a long page does
-not crowd out the others. A passage that goes on with its section scores at least
-:data:`CONTINUATION` of the passage before it: a section's later paragraphs say "it" or
-"Multiple IndexIgnore directives" where its first named what the step asks.
+not crowd out the others.
 
 The engine picks its evidence from the passages; :mod:`deep_research.engines.quotes` locates
 what it quotes.
@@ -46,10 +44,6 @@ LEAD_BOOST = 0.5
 
 PAGE_DECAY = 0.75
 """Factor applied to a page's next passage's score for each passage it already has."""
-
-CONTINUATION = 0.5
-"""A passage of a section after its first scores at least this share of the passage before it
-(:func:`_continued`)."""
 
 
 _WORD_UNIT = re.compile(rf"[{CJK_CLASS}]{{1,2}}|[^\s{CJK_CLASS}]+")
@@ -228,7 +222,7 @@ def rank_passages(
         counts += [terms.of(cut) for cut in page.cuts]
     bm25 = BM25.from_counts([hits for _, hits in counts], [n for n, _ in counts])
     lifts = [_lead(page.cuts, k, wanted) for page in pages for k in range(len(page.cuts))]
-    scores = _continued(pool, [bm25.score(query, i) * lifts[i] for i in range(len(pool))])
+    scores = [bm25.score(query, i) * lifts[i] for i in range(len(pool))]
     chosen = _choose([(page.document.id, cut.words) for page, cut in pool], scores, budget)
     picked = []
     for i in chosen:
@@ -268,29 +262,6 @@ def _choose(pool: Sequence[tuple[str, int]], scores: Sequence[float], budget: in
         spent += words
         taken[page] = now + 1
     return chosen
-
-
-def _continued(pool: Sequence[tuple[_Page, _Cut]], scores: Sequence[float]) -> list[float]:
-    """Each passage's score, at least :data:`CONTINUATION` of its section's passage before it.
-
-    A section goes on about what it opened with, in words that no longer name it: a
-    directive's paragraph after its synopsis ("File is a filename or pattern ... Multiple
-    IndexIgnore directives add to the list"), a command's description after its first lines
-    ("The information passed to the client for a notification event includes ... the
-    notifying session's server process PID"). Scored on their own words, those passages rank
-    below other pages' passages that share a word with the step. The floor comes from the
-    previous passage's own score, not its floored one, so it reaches one passage on: a long
-    section (a tool's list of options) is not shown whole for its first passage. Only a
-    section under a heading is one: the text of a page without headings is not. A passage
-    holding no query term still scores 0, and is never chosen.
-    """
-    floored = list(scores)
-    for i in range(1, len(pool)):
-        (page, cut), (before_page, before) = pool[i], pool[i - 1]
-        same_section = page is before_page and bool(cut.section) and cut.section == before.section
-        if scores[i] > 0 and same_section:
-            floored[i] = max(scores[i], CONTINUATION * scores[i - 1])
-    return floored
 
 
 def _lead(cuts: Sequence[_Cut], index: int, query: set[str]) -> float:
