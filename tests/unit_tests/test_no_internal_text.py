@@ -162,6 +162,27 @@ def test_source_markup_is_never_quoted() -> None:
     assert ":func:" not in quoted and "handler writes records" in quoted
 
 
+def test_a_json_example_is_never_quoted_as_a_sentence() -> None:
+    # mod_md's manual shows the JSON its status handler returns; split into sentences, its
+    # "detail": "The certificate ... can be used. reached a report as prose, joined to the
+    # sentence before it
+    assert has_markup('"type": "progress", "detail": "The certificate has been renewed.')
+    assert has_markup('{"count": 3, "ok": true}')
+    assert not has_markup('The field "name": it must be unique within one table.')
+    assert not has_markup('Set "MaxRequestWorkers" to 150 on a small server.')
+    text = (
+        "The handler reports its progress as JSON lines.\n"
+        '"type": "progress", "detail": "The certificate for the managed domain has been renewed'
+        ' successfully and can be used. A graceful server restart now is recommended."\n'
+        "A graceful restart loads the renewed certificate without dropping connections."
+    )
+    passage = _passage("file:///doc/mod_md.html", text)
+    step = PlanStep(id="s01", title="certificate renewed graceful restart progress")
+    quoted = " ".join(w.text for w in select_windows([passage], step, ["certificate restart"]))
+    assert '"detail"' not in quoted and "type" not in quoted
+    assert "graceful restart loads the renewed certificate" in quoted
+
+
 def test_a_sentence_that_points_back_comes_with_what_it_points_at_or_not_at_all() -> None:
     assert refers_back("Let's start by creating the above configuration file programmatically.")
     assert refers_back("This module defines functions for logging.")

@@ -145,13 +145,18 @@ _MARKUP = re.compile(
     r"|^\s*\.\. [a-z-]+::"  # a reST directive
     r"|\]\([^)\s]*\)|\*\*|(?<!\w)__(?=\w)"  # Markdown links and strong emphasis
     r"|\[\[|\]\]|\{\{|\}\}|'''|(?<!\w)''(?=\w)"  # wiki links, templates, emphasis
-    r"|^\s*(?:#{1,6}|={2,}|-{3,}|\*{3,})\s",  # a heading or rule line
+    r"|^\s*(?:#{1,6}|={2,}|-{3,}|\*{3,})\s"  # a heading or rule line
+    r'|"[\w.-]{1,40}"\s*:\s*(?:"|-?\d|\{|\[|true\b|false\b|null\b)',  # a JSON member
     re.M,
 )
 
 
 def has_markup(text: str) -> bool:
-    """Whether ``text`` holds reST, Sphinx, Markdown or wiki markup (not fit to quote as is)."""
+    """Whether ``text`` holds reST, Sphinx, Markdown or wiki markup, or a JSON member.
+
+    Such text is not fit to quote as is: a JSON example's ``"detail": "The certificate ... can
+    be used.`` read as a sentence of a page.
+    """
     return bool(_MARKUP.search(text))
 
 
