@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from deep_research.sources.local import READERS_KEPT, LocalCorpus
+from deep_research.sources.local import _RANK_SQL, READERS_KEPT, LocalCorpus
 from deep_research.sources.snippets import SNIPPET_WORDS
 from deep_research.sources.sqlite_readers import ReaderPool
 
@@ -180,3 +180,15 @@ async def test_ranking_equals_bm25_over_all_matching_rows(tmp_path: Path) -> Non
             ).fetchall()
         assert len(everything) > 10
         assert ours == [url for (url,) in everything[:10]], query
+
+
+def test_leaving_copies_out_reads_the_copies_index_not_every_document(
+    corpus: LocalCorpus,
+) -> None:
+    # copy_of follows a document's text in its row: read from the rows, leaving the copies out
+    # read every document, text and all, for each query (14 ms at 10,000 documents, 1 ms
+    # without); the partial index of the copies holds them alone
+    with closing(sqlite3.connect(corpus.index_path)) as conn:
+        plan = [str(row[-1]) for row in conn.execute(f"EXPLAIN QUERY PLAN {_RANK_SQL}", ("x", 10))]
+    assert any("INDEX documents_copies" in step for step in plan)
+    assert not any(step.strip() == "SCAN documents" for step in plan)
