@@ -49,10 +49,16 @@ async def put_documents(
 ) -> None:
     """Keep documents' text (idempotent: the key is the hash of the text), in one batch.
 
+    Written in the order of their ids, so that batches written at once lock the same rows in
+    the same order.
+
     With ``thread_id``, the batch also notes their ids under the thread (see the module
     docstring), so a purge of the thread finds them, and a closed thread's store refuses it.
     """
     ttl = (store.ttl_config or {}).get("default_ttl")  # as ``aput`` would give them
+    # in one order, whoever writes: researchers keeping the same pages at once lock their rows
+    # in the same order, never each holding one the other waits for (PostgreSQL: a deadlock)
+    documents = sorted({d.id: d for d in documents}.values(), key=lambda d: d.id)
     ops = [
         PutOp(
             DOCUMENTS_NAMESPACE,
