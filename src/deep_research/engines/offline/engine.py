@@ -287,8 +287,9 @@ class OfflineEngine:
         seen = {frozenset(q.lower().split()) for q in previous}
         fresh: list[str] = []
         for query in candidates:
-            if query and frozenset(query.lower().split()) not in seen:
-                seen.add(frozenset(query.lower().split()))
+            words = frozenset(query.lower().split())
+            if words and words not in seen:
+                seen.add(words)
                 fresh.append(query)
         return Reply(fresh[:n])
 
