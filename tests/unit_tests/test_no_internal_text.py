@@ -27,7 +27,7 @@ from deep_research.report.build import shown_title
 from deep_research.sources import LocalCorpus
 from deep_research.sources.evidence import select_windows
 from deep_research.state import EvidenceSpan, Passage, PlanStep
-from deep_research.text.words import has_markup, refers_back, without_ids
+from deep_research.text.words import has_markup, refers_back, splits_a_quotation, without_ids
 from deep_research.verification.citations import MARKER
 
 QUESTION = (
@@ -180,6 +180,7 @@ def test_a_json_example_is_never_quoted_as_a_sentence() -> None:
     step = PlanStep(id="s01", title="certificate renewed graceful restart progress")
     quoted = " ".join(w.text for w in select_windows([passage], step, ["certificate restart"]))
     assert '"detail"' not in quoted and "type" not in quoted
+    assert "now is recommended" not in quoted  # the string's second sentence, and its mark
     assert "graceful restart loads the renewed certificate" in quoted
 
 
@@ -237,3 +238,14 @@ def test_a_chain_of_sentences_pointing_back_ends_when_its_first_antecedent_is_mi
         signal.signal(signal.SIGALRM, previous)
     assert windows and windows[0].text.startswith("The logging level is set")
     assert not any("The above" in w.text or "This configuration" in w.text for w in windows)
+
+
+def test_a_sentence_split_out_of_a_quotation_is_no_quote() -> None:
+    """The second sentence of a JSON string (mod_md's status) carries a closing mark alone."""
+    assert splits_a_quotation('A graceful server restart now is recommended."')
+    assert splits_a_quotation('He wrote "First thing.')
+    assert splits_a_quotation("The \u201ccurly one.")
+    assert not splits_a_quotation('Set "ServerName" before the first virtual host.')
+    assert not splits_a_quotation('The main supply is a 12" pipe laid in 1931.')
+    assert not splits_a_quotation('Legacy VFSes lack the "version 2" shared-memory methods.')
+    assert not splits_a_quotation("No quotation marks at all.")

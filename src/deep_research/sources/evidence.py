@@ -44,6 +44,7 @@ from deep_research.text.words import (
     numbers,
     refers_back,
     sentences,
+    splits_a_quotation,
     word_count,
 )
 
@@ -243,6 +244,7 @@ def _candidates(passages: Sequence[Passage]) -> list[Candidate]:
                 and (ends_sentence(s.text) or _leads_in(s.text))
                 and (passage.clean or not is_instruction(s.text))
                 and not has_markup(s.text)  # a page's source markup is no quote
+                and not splits_a_quotation(s.text)
             ):
                 placed = Sentence(
                     s.text,

@@ -160,6 +160,26 @@ def has_markup(text: str) -> bool:
     return bool(_MARKUP.search(text))
 
 
+_STRAIGHT_QUOTE = re.compile(r'(?<!\d)"')
+"""A straight double quotation mark that is no inch sign of a figure (a 12" pipe)."""
+
+
+def splits_a_quotation(text: str) -> bool:
+    """Whether ``text`` opens or closes a quotation it does not hold whole.
+
+    A sentence split out of a quotation of several sentences (the second sentence of a JSON
+    string, with the string's closing mark; ``He wrote "First thing.``), quoted alone, carries
+    a quotation mark that pairs with nothing in the report.
+    """
+    return (
+        # odd however read: with every mark, and without those that may be inch signs
+        text.count('"') % 2 == 1
+        and len(_STRAIGHT_QUOTE.findall(text)) % 2 == 1
+        or text.count("\u201c") != text.count("\u201d")
+        or text.count("\u00ab") != text.count("\u00bb")
+    )
+
+
 _REFERS_BACK = re.compile(
     r"\b(?:the above|above[- ]mentioned|(?:shown|described|mentioned|given|listed|seen|noted|"
     r"defined|created|explained|discussed) (?:above|earlier|previously|before)|"
