@@ -506,3 +506,32 @@ def test_a_year_is_no_amount_and_a_time_may_be_given_by_an_event() -> None:
     assert spans_on(hook, [(page, q) for q in runs], {}) == ["answered"]
     assert asked_kind("what happens when a table has none") == "account"
     assert asked_kind("When was FERC Order 841 issued") == "figure"
+
+
+def test_the_digits_of_a_name_or_a_list_number_are_no_amount() -> None:
+    # an unseen SQLite question was "answered" by sqlite_stat1 and sqlite3_... sentences and a
+    # FAQ's "(3) SQLite lets me insert ...", every one without a figure
+    assert not states_amount("The sqlite_stat1 table is created by the ANALYZE command.")
+    assert not states_amount("The sqlite3_table_column_metadata() interface returns SQLITE_OK.")
+    assert not states_amount("(3) SQLite lets me insert a string into a column of type integer.")
+    assert not states_amount("2. Run the command again.")
+    assert states_amount("A database holds at most 281 terabytes.")
+    assert states_amount("The default is 2,147,483,646 pages (see section 3).")
+    part = "How many columns can one table have?"
+    names = (
+        "The sqlite_stat1 table holds one row per index of a table's columns.",
+        "The sqlite3_table_column_metadata() routine describes a column of a table.",
+    )
+    page = "file:///sqlite/a.html"
+    assert spans_on(part, [(page, q) for q in names], {}) == ["partly"]
+    counts = (
+        "A table can have at most 4096 columns when built with a larger limit.",
+        "The number of columns in a table may be raised to 32767 at compile time.",
+    )
+    assert spans_on(part, [(page, q) for q in counts], {}) == ["answered"]
+
+
+def test_the_largest_or_smallest_of_something_asks_a_figure() -> None:
+    assert asked_kind("What is the largest database SQLite can hold") == "figure"
+    assert asked_kind("What was the smallest battery in the fleet") == "figure"
+    assert asked_kind("What is the longest key a tag may have") == "figure"

@@ -461,7 +461,7 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\bhow (?:much|many|long|often|large|big|fast|far|efficient|old|high|low)\b"
             r"|^\s*when\b|\b(?:what year|which year|what (?:is|was|are|were) the (?:[\w-]+ )?"
             r"(?:cost|price|size|number|share|percentage|rate|efficiency|capacity|limit|maximum|minimum"
-            r"|default|value|length))\b|\bcost\b|\bprices?\b"
+            r"|default|value|length|largest|biggest|smallest|longest|shortest))\b|\bcost\b|\bprices?\b"
             r"|\bwhat (?:[\w-]+ ){0,2}(?:efficiency|capacity|percentage|rate|size|number)\b",
             re.I,
         ),
@@ -532,12 +532,20 @@ _YEAR_OR_DATE = re.compile(r"\b(?:1[5-9]|20)\d\d(?:-\d\d){0,2}\b")
 """A year (1500 to 2099), alone or opening an ISO date."""
 
 
+_ENUMERATOR = re.compile(r"^\s*\(?\d{1,2}[.)]\s")
+"""A list's or a FAQ's number opening a sentence ("(3) SQLite lets me insert ...")."""
+
+_NUMBER = re.compile(r"(?<![A-Za-z_])\d")
+"""A number's first digit: not one inside a name (``sqlite3``, ``sqlite_stat1``, ``E2``)."""
+
+
 def states_amount(sentence: str) -> bool:
     """Whether ``sentence`` states a number that is not a year or a date.
 
-    A part that asks how much, how many or what it cost is not answered by "completed in 2020".
+    A part that asks how much, how many or what it cost is not answered by "completed in 2020",
+    nor by the digits of a name ("The sqlite_stat1 table ...") or a list's numbering.
     """
-    return any(c.isdigit() for c in _YEAR_OR_DATE.sub(" ", sentence))
+    return bool(_NUMBER.search(_YEAR_OR_DATE.sub(" ", _ENUMERATOR.sub(" ", sentence))))
 
 
 def asked_kind(part: str) -> str:
