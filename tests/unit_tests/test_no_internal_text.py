@@ -249,3 +249,16 @@ def test_a_sentence_split_out_of_a_quotation_is_no_quote() -> None:
     assert not splits_a_quotation('The main supply is a 12" pipe laid in 1931.')
     assert not splits_a_quotation('Legacy VFSes lack the "version 2" shared-memory methods.')
     assert not splits_a_quotation("No quotation marks at all.")
+
+
+def test_table_rows_run_together_are_never_quoted() -> None:
+    # SQLite's file format page: a two-column table of a column's name and what it holds
+    text = (
+        "The sqlite_stat4 table holds one row per sample of an index.\n"
+        "tbl: | The sqlite_stat4.tbl column holds name of the table that owns the index\n"
+        "idx: | The sqlite_stat4.idx column holds name of the index that the row describes."
+    )
+    passage = _passage("file:///doc/fileformat2.html", text)
+    step = PlanStep(id="s01", title="sqlite_stat4 table column index")
+    quoted = " ".join(w.text for w in select_windows([passage], step, ["sqlite_stat4 column"]))
+    assert " | " not in quoted and "one row per sample" in quoted

@@ -72,3 +72,20 @@ async def test_a_query_of_the_same_words_in_another_order_is_not_searched_again(
     queries = (await OfflineEngine().queries("Vacuum full?", step, ["full vacuum"], 3)).value
     assert "vacuum full" not in queries
     assert all(set(q.split()) != {"vacuum", "full"} for q in queries)
+
+
+async def test_the_largest_or_how_many_can_is_searched_as_a_maximum() -> None:
+    # a manual states limits as maximums: SQLite's limits page was never found by "largest
+    # database sqlite hold" nor by "columns table"
+    question = (
+        "What is the largest database SQLite can hold, and how many columns can one table have?"
+    )
+    engine = OfflineEngine()
+    largest = PlanStep(id="s01", title="What is the largest database SQLite can hold")
+    columns = PlanStep(id="s02", title="how many columns can one table have")
+    assert (await engine.queries(question, largest, [], 1)).value[0].startswith("maximum ")
+    assert (await engine.queries(question, columns, [], 1)).value[0].startswith("maximum ")
+    smallest = PlanStep(id="s01", title="What is the smallest page size")
+    assert "minimum" in (await engine.queries("?", smallest, [], 1)).value[0]
+    plain = PlanStep(id="s01", title="how many requests does ab send")
+    assert "maximum" not in " ".join((await engine.queries("?", plain, [], 3)).value)

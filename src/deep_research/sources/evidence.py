@@ -229,6 +229,12 @@ class Candidate:
     document_id: str
 
 
+TABLE_CELLS = " | "
+"""What the readers join a table row's cells with (HTML, reST, Word, PowerPoint): a sentence
+holding it runs cells, and often rows, together ("tbl: | The sqlite_stat4.tbl column holds
+... idx: | The sqlite_stat4.idx column ..."), no sentence of the page's to quote as it is."""
+
+
 def _candidates(passages: Sequence[Passage]) -> list[Candidate]:
     """Quotable sentences of the passages (whole, short, not instructions), page offsets."""
     found: list[Candidate] = []
@@ -245,6 +251,7 @@ def _candidates(passages: Sequence[Passage]) -> list[Candidate]:
                 and (passage.clean or not is_instruction(s.text))
                 and not has_markup(s.text)  # a page's source markup is no quote
                 and not splits_a_quotation(s.text)
+                and TABLE_CELLS not in s.text  # cells of a table's rows, run together
             ):
                 placed = Sentence(
                     s.text,

@@ -108,6 +108,30 @@ def _words(text: str) -> list[str]:
     return [w for w in words(spoken) if w not in STOPWORDS and w not in own]
 
 
+_ASKS_MOST = re.compile(
+    r"\b(?:largest|biggest|greatest|highest|longest|how many\b.*\b(?:can|may|could))\b", re.I
+)
+_ASKS_LEAST = re.compile(r"\b(?:smallest|lowest|shortest|fewest)\b", re.I)
+
+
+def _asked_words(text: str) -> list[str]:
+    """The word a manual states the limit ``text`` asks for with: "maximum" or "minimum".
+
+    A question asks for the largest database or how many columns a table can have; a manual
+    states the maximum database size and the maximum number of columns (SQLite's limits page,
+    which "largest database sqlite hold" and "columns table" did not find). A plain "how many"
+    asks a count, not a limit: it adds nothing ("number" was measured, below).
+    """
+    return [
+        word
+        for word, pattern in (
+            ("maximum", _ASKS_MOST),
+            ("minimum", _ASKS_LEAST),
+        )
+        if pattern.search(text)
+    ]
+
+
 def _compared_names(part: str) -> list[str]:
     """The names a part compares: ``How do LFP and NMC batteries differ`` gives LFP, NMC.
 
@@ -263,7 +287,7 @@ class OfflineEngine:
         On a second pass, first the step's words with those the evidence found so far repeats
         (pseudo-relevance feedback, :func:`feedback_terms`), then what the notes say is missing.
         """
-        title_terms = _words(step.title)
+        title_terms = [*_asked_words(step.title), *_words(step.title)]
         question_terms = _words(question)
         intent_terms = _words(step.intent)
         missing = list(dict.fromkeys(_words(finding.missing))) if finding is not None else []
