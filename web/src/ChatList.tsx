@@ -1,5 +1,6 @@
 // The user's chats, newest first: open, rename, delete (undo while restorable), and the
-// deleted ones, each purged for good after an explicit confirmation.
+// deleted ones, each purged for good after an explicit confirmation. A narrow window (a phone)
+// folds the list behind a "Chats" button, so that the open chat or the question comes first.
 
 import { useEffect, useRef, useState } from "react";
 import type { ChatSummary } from "./types";
@@ -26,6 +27,10 @@ export function ChatList({
   const [editing, setEditing] = useState<string | null>(null);
   const [title, setTitle] = useState("");
   const [confirming, setConfirming] = useState<string | null>(null);
+  // folded or not, a wide window shows the list (styles.css); a narrow one folds it again
+  // when another chat (or a new one) opens, to show that chat rather than the list
+  const [unfolded, setUnfolded] = useState(false);
+  useEffect(() => setUnfolded(false), [current]);
   // a keyboard user's focus goes back to the Rename button once the title field closes
   const renamed = useRef<string | null>(null);
   useEffect(() => {
@@ -39,8 +44,11 @@ export function ChatList({
     setEditing(null);
   };
   return (
-    <nav className="chat-list" aria-label="Chats">
+    <nav className={unfolded ? "chat-list unfolded" : "chat-list"} aria-label="Chats">
       <h2>Chats</h2>
+      <button type="button" className="fold" aria-expanded={unfolded} onClick={() => setUnfolded(!unfolded)}>
+        Chats ({chats.length})
+      </button>
       {chats.length === 0 ? <p className="muted">No chats yet.</p> : null}
       <ul>
         {chats.map((chat) => (

@@ -258,9 +258,14 @@ export function ReportView({
             }
           })}
         </div>
-        <aside className="panel" aria-label="Claim details">
+        <aside className={claim ? "panel showing" : "panel"} aria-label="Claim details">
           {claim ? (
-            <Evidence report={report} claim={claim} />
+            <>
+              <button type="button" className="close" aria-label="Close the evidence" onClick={() => setActive(null)}>
+                ×
+              </button>
+              <Evidence report={report} claim={claim} />
+            </>
           ) : (
             <p className="muted">Select a highlighted claim to see its evidence and source.</p>
           )}
