@@ -567,6 +567,97 @@ def test_keyboard_accessibility_and_colour_schemes(page: Page, server: AppServer
     assert page.axe_violations() == [], "preferences"
 
 
+PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": False}
+"""A phone's viewport, exactly (a window's size would include the browser's own frame)."""
+
+IN_VIEW = """
+const r = arguments[0].getBoundingClientRect();
+return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth
+  && scrollY === 0;"""
+"""Whether an element lies whole within the first screen, the page not scrolled."""
+
+
+def _researched(api: httpx.Client, question: str) -> str:
+    """A chat of ``api``'s user researching ``question`` to its end; its thread id."""
+    thread = str(api.post("/threads", json={}).json()["thread_id"])
+    run = api.post(
+        f"/threads/{thread}/runs/wait",
+        json={
+            "assistant_id": "deep_research",
+            "input": {"messages": [{"role": "user", "content": question}]},
+            "context": {"depth": "light", "allow_clarification": False},
+        },
+    )
+    assert run.status_code == 200, run.text
+    return thread
+
+
+def test_a_phone_shows_the_question_first_and_never_scrolls_sideways(
+    page: Page, server: AppServer
+) -> None:
+    name = user()
+    page.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+    try:
+        wide = "return document.documentElement.scrollWidth <= innerWidth"
+        page.sign_in(server.token(name))
+        page.wait(
+            lambda: "No chats yet." in page.one("nav.chat-list").get_attribute("textContent"),
+            "the empty list",
+        )
+        assert page.driver.execute_script(IN_VIEW, page.one("form.ask textarea")), "a new visit"
+        assert page.driver.execute_script(wide), "a new visit scrolls sideways"
+
+        # five chats, one asking about a long unbroken URL (its title and message show it)
+        url = "https://example.org/" + "/".join(["averylongunbrokenpathsegment"] * 8)
+        questions = [QUESTION, f"How large is Hornsdale? See {url}"]
+        questions += ["What do grid batteries store?", "How long do LFP cells last?", "Why LFP?"]
+        with server.http(name) as api:
+            threads = [_researched(api, question) for question in questions]
+        page.driver.refresh()
+        page.wait(lambda: len(page.by("nav.chat-list li[data-thread]")) == 5, "the five chats")
+        assert page.driver.execute_script(IN_VIEW, page.one("form.ask textarea")), "five chats"
+        assert page.driver.execute_script(wide), "the chat page scrolls sideways"
+        page.driver.save_screenshot(str(artifacts() / "webapp-phone.png"))
+
+        # the list is a tap away; opening a chat folds it again to show the chat
+        fold = page.one("nav.chat-list button.fold")
+        assert fold.text.endswith("(5)") and fold.get_attribute("aria-expanded") == "false"
+        assert not page.by("nav.chat-list li[data-thread]")[0].is_displayed()
+        fold.click()
+        page.one(f"nav.chat-list li[data-thread='{threads[1]}'] button.open").click()
+        report = page.wait_report()
+        assert page.one("nav.chat-list button.fold").get_attribute("aria-expanded") == "false"
+        assert url in page.one(".message.user .content").text
+        assert page.driver.execute_script(wide), "the report page scrolls sideways"
+
+        # a claim's evidence shows at the foot of the screen, not below the whole report
+        claim = report.find_elements("css selector", ".claim[data-claim]")[0]
+        page.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", claim)
+        claim.click()
+        evidence = page.one("aside.panel .evidence")
+        shown = page.driver.execute_script(
+            "const r = arguments[0].getBoundingClientRect();"
+            "return r.top < innerHeight && r.bottom > 0;",
+            evidence,
+        )
+        assert shown, "the evidence opened out of sight"
+        assert page.axe_violations() == [], "a report with its evidence on a phone"
+        page.driver.save_screenshot(str(artifacts() / "webapp-phone-evidence.png"))
+        page.one("aside.panel button.close").click()
+        page.wait(lambda: not page.by("aside.panel .evidence"), "the evidence closed")
+
+        # a follow-up's live view, its brief quoting the URL, keeps within the width too
+        page.ask(f"And what did it cost? {url}", depth="light")
+        page.wait(
+            lambda: len(page.by("article.report")) == 2 and "Finished:" in page.one(".live").text,
+            "the follow-up's report beside its live view",
+        )
+        assert url in page.one(".live").text
+        assert page.driver.execute_script(wide), "the live view scrolls sideways"
+    finally:
+        page.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
 class Gate:
     """A TCP forwarder on a fixed port of 127.0.0.1 that can go away and come back."""
 
