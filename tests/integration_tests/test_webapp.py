@@ -476,6 +476,24 @@ def test_reloading_during_a_run_reattaches_to_it(page: Page, server: AppServer) 
     assert events > 100 and live_nodes < 600, (events, live_nodes)
 
 
+def test_new_research_during_a_run_offers_the_question_box(page: Page, server: AppServer) -> None:
+    name = user()
+    page.sign_in(server.token(name))
+    page.ask(
+        "How do LFP and NMC batteries compare for grid storage, and what did Hornsdale cost?",
+        depth="extended",
+    )
+    page.wait(lambda: page.by(".live li.step.researching"), "research under way")
+    thread = page.thread()
+    page.one("header.top a[href='#/']").click()
+    page.wait(lambda: page.by("form.ask textarea"), "the question box of a new chat")
+    assert not page.by("button.stop") and not page.by(".live"), "the run left shown as running"
+    # the run went on in the server: its chat, opened again, shows it to its end
+    page.one(f"nav.chat-list li[data-thread='{thread}'] button.open").click()
+    page.wait_report()
+    page.wait(lambda: page.by("form.ask textarea"), "the follow-up's question box")
+
+
 def test_planted_markup_stays_inert_and_no_request_leaves(page: Page, server: AppServer) -> None:
     from selenium.webdriver.common.by import By
 

@@ -121,6 +121,11 @@ export function Chat({
   // a thread opened from the list (not the one this view just created) starts afresh
   useEffect(() => {
     if (threadId && threadId === created.current) return;
+    // useStream drops the stream of the chat left (calling neither onFinish nor onError): its
+    // run goes on in the server, and this view no longer watches it; opening that chat again
+    // joins it like any other
+    created.current = null;
+    setWatching(false);
     dispatch({ kind: "reset" });
     setDetail(null);
     setNotice("");
