@@ -122,3 +122,24 @@ def test_a_chinese_page_writes_its_panel_in_chinese(
     browser.find_element(By.CSS_SELECTOR, f'.claim[data-claim="{checked.id}"]').click()
     verdict = browser.find_element(By.CSS_SELECTOR, "#panel h3.verdict").text
     assert verdict.startswith(f"{ZH_NAMES[str(checked.verdict)]}（置信度 ") and verdict[-1] == "）"
+
+
+def test_a_phone_reads_the_page_without_scrolling_sideways(
+    browser: Any, report_page: tuple[Path, Report]
+) -> None:
+    path, report = report_page
+    url = "https://example.org/" + "/".join(["averylongunbrokenpathsegment"] * 8)
+    long = report.model_copy(update={"markdown": f"{report.markdown}\nSee {url}\n"})
+    page = path.with_name("report-long.html")
+    page.write_text(render_html(long), encoding="utf-8")
+    phone = {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": False}
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", phone)
+    try:
+        browser.get(page.as_uri())
+        assert browser.execute_script("return innerWidth") == 390
+        assert url in browser.find_element("css selector", "article").text
+        width = browser.execute_script("return document.documentElement.scrollWidth")
+        assert width <= 390, f"the page scrolls sideways ({width} px)"
+        assert browser.save_screenshot(str(_artifacts() / "report-html-phone.png"))
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

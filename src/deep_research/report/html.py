@@ -408,7 +408,9 @@ padding:.25rem .5rem}.where{color:#57606a;font-size:.85em}a.cite{text-decoration
 #summary{border-left:4px solid #0969da;padding:.25rem .75rem;background:#f6f8fa}
 .level{padding:0 .4rem;border-radius:4px;color:#fff}.level-high{background:#1a7f37}
 .level-medium{background:#9a6700}.level-low{background:#cf222e}
-@media (max-width:60rem){main{grid-template-columns:1fr}aside{position:static}}
+article,aside{overflow-wrap:anywhere}.chart{max-width:100%;height:auto}
+@media (max-width:60rem){main{grid-template-columns:minmax(0,1fr)}aside{position:static}}
+@media (max-width:30rem){main{padding:1rem .75rem}}
 """
 
 _SCRIPT = """
