@@ -247,3 +247,53 @@ def test_statements_join_an_example_line_to_the_sentence_it_opens() -> None:
     assert found[0].startswith("PumpStart 40%\n\nwill cause the pump")
     assert len(found) == 1
     assert all(text[s.start : s.end] == s.text for s in evidence.statements(text))
+
+
+# a sentence on the step's subject, then on its line a lead-in to a table whose rows name none
+# of the step's words: the rows are quoted with the lead-in and the header row above them
+PLANTERS = _document(
+    "file:///c/planters.md",
+    "# Folders\n\n"
+    "Each grower keeps the records of the season in a folder of their own home. "
+    "A request for /~ann/notes.txt is translated to:\n\n"
+    "Setting used | Translated path\n"
+    "PlantDir seedlings | ~ann/seedlings/notes.txt\n"
+    "PlantDir /srv/beds | /srv/beds/ann/notes.txt\n\n"
+    "Records older than a season are archived by the keeper.\n",
+)
+PLANTER_STEP = PlanStep(id="s01", title="Where does each grower keep the records of the season")
+
+
+def test_a_lead_in_after_a_sentence_on_its_line_brings_its_table() -> None:
+    quotes = [s.quote for s in select_evidence([PLANTERS], PLANTER_STEP, [PLANTER_STEP.title])]
+    opening = next(q for q in quotes if q.startswith("Each grower keeps the records"))
+    assert opening.endswith(
+        "translated to:\n\nSetting used | Translated path\n"
+        "PlantDir seedlings | ~ann/seedlings/notes.txt\n"
+        "PlantDir /srv/beds | /srv/beds/ann/notes.txt"
+    )  # the header row and the rows, whole, up to the blank line
+    assert PLANTERS.text[PLANTERS.text.index(opening) :].startswith(opening)  # a verbatim slice
+
+
+def test_without_the_rule_the_table_is_not_quoted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(evidence, "_brings_example", lambda *args: False)
+    quotes = [s.quote for s in select_evidence([PLANTERS], PLANTER_STEP, [PLANTER_STEP.title])]
+    assert not any("PlantDir seedlings" in q for q in quotes)
+
+
+# the same with a configuration line
+BOILERS = _document(
+    "file:///c/boilers.md",
+    "# Settings\n\n"
+    "The lowest water temperature of a boiler is set by a directive of its own. "
+    "For instance, if the tank were filled as above, you would write:\n\n"
+    "BoilerFloor 45\n\n"
+    "Then the burner starts whenever the water is cooler.\n",
+)
+
+
+def test_a_lead_in_after_a_sentence_on_its_line_brings_its_example() -> None:
+    step = PlanStep(id="s01", title="What sets the lowest water temperature of a boiler")
+    quotes = [s.quote for s in select_evidence([BOILERS], step, [step.title])]
+    opening = next(q for q in quotes if q.startswith("The lowest water temperature"))
+    assert opening.endswith("you would write:\n\nBoilerFloor 45")
