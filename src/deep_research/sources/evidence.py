@@ -401,9 +401,8 @@ def _window(
     """The candidates of the seed's window: itself, then neighbours while they belong.
 
     A neighbour belongs when it is the next (or previous) sentence of the same passage, on the
-    same line, quotable, and on the step's subject (a positive score), a lead-in to an example
-    (:func:`_brings_example`) or, for the sentence before, when the one after it opens by
-    referring back to it ("It...", "This..."). A line
+    same line, quotable, and on the step's subject (a positive score) or, for the sentence
+    before, when the one after it opens by referring back to it ("It...", "This..."). A line
     that ends with a colon ("Advantages include:") introduces what follows it: the window goes
     on into the list it opens, item by item, whatever their scores, or into the example lines it
     introduces (:func:`_example_end`); a lead-in followed by neither is no window at all (empty).
@@ -426,11 +425,7 @@ def _window(
             or (listing and after[1] in ("line", "item"))
             or (
                 after[1] == "line"
-                and (
-                    scores[after[0]] > 0
-                    or _ANAPHOR.match(candidates[after[0]].sentence.text)
-                    or _brings_example(passages, candidates, after[0], used)
-                )
+                and (scores[after[0]] > 0 or _ANAPHOR.match(candidates[after[0]].sentence.text))
             )
         ):
             grown = [*members, after[0]]
@@ -456,20 +451,6 @@ def _window(
     ):
         members.pop()  # a lead-in without what it introduces says nothing
     return _with_antecedent(passages, candidates, members, used)
-
-
-def _brings_example(
-    passages: Sequence[Passage], candidates: Sequence[Candidate], k: int, used: Collection[int]
-) -> bool:
-    """Whether candidate ``k`` is a lead-in to an example (:func:`_example_end`).
-
-    Such a lead-in goes on from the sentence before it on its line ("... the file served from
-    that directory is defined by the DirectoryIndex directive. For example, if DocumentRoot were
-    set as above, and you were to set:" / ``DirectoryIndex index.html index.php``): a window
-    that holds that sentence takes the lead-in and its example, whose words the step's seldom
-    are.
-    """
-    return _example_end(passages, candidates, [k], used) is not None
 
 
 def _example_end(
