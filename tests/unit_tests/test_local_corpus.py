@@ -452,6 +452,35 @@ async def test_a_document_in_two_files_is_searched_once_and_counted_as_a_copy(
     assert corpus.inventory().copies == 0
 
 
+async def test_one_document_in_two_formats_under_two_titles_is_found_once(
+    tmp_path: Path,
+) -> None:
+    # git-doc's howto/revert-branch-rebase: the HTML ("How to revert an existing commit") and
+    # the AsciiDoc it was made from ("[HOWTO] Reverting an existing commit"), both cited by one
+    # report and counted as two independent sources
+    root = tmp_path / "c"
+    body = (
+        "One of the changes I pulled into the master branch turns out to break the build, so I"
+        " revert that commit with git revert and keep the rest of the merge as it is."
+    )
+    _write(
+        root / "howto" / "revert.html",
+        f"<title>How to revert an existing commit</title><h1>How to revert</h1><p>{body}</p>",
+    )
+    _write(root / "howto" / "revert.txt", f"[HOWTO] Reverting an existing commit\n\n{body}\n")
+    # one name, other words: two documents
+    _write(root / "howto" / "merge.html", "<title>Merging</title><p>Merge a branch with git.</p>")
+    _write(root / "howto" / "merge.txt", "Notes\n\nWe revert a merge commit with git revert -m.\n")
+    _fillers(root)
+    corpus = LocalCorpus(root, tmp_path / "i.sqlite")
+
+    urls = await _urls(corpus, "revert commit git merge")
+    assert (root / "howto" / "revert.html").as_uri() in urls
+    assert (root / "howto" / "revert.txt").as_uri() not in urls
+    assert (root / "howto" / "merge.txt").as_uri() in urls
+    assert (root / "howto" / "merge.html").as_uri() in urls
+
+
 def _page(language: str, title: str, body: str) -> str:
     return (
         f'<!doctype html><html lang="{language}"><head><title>{title}</title></head>'

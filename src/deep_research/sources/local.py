@@ -435,7 +435,7 @@ class LocalCorpus:
             if key is not None:
                 firsts.setdefault(key, row[5])
         wanted = reading_language(language, list(firsts.values()))
-        rows: list[tuple[str, str, str, float]] = []
+        rows: list[tuple[str, str, str, float, str]] = []
         seen: set[str] = set()
         for (url, title, text, rank, path, declared), key in keyed:
             if key is not None:
@@ -443,7 +443,8 @@ class LocalCorpus:
                     continue
                 seen.add(key)
                 url, title, text = self._in_language(path, declared, wanted) or (url, title, text)
-            rows.append((url, title, text, rank))
+            rows.append((url, title, text, rank, path))
+        rows = one_format_each(rows)
         stems = term_stems(terms)
         return [
             SearchResult(
@@ -453,7 +454,7 @@ class LocalCorpus:
                 score=-rank,
                 provider=self.name,
             )
-            for url, title, text, rank in rows[:k]
+            for url, title, text, rank, _ in rows[:k]
         ]
 
     def _in_language(self, path: str, declared: str, language: str) -> tuple[str, str, str] | None:
@@ -774,6 +775,71 @@ def _language_folder(path: str, declared: str | None, root: Path) -> tuple[Path,
     tag = declared.strip().lower().replace("_", "-")
     folders = [part.lower().replace("_", "-") for part in relative.parts[:-1]]
     return (relative, folders.index(tag)) if tag in folders else None
+
+
+FORMATS_READ_FIRST = (".html", ".htm", ".xhtml", ".pdf", ".docx", ".pptx", ".epub", ".md", ".rst")
+"""Of one document's formats side by side, the one a search gives: a rendered page before the
+source it was made from (git-doc's ``git-reset.html`` before ``git-reset.txt``); any other
+format (plain text) last."""
+
+SAME_WORDS = 0.8
+"""Share of the words of the shorter of two files of one name in one folder that the other
+must hold for the two to be one document in two formats, not two documents that happen to
+share a name (a source that includes other files, as git-diff.txt includes its options, holds
+fewer words than the page made of it: 0.95 of them are in git-diff.html)."""
+
+
+def one_format_each(
+    rows: list[tuple[str, str, str, float, str]],
+) -> list[tuple[str, str, str, float, str]]:
+    """``rows`` (URL, title, text, rank, path; best first) with one format of each document.
+
+    Files of one name in one folder, the words of one nearly all in the other
+    (:data:`SAME_WORDS`), are one document in several formats: Debian's git-doc installs each
+    manual page as HTML and as the AsciiDoc it was made from, under titles that differ ("How to
+    revert an existing commit" and "[HOWTO] Reverting an existing commit"). Found as two, both
+    are quoted and the report counts them as two independent sources. The set keeps the place
+    of its best match, in the format read first (:data:`FORMATS_READ_FIRST`).
+    """
+    kept: list[tuple[str, str, str, float, str]] = []
+    words: dict[int, set[str]] = {}  # worked out only for files whose name another shares
+
+    def words_of(n: int) -> set[str]:
+        if n not in words:
+            words[n] = set(textutil.content_tokens(kept[n][2]))
+        return words[n]
+
+    for row in rows:
+        path = Path(row[4])
+        named = [
+            n
+            for n, other in enumerate(kept)
+            if Path(other[4]).with_suffix("") == path.with_suffix("")
+            and Path(other[4]).suffix != path.suffix
+        ]
+        mine = set(textutil.content_tokens(row[2])) if named else set()
+        twin = next((n for n in named if _held(mine, words_of(n)) >= SAME_WORDS), None)
+        if twin is None:
+            kept.append(row)
+        elif _format_order(path) < _format_order(Path(kept[twin][4])):
+            url, title, text, _, where = row
+            kept[twin] = (url, title, text, kept[twin][3], where)
+            words[twin] = mine
+    return kept
+
+
+def _held(a: set[str], b: set[str]) -> float:
+    """The share of the smaller of ``a`` and ``b`` that the other holds (0 if one is empty)."""
+    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
+
+
+def _format_order(path: Path) -> int:
+    suffix = path.suffix.lower()
+    return (
+        FORMATS_READ_FIRST.index(suffix)
+        if suffix in FORMATS_READ_FIRST
+        else len(FORMATS_READ_FIRST)
+    )
 
 
 def reading_language(asked: str, matched: Sequence[str]) -> str:
