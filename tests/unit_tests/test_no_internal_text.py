@@ -27,7 +27,13 @@ from deep_research.report.build import shown_title
 from deep_research.sources import LocalCorpus
 from deep_research.sources.evidence import select_windows
 from deep_research.state import EvidenceSpan, Passage, PlanStep
-from deep_research.text.words import has_markup, refers_back, splits_a_quotation, without_ids
+from deep_research.text.words import (
+    has_markup,
+    is_transcript,
+    refers_back,
+    splits_a_quotation,
+    without_ids,
+)
 from deep_research.verification.citations import MARKER
 
 QUESTION = (
@@ -262,3 +268,21 @@ def test_table_rows_run_together_are_never_quoted() -> None:
     step = PlanStep(id="s01", title="sqlite_stat4 table column index")
     quoted = " ".join(w.text for w in select_windows([passage], step, ["sqlite_stat4 column"]))
     assert " | " not in quoted and "one row per sample" in quoted
+
+
+def test_a_terminal_session_is_never_quoted_as_prose() -> None:
+    # git's manual: an example session, its output and its callouts, read as one "sentence"
+    assert is_transcript("Further I know that: $ git show-branch --more=4 master | head .")
+    assert is_transcript('$ git commit -m "Commit files in index" <2> $ git add frotz.c <3>')
+    assert not is_transcript("The pack cost $ 115 per kWh in 2024.")
+    assert not is_transcript("Use git reset --soft HEAD^ to undo the last commit.")
+    text = (
+        "You can remove the file from the index while keeping your changes with git reset. "
+        "$ git reset -- frotz.c <1> $ git commit -m files <2> This keeps it in the tree.\n"
+        "The reset command moves the branch head and keeps the working tree as it is."
+    )
+    passage = _passage("file:///doc/git-reset.html", text)
+    step = PlanStep(id="s01", title="git reset keep changes working tree")
+    quoted = " ".join(w.text for w in select_windows([passage], step, ["git reset changes"]))
+    assert "$ git" not in quoted and "<1>" not in quoted
+    assert "keeps the working tree" in quoted

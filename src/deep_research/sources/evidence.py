@@ -40,6 +40,7 @@ from deep_research.text.words import (
     content_tokens,
     ends_sentence,
     has_markup,
+    is_transcript,
     jaccard,
     numbers,
     refers_back,
@@ -252,6 +253,7 @@ def _candidates(passages: Sequence[Passage]) -> list[Candidate]:
                 and not has_markup(s.text)  # a page's source markup is no quote
                 and not splits_a_quotation(s.text)
                 and TABLE_CELLS not in s.text  # cells of a table's rows, run together
+                and not is_transcript(s.text)  # a terminal session, no sentence
             ):
                 placed = Sentence(
                     s.text,

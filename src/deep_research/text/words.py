@@ -180,6 +180,19 @@ def splits_a_quotation(text: str) -> bool:
     )
 
 
+_TRANSCRIPT = re.compile(r"(?:^|\s)\$ [a-z][\w.-]*|<\d{1,2}>")
+"""A shell prompt before a command (``$ git reset -- frotz.c``) or a listing's callout (``<1>``)."""
+
+
+def is_transcript(text: str) -> bool:
+    """Whether ``text`` runs a terminal session or a numbered listing into its words.
+
+    git's manual shows its examples as sessions (``$ git show-branch --more=4 master master^2 |
+    head``, then the output, then "<1>" notes), which a sentence split reads as prose.
+    """
+    return bool(_TRANSCRIPT.search(text))
+
+
 _REFERS_BACK = re.compile(
     r"\b(?:the above|above[- ]mentioned|(?:shown|described|mentioned|given|listed|seen|noted|"
     r"defined|created|explained|discussed) (?:above|earlier|previously|before)|"
