@@ -16,6 +16,7 @@ from deep_research.sources.local import (
     IndexStats,
     LocalCorpus,
     default_index_path,
+    fts_text,
     reading_language,
     translation_key,
     translation_path,
@@ -479,6 +480,74 @@ async def test_one_document_in_two_formats_under_two_titles_is_found_once(
     assert (root / "howto" / "revert.txt").as_uri() not in urls
     assert (root / "howto" / "merge.txt").as_uri() in urls
     assert (root / "howto" / "merge.html").as_uri() in urls
+
+
+def test_a_name_of_joined_words_is_indexed_with_its_words() -> None:
+    assert fts_text("Set LimitRequestBody to 102400.") == (
+        "Set LimitRequestBody limit request body to 102400."
+    )
+    assert fts_text("KeepAliveTimeout and maxRequestWorkers") == (
+        "KeepAliveTimeout keep alive timeout and maxRequestWorkers max request workers"
+    )
+    assert fts_text("HTTP, iPhone, Apache and mod_ssl") == "HTTP, iPhone, Apache and mod_ssl"
+
+
+async def test_a_setting_named_by_joined_words_is_found_by_its_words(tmp_path: Path) -> None:
+    # Apache's core page names LimitRequestBody among a hundred directives: asked for "the size
+    # of a request body", it ranked below every short page that says "request" and "body"
+    root = tmp_path / "manual"
+    directives = " ".join(
+        f"The {name} directive sets how the server handles {topic}."
+        for name, topic in [
+            ("AcceptPathInfo", "trailing path names"),
+            ("AllowOverride", "htaccess files"),
+            ("LimitRequestBody", "the bytes allowed in a message sent by a client"),
+            ("KeepAliveTimeout", "idle connections"),
+            ("ServerTokens", "its banner"),
+        ]
+        * 6
+    )
+    _write(root / "core.html", f"<title>core</title><h1>core</h1><p>{directives}</p>")
+    _write(root / "mod_a.html", "<title>mod_a</title><p>A request body is passed on as is.</p>")
+    _write(root / "mod_b.html", "<title>mod_b</title><p>The body of a request is logged.</p>")
+    _fillers(root)
+    corpus = LocalCorpus(root, tmp_path / "i.sqlite")
+
+    urls = await _urls(corpus, "limit request body")
+    assert urls[0] == (root / "core.html").as_uri()
+
+
+async def test_a_file_not_in_utf8_is_read_in_the_charset_it_declares(tmp_path: Path) -> None:
+    # Apache's Korean manual pages are EUC-KR: read as UTF-8, their words became runs of
+    # replacement characters that an English report quoted
+    root = tmp_path / "manual"
+    korean = (
+        '<html lang="ko"><head><meta http-equiv="Content-Type" content="text/html; '
+        'charset=EUC-KR"><title>내용협상</title></head><body><main><h1>내용협상</h1>'
+        "<p>아파치는 HTTP/1.1 규약의 내용협상 기능을 지원한다. 브라우저가 제공한 정보를 사용하여"
+        " 자원의 가장 적합한 표현을 선택한다.</p></main></body></html>"
+    )
+    _write_bytes(root / "ko" / "negotiation.html", korean.encode("euc-kr"))
+    # an older Windows text file: no declaration, not UTF-8
+    _write_bytes(
+        root / "notes.txt",
+        "Caf\u00e9 notes\n\nThe \u201cgrid\u201d battery was commissioned.\n".encode("cp1252"),
+    )
+    _fillers(root)
+    corpus = LocalCorpus(root, tmp_path / "i.sqlite")
+    corpus.index()
+
+    page = await corpus.read((root / "ko" / "negotiation.html").as_uri())
+    assert "내용협상 기능을 지원한다" in page.text and "\ufffd" not in page.text
+    notes = await corpus.read((root / "notes.txt").as_uri())
+    assert notes.title == "Caf\u00e9 notes"
+    assert "The \u201cgrid\u201d battery" in notes.text
+
+
+def _write_bytes(path: Path, data: bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
 
 
 def _page(language: str, title: str, body: str) -> str:

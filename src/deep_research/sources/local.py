@@ -23,6 +23,7 @@ the connections kept open.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import fcntl
 import hashlib
 import logging
@@ -63,7 +64,7 @@ from deep_research.urls import normalize_url
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "7"
+SCHEMA_VERSION = "8"
 """Version of the index schema and of the text extraction; an index of another version is
 rebuilt from scratch (version 2: HTML extracted by trafilatura, documents have a language;
 version 3: CJK characters indexed one by one, see :func:`spaced_cjk`; version 4: documents
@@ -72,7 +73,10 @@ version 5: HTML's inline markup adds no space, "(HEAD)" not "( HEAD )"; a PDF wi
 in its metadata is named by its opening line before its first bookmark; version 6: a text
 file that opens with mail headers is titled by its subject; a document that copies another is
 marked, ``copy_of``, and left out of searches; version 7: the copies have an index of their own,
-so that leaving them out does not read every document's row, text and all, for each query)."""
+so that leaving them out does not read every document's row, text and all, for each query;
+version 8: a name of words joined in camel case is indexed with its words, see
+:func:`fts_text`; a file that is not UTF-8 is read in the charset it declares, see
+:func:`decode_file`)."""
 
 CONTENT_TYPES = {
     ".md": "text/markdown",
@@ -155,17 +159,17 @@ _SCHEMA = (
     )""",
     """CREATE TRIGGER documents_ai AFTER INSERT ON documents BEGIN
         INSERT INTO documents_fts (rowid, title, text)
-        VALUES (new.id, cjk_spaced(new.title), cjk_spaced(new.text));
+        VALUES (new.id, fts_text(new.title), fts_text(new.text));
     END""",
     """CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
         INSERT INTO documents_fts (documents_fts, rowid, title, text)
-        VALUES ('delete', old.id, cjk_spaced(old.title), cjk_spaced(old.text));
+        VALUES ('delete', old.id, fts_text(old.title), fts_text(old.text));
     END""",
     """CREATE TRIGGER documents_au AFTER UPDATE OF title, text ON documents BEGIN
         INSERT INTO documents_fts (documents_fts, rowid, title, text)
-        VALUES ('delete', old.id, cjk_spaced(old.title), cjk_spaced(old.text));
+        VALUES ('delete', old.id, fts_text(old.title), fts_text(old.text));
         INSERT INTO documents_fts (rowid, title, text)
-        VALUES (new.id, cjk_spaced(new.title), cjk_spaced(new.text));
+        VALUES (new.id, fts_text(new.title), fts_text(new.text));
     END""",
 )
 
@@ -411,7 +415,7 @@ class LocalCorpus:
         # Autocommit mode: transactions are opened and closed explicitly.
         conn = sqlite3.connect(self.index_path, timeout=self.busy_timeout, isolation_level=None)
         try:
-            conn.create_function("cjk_spaced", 1, spaced_cjk, deterministic=True)
+            conn.create_function("fts_text", 1, fts_text, deterministic=True)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             yield conn
@@ -635,6 +639,29 @@ def default_index_path(data_dir: Path, root: Path) -> Path:
     return data_dir / "indexes" / f"{root.name}-{digest}.sqlite"
 
 
+_JOINED_NAME = re.compile(r"\b[A-Za-z][a-z]+(?:[A-Z][a-z]+)+\b")
+"""A name of words joined in camel case: ``LimitRequestBody``, ``KeepAliveTimeout``."""
+
+
+def fts_text(text: str | None) -> str | None:
+    """``text`` as the full-text index reads it: CJK spaced, joined names followed by their words.
+
+    CJK characters are spaced (:func:`spaced_cjk`); a name of words joined in camel case is
+    followed by its words. A manual names a setting by its joined words (Apache's
+    ``LimitRequestBody``) and a user asks with the words apart ("limit the size of a request
+    body"): indexed as one token, the name matched no word of the question, and the core
+    page, long, ranked below every short page that says "request" and "body".
+    """
+    spaced = spaced_cjk(text)
+    if spaced is None:
+        return None
+    return _JOINED_NAME.sub(lambda m: f"{m.group(0)} {_split_name(m.group(0))}", spaced)
+
+
+def _split_name(name: str) -> str:
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).lower()
+
+
 def spaced_cjk(text: str | None) -> str | None:
     """``text`` with a space around every CJK character, so that FTS5 indexes each one.
 
@@ -708,9 +735,49 @@ def parse_file(path: Path, data: bytes, limits: DocumentLimits | None = None) ->
     )
 
 
+_DECLARED_CHARSET = re.compile(
+    rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)"""
+    rb"""|<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9_.:-]+)""",
+    re.I,
+)
+"""A charset an HTML file declares in a ``<meta>`` element, or an XML file in its declaration."""
+
+
+def decode_file(data: bytes) -> str:
+    """The text of a file's bytes: UTF-8 where they are, else the charset the file declares.
+
+    Apache's Korean manual pages are EUC-KR, declared in a ``<meta>`` element: read as UTF-8
+    with every invalid byte replaced, their words became runs of replacement characters that
+    an English report quoted. A file that declares nothing is UTF-8 with a few broken bytes
+    (each replaced) when it opens with UTF-8's byte order mark or holds UTF-8's sequences for
+    characters beyond ASCII; otherwise it is read as Windows-1252, the usual encoding of older
+    Western text files (an "é" one byte, 0xE9), which reads any byte.
+    """
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    found = _DECLARED_CHARSET.search(data[:4096])
+    if found is not None:
+        name = (found.group(1) or found.group(2)).decode("ascii")
+        try:
+            return data.decode(name, errors="replace")
+        except LookupError:  # a charset Python does not know
+            pass
+    if data.startswith(codecs.BOM_UTF8) or _UTF8_SEQUENCE.search(data):
+        return data.decode("utf-8-sig", errors="replace")
+    return data.decode("cp1252", errors="replace")
+
+
+_UTF8_SEQUENCE = re.compile(
+    rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}"
+)
+"""UTF-8's encoding of a character beyond ASCII, which a single-byte charset's text rarely holds."""
+
+
 def _parse_text(data: bytes, content_type: str) -> tuple[str, str | None, str | None]:
     """The text, title and language of a Markdown, text or HTML file."""
-    text = clean_text(data.decode("utf-8", errors="replace"))
+    text = clean_text(decode_file(data))
     if content_type == "text/html":
         page = extract_html_file(text)
         return page.text, page.title, page.language
