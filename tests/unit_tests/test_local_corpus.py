@@ -480,6 +480,22 @@ async def test_one_document_in_two_formats_under_two_titles_is_found_once(
     assert (root / "howto" / "revert.txt").as_uri() not in urls
     assert (root / "howto" / "merge.txt").as_uri() in urls
     assert (root / "howto" / "merge.html").as_uri() in urls
+    # a Sphinx build's page and its source in _sources (rsyslog's manual): under two titles,
+    # and under one (a copy, whose original is the page, though "_sources" sorts first)
+    html, sources = root / "html", root / "html" / "_sources"
+    rules = "Filter conditions select the messages an action gets, by program, facility or text."
+    _write(html / "filters.html", f"<title>Filter Conditions - rsyslog</title><p>{rules}</p>")
+    _write(sources / "filters.rst.txt", f"Filter Conditions\n=================\n\n{rules}\n")
+    queues = "A queue holds the messages an action has not yet written, in memory or on disk."
+    _write(html / "queues.html", f"<title>Queues</title><h1>Queues</h1><p>{queues}</p>")
+    _write(sources / "queues.rst.txt", f"Queues\n\n{queues}\n")
+    corpus.index()
+    urls = await _urls(corpus, "filter conditions messages program")
+    assert (html / "filters.html").as_uri() in urls
+    assert not any("_sources" in url for url in urls)
+    urls = await _urls(corpus, "queue messages action memory disk")
+    assert (html / "queues.html").as_uri() in urls
+    assert not any("_sources" in url for url in urls)
 
 
 def test_a_name_of_joined_words_is_indexed_with_its_words() -> None:

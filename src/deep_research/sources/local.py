@@ -578,15 +578,19 @@ class LocalCorpus:
 
 
 def _mark_copies(conn: sqlite3.Connection) -> None:
-    """Mark each document that copies an earlier one (by path) as its copy; unmark the rest.
+    """Mark each document that copies an earlier one as its copy; unmark the rest.
 
     A copy has the same title and :data:`COPY_SIMILARITY` of the same words: one document in
     two formats (git's manual as HTML and as its AsciiDoc source, a report as PDF and as Word).
-    Searches leave copies out, so a query's results are distinct documents; a copy can still
-    be read by its URL.
+    Of these the original is the one in the format read first (:data:`FORMATS_READ_FIRST`),
+    then the first by path. Searches leave copies out, so a query's results are distinct
+    documents; a copy can still be read by its URL.
     """
     by_title: dict[str, list[int]] = {}
-    for rowid, title in conn.execute("SELECT id, title FROM documents ORDER BY path"):
+    rows = conn.execute("SELECT id, title, path FROM documents").fetchall()
+    # the original is the format read first (a Sphinx page, not its source), then by path
+    rows.sort(key=lambda row: (_format_order(Path(row[2])), row[2]))
+    for rowid, title, _ in rows:
         name = " ".join(str(title).casefold().split())
         if name:
             by_title.setdefault(name, []).append(rowid)
@@ -861,9 +865,10 @@ def one_format_each(
 ) -> list[tuple[str, str, str, float, str]]:
     """``rows`` (URL, title, text, rank, path; best first) with one format of each document.
 
-    Files of one name in one folder, the words of one nearly all in the other
-    (:data:`SAME_WORDS`), are one document in several formats: Debian's git-doc installs each
-    manual page as HTML and as the AsciiDoc it was made from, under titles that differ ("How to
+    Files of one name in one folder (or a Sphinx page and its source in ``_sources``,
+    :func:`_document_name`), the words of one nearly all in the other (:data:`SAME_WORDS`), are
+    one document in several formats: Debian's git-doc installs each manual page as HTML and as
+    the AsciiDoc it was made from, under titles that differ ("How to
     revert an existing commit" and "[HOWTO] Reverting an existing commit"). Found as two, both
     are quoted and the report counts them as two independent sources. The set keeps the place
     of its best match, in the format read first (:data:`FORMATS_READ_FIRST`).
@@ -881,8 +886,8 @@ def one_format_each(
         named = [
             n
             for n, other in enumerate(kept)
-            if Path(other[4]).with_suffix("") == path.with_suffix("")
-            and Path(other[4]).suffix != path.suffix
+            if _document_name(Path(other[4])) == _document_name(path)
+            and Path(other[4]).name != path.name
         ]
         mine = set(textutil.content_tokens(row[2])) if named else set()
         twin = next((n for n in named if _held(mine, words_of(n)) >= SAME_WORDS), None)
@@ -893,6 +898,22 @@ def one_format_each(
             kept[twin] = (url, title, text, kept[twin][3], where)
             words[twin] = mine
     return kept
+
+
+def _document_name(path: Path) -> Path:
+    """What the formats of one document share: its path without its suffixes.
+
+    A Sphinx build keeps each page's source beside the pages in ``_sources``
+    (``_sources/configuration/filters.rst.txt`` for ``configuration/filters.html``): that
+    folder is left out, and so are both of its suffixes.
+    """
+    parts = list(path.parts)
+    if "_sources" in parts[:-1]:
+        del parts[parts.index("_sources")]
+        name = parts[-1].removesuffix(".txt")
+        parts[-1] = Path(name).stem if Path(name).suffix in (".rst", ".md") else name
+        return Path(*parts)
+    return path.with_suffix("")
 
 
 def _held(a: set[str], b: set[str]) -> float:
