@@ -141,5 +141,36 @@ def test_a_phone_reads_the_page_without_scrolling_sideways(
         width = browser.execute_script("return document.documentElement.scrollWidth")
         assert width <= 390, f"the page scrolls sideways ({width} px)"
         assert browser.save_screenshot(str(_artifacts() / "report-html-phone.png"))
+
+        # a tapped claim's evidence is pinned at the foot of the screen, not below the article
+        cited = next(c for c in report.claims if any(x.claim_id == c.id for x in report.citations))
+        span = browser.find_element("css selector", f'.claim[data-claim="{cited.id}"]')
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", span)
+        span.click()
+        verdict = browser.find_element("css selector", "#panel h3.verdict")
+        top, bottom = browser.execute_script(
+            "const r = arguments[0].getBoundingClientRect(); return [r.top, r.bottom];", verdict
+        )
+        assert 0 <= top and bottom <= 844, f"the evidence is out of sight ({top}-{bottom} px)"
+        panel_top = browser.execute_script(
+            "return document.getElementById('panel').getBoundingClientRect().top"
+        )
+        assert panel_top >= 844 * 0.5, f"the panel fills the screen (its top at {panel_top} px)"
+        claim_bottom = browser.execute_script(
+            "return arguments[0].getBoundingClientRect().bottom", span
+        )
+        assert claim_bottom <= panel_top, "the pinned panel covers the claim"
+        assert browser.save_screenshot(str(_artifacts() / "report-html-phone-evidence.png"))
+        close = browser.find_element("css selector", "#panel button.close")
+        width, height = browser.execute_script(
+            "const r = arguments[0].getBoundingClientRect(); return [r.width, r.height];", close
+        )
+        assert width >= 44 and height >= 44, f"the close button is {width}x{height} px"
+        close.click()
+        top = browser.execute_script(
+            "return document.getElementById('panel').getBoundingClientRect().top"
+        )
+        assert top >= 844, f"the closed panel is still in sight (its top at {top} px)"
+        assert browser.switch_to.active_element == span, "the focus is not back on the claim"
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

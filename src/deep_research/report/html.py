@@ -5,7 +5,9 @@ needs no network to open: styles, script, the verdict chart (inline SVG) and the
 are all inside it. Each claim of the report is a highlighted span coloured by its verdict;
 clicking it (or focusing it and pressing Enter) fills the side panel with the verdict, the
 confidence, the verifier's reasoning and every quote the claim cites, with its numbered
-source. References are links.
+source. References are links. On a narrow screen (a phone) the panel sits below the article,
+so a clicked claim's panel is pinned at the foot of the screen instead, with a close button
+(Escape closes it too).
 
 The page speaks the report's language, the question's
 (:func:`~deep_research.text.language.language_of`): its headings, the verdicts' names, the tally,
@@ -409,7 +411,14 @@ padding:.25rem .5rem}.where{color:#57606a;font-size:.85em}a.cite{text-decoration
 .level{padding:0 .4rem;border-radius:4px;color:#fff}.level-high{background:#1a7f37}
 .level-medium{background:#9a6700}.level-low{background:#cf222e}
 article,aside{overflow-wrap:anywhere}.chart{max-width:100%;height:auto}
-@media (max-width:60rem){main{grid-template-columns:minmax(0,1fr)}aside{position:static}}
+#panel .close{display:none}
+@media (max-width:60rem){main{grid-template-columns:minmax(0,1fr)}aside{position:static}
+#panel.pinned{position:fixed;left:0;right:0;bottom:0;z-index:1;margin:0;max-height:45vh;
+overflow:auto;background:#fff;border-radius:6px 6px 0 0;box-shadow:0 -2px 8px rgb(0 0 0/.2)}
+#panel.pinned .close{display:block;float:right;min-width:44px;min-height:44px;
+margin:0 0 .5rem .5rem;font:inherit;font-size:1.25rem;background:#f6f8fa;
+border:1px solid #d0d7de;border-radius:6px}
+body.pinned{padding-bottom:45vh}}
 @media (max-width:30rem){main{padding:1rem .75rem}}
 """
 
@@ -423,12 +432,27 @@ function el(tag, text, cls) {
   if (cls) node.className = cls;
   return node;
 }
-function show(span) {
+function close() {
+  const span = document.querySelector(".claim.active");
+  panel.classList.remove("pinned");
+  document.body.classList.remove("pinned");
+  if (span) span.focus();
+}
+function show(span, pin) {
   const claim = claims[span.dataset.claim];
   if (!claim) return;
   document.querySelectorAll(".claim.active").forEach(s => s.classList.remove("active"));
   span.classList.add("active");
   panel.replaceChildren();
+  const button = el("button", "\u00d7", "close");
+  button.type = "button";
+  button.setAttribute("aria-label", "Close");
+  button.addEventListener("click", close);
+  panel.append(button);
+  if (pin) {  // shown at the foot of a narrow screen (the style sheet), else in the side panel
+    panel.classList.add("pinned");
+    document.body.classList.add("pinned");
+  }
   const confidence = claim.confidence === null
     ? "" : words.confidence.replace("{value}", claim.confidence);
   panel.append(el("h3", claim.name + confidence, "verdict"));
@@ -445,11 +469,17 @@ function show(span) {
     if (!item.primary) source.append(el("span", words.found));
     panel.append(source);
   }
+  // the claim stays in sight above a pinned panel
+  const below = span.getBoundingClientRect().bottom - panel.getBoundingClientRect().top;
+  if (pin && getComputedStyle(panel).position === "fixed" && below > 0) scrollBy(0, below + 8);
 }
 document.querySelectorAll(".claim").forEach(span => {
-  span.addEventListener("click", () => show(span));
-  span.addEventListener("mouseenter", () => show(span));
-  span.addEventListener("keydown", e => { if (e.key === "Enter") show(span); });
+  span.addEventListener("click", () => show(span, true));
+  span.addEventListener("mouseenter", () => show(span, panel.classList.contains("pinned")));
+  span.addEventListener("keydown", e => { if (e.key === "Enter") show(span, true); });
+});
+document.addEventListener("keydown", e => {
+  if (e.key === "Escape" && panel.classList.contains("pinned")) close();
 });
 """
 
