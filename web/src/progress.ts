@@ -244,10 +244,11 @@ export function apply(before: Progress, event: TraceEvent): Progress {
     }
     case "research_completed": {
       const ratio = data.supported_ratio;
+      const references = `${num(data.references)} reference${num(data.references) === 1 ? "" : "s"}`;
       const confidence =
         typeof ratio === "number"
-          ? `${num(data.claims)} claims, ${Math.round(ratio * 100)}% supported, ${num(data.references)} references`
-          : `${num(data.references)} references`;
+          ? `${num(data.claims)} claims, ${Math.round(ratio * 100)}% supported, ${references}`
+          : references;
       return { ...p, confidence, done: true, phase: "done" };
     }
     case "error":
