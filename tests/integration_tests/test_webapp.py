@@ -209,7 +209,7 @@ def test_sign_in_ask_watch_read_download_and_give_feedback(
     page.wait(lambda: page.by(".live li.step"), "the plan's steps")
     thread = page.thread()
     page.wait(lambda: "Finished:" in page.one(".live").text, "the run's end in the live view")
-    live = page.one(".live")
+    live = page.live()
     counts = [s.find_element(By.CSS_SELECTOR, ".counts").text for s in page.by(".live li.step")]
     assert any(not c.startswith("0 searches") for c in counts), counts
     assert any(" 0 sources" not in c for c in counts), counts
@@ -329,6 +329,7 @@ def test_plan_review_approves_an_edited_plan(page: Page, server: AppServer) -> N
     submit.click()
     page.wait_report()
     thread = page.thread()
+    page.live()
     titles = [e.text for e in page.by(".live li.step .title")]
     assert titles[0] == "Hornsdale Power Reserve construction cost"
     assert "Battery capacity in MWh" in titles
@@ -594,6 +595,24 @@ return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerW
   && scrollY === 0;"""
 """Whether an element lies whole within the first screen, the page not scrolled."""
 
+RECT = """
+const r = arguments[0].getBoundingClientRect();
+return [r.width, r.height, r.top, r.bottom];"""
+"""An element's width, height, top and bottom in CSS px."""
+
+TOUCH = 44
+"""The least width and height of a finger's target, in CSS px (WCAG 2.5.5)."""
+
+
+def _rect(page: Page, element: Any) -> tuple[float, float, float, float]:
+    width, height, top, bottom = page.driver.execute_script(RECT, element)
+    return float(width), float(height), float(top), float(bottom)
+
+
+def _touchable(page: Page, element: Any) -> bool:
+    width, height, _, _ = _rect(page, element)
+    return width >= TOUCH and height >= TOUCH
+
 
 def _researched(api: httpx.Client, question: str) -> str:
     """A chat of ``api``'s user researching ``question`` to its end; its thread id."""
@@ -624,6 +643,24 @@ def test_a_phone_shows_the_question_first_and_never_scrolls_sideways(
         )
         assert page.driver.execute_script(IN_VIEW, page.one("form.ask textarea")), "a new visit"
         assert page.driver.execute_script(wide), "a new visit scrolls sideways"
+        # the header is one line; Preferences, the user and Sign out are a tap away
+        header = _rect(page, page.one("header.top"))[1]
+        assert header <= 60, f"the header is {header} px tall"
+        menu = page.one("header.top button.menu")
+        assert _touchable(page, menu) and _touchable(page, page.one("header.top a[href='#/']"))
+        assert not page.one("header.top a[href='#/preferences']").is_displayed()
+        menu.click()
+        assert menu.get_attribute("aria-expanded") == "true"
+        assert name in page.one("header.top .who").text
+        for item in ("a[href='#/preferences']", "button:not(.menu)"):  # Sign out
+            element = page.one(f"header.top .account {item}")
+            assert element.is_displayed() and _rect(page, element)[1] >= TOUCH, item
+        assert page.axe_violations() == [], "the open menu on a phone"
+        page.driver.save_screenshot(str(artifacts() / "webapp-phone-menu.png"))
+        page.one("header.top .account a[href='#/preferences']").click()
+        page.wait(lambda: page.by("form.preferences"), "the preferences from the menu")
+        assert menu.get_attribute("aria-expanded") == "false", "the menu stayed open"
+        page.open("#/")
 
         # five chats, one asking about a long unbroken URL (its title and message show it)
         url = "https://example.org/" + "/".join(["averylongunbrokenpathsegment"] * 8)
@@ -641,7 +678,12 @@ def test_a_phone_shows_the_question_first_and_never_scrolls_sideways(
         fold = page.one("nav.chat-list button.fold")
         assert fold.text.endswith("(5)") and fold.get_attribute("aria-expanded") == "false"
         assert not page.by("nav.chat-list li[data-thread]")[0].is_displayed()
+        assert _rect(page, fold)[1] >= TOUCH
         fold.click()
+        # a finger's targets: each row's Rename and Delete at least 44 by 44 px
+        for action in page.by("nav.chat-list li[data-thread] .row-actions button"):
+            assert _touchable(page, action), (action.text, _rect(page, action))
+        page.driver.save_screenshot(str(artifacts() / "webapp-phone-list.png"))
         page.one(f"nav.chat-list li[data-thread='{threads[1]}'] button.open").click()
         report = page.wait_report()
         assert page.one("nav.chat-list button.fold").get_attribute("aria-expanded") == "false"
@@ -661,6 +703,7 @@ def test_a_phone_shows_the_question_first_and_never_scrolls_sideways(
         assert shown, "the evidence opened out of sight"
         assert page.axe_violations() == [], "a report with its evidence on a phone"
         page.driver.save_screenshot(str(artifacts() / "webapp-phone-evidence.png"))
+        assert _touchable(page, page.one("aside.panel button.close"))
         page.one("aside.panel button.close").click()
         page.wait(lambda: not page.by("aside.panel .evidence"), "the evidence closed")
 
@@ -670,7 +713,32 @@ def test_a_phone_shows_the_question_first_and_never_scrolls_sideways(
             lambda: len(page.by("article.report")) == 2 and "Finished:" in page.one(".live").text,
             "the follow-up's report beside its live view",
         )
-        assert url in page.one(".live").text
+        # the finished run's view folds to one line: the follow-up box comes right after the
+        # report and its feedback, not after the whole live view
+        live = _rect(page, page.one(".live"))[1]
+        assert live <= 90, f"the finished live view is {live} px tall"  # two lines at most
+        gap = _rect(page, page.one("form.ask"))[2] - _rect(page, page.by(".feedback")[-1])[3]
+        assert gap <= 100, f"{gap} px between the report's feedback and the follow-up box"
+        assert _touchable(page, page.one(".live summary"))
+        page.driver.execute_script("arguments[0].scrollIntoView()", page.one(".live"))
+        page.driver.save_screenshot(str(artifacts() / "webapp-phone-followup.png"))
+        # and from the top of the chat, the follow-up box is one tap away
+        page.driver.execute_script("window.scrollTo(0, 0)")
+        jump = page.one(".chat-head button.to-follow-up")
+        assert _touchable(page, jump)
+        jump.click()
+        box = page.one("form.ask textarea")
+        page.wait(
+            lambda: page.driver.execute_script(
+                "const r = arguments[0].getBoundingClientRect();"
+                "return r.top >= 0 && r.bottom <= innerHeight"
+                " && document.activeElement === arguments[0];",
+                box,
+            ),
+            "the follow-up box in sight, with the focus",
+        )
+        assert url in page.live().text  # a tap unfolds it
+        assert page.by(".live li.step")[0].is_displayed()
         assert page.driver.execute_script(wide), "the live view scrolls sideways"
     finally:
         page.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
@@ -806,7 +874,7 @@ def test_an_open_server_says_so_and_needs_no_sign_in(
         page.one("form.ask")
         assert not page.by(".signin")
         page.wait(lambda: "Signed in as local" in page.text(), "the local user's name")
-        assert not page.by(".top button")  # no sign-out on an open server
+        assert not page.by(".top .account button")  # no sign-out on an open server
 
 
 def _tab_to(page: Page, css: str, *, limit: int = 150, back: bool = False) -> Any:

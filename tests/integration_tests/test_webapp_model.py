@@ -68,6 +68,7 @@ def test_the_scripted_model_is_asked_watched_and_read(
     page.ask("Describe Hornsdale Power Reserve", depth="light")
     page.wait(lambda: page.by(".live li.step"), "the plan's steps")
     page.wait(lambda: "Finished:" in page.one(".live").text, "the run's end in the live view")
+    page.live()
     titles = [e.text for e in page.by(".live li.step .title")]
     assert titles[:2] == ["Hornsdale Power Reserve", "LFP versus NMC for grid storage"]
     # the report as the model streamed it, shown as plain text (its Markdown and keys as written)

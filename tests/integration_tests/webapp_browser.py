@@ -186,6 +186,13 @@ class Page:
             "the report with its claims",
         )
 
+    def live(self) -> Any:
+        """The live view of the run just ended, unfolded (once over, it folds to one line)."""
+        details = self.one(".live.finished details")
+        if details.get_attribute("open") is None:
+            self.one(".live.finished summary").click()
+        return self.one(".live")
+
     def thread(self) -> str:
         """The open chat's thread id (from the page's address)."""
         url = str(self.driver.current_url)

@@ -36,11 +36,15 @@ export function App() {
   const [chats, setChats] = useState<ChatSummary[]>([]);
   const [deleted, setDeleted] = useState<ChatSummary[]>([]);
   const [route, setRoute] = useState<Route>(readRoute);
+  const [menu, setMenu] = useState(false);
   const [toast, setToast] = useState<{ text: string; undo?: string } | null>(null);
   const channel = useRef<BroadcastChannel | null>(null);
 
   useEffect(() => {
-    const onHash = () => setRoute(readRoute());
+    const onHash = () => {
+      setRoute(readRoute());
+      setMenu(false); // a page chosen from the menu closes it
+    };
     window.addEventListener("hashchange", onHash);
     return () => window.removeEventListener("hashchange", onHash);
   }, []);
@@ -205,15 +209,28 @@ export function App() {
           <a href="#/" aria-current={route.page === "chat" && !current ? "page" : undefined}>
             New research
           </a>
-          <a href="#/preferences" aria-current={route.page === "prefs" ? "page" : undefined}>
-            Preferences
-          </a>
-          {options ? <span className="who">Signed in as {options.user}</span> : null}
-          {config.auth ? (
-            <button type="button" onClick={() => signOut("You signed out.")}>
-              Sign out
-            </button>
-          ) : null}
+          {/* a narrow window folds the rest behind this button (styles.css), so the header
+              is one line; a wide one never shows it */}
+          <button
+            type="button"
+            className="menu"
+            aria-expanded={menu}
+            aria-controls="account"
+            onClick={() => setMenu(!menu)}
+          >
+            Menu
+          </button>
+          <div id="account" className={menu ? "account unfolded" : "account"}>
+            <a href="#/preferences" aria-current={route.page === "prefs" ? "page" : undefined}>
+              Preferences
+            </a>
+            {options ? <span className="who">Signed in as {options.user}</span> : null}
+            {config.auth ? (
+              <button type="button" onClick={() => signOut("You signed out.")}>
+                Sign out
+              </button>
+            ) : null}
+          </div>
         </nav>
       </header>
       <div className="layout">

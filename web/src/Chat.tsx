@@ -217,6 +217,12 @@ export function Chat({
     void refresh();
   };
 
+  const toFollowUp = () => {
+    const box = document.querySelector<HTMLTextAreaElement>("form.ask textarea");
+    box?.scrollIntoView({ block: "center" });
+    box?.focus({ preventScroll: true });
+  };
+
   const running = stream.isLoading || watching;
   const pending = (running ? undefined : stream.interrupt) as { value?: Interrupt } | undefined;
   const request = pending?.value;
@@ -241,6 +247,12 @@ export function Chat({
                 ))}
               </ul>
             </details>
+          ) : null}
+          {/* the follow-up box is under the report, a long way down on a phone: one tap away */}
+          {detail.messages.length && !running && !request ? (
+            <button type="button" className="to-follow-up" onClick={toFollowUp}>
+              Ask a follow-up ↓
+            </button>
           ) : null}
         </header>
       ) : threadId ? (
@@ -272,7 +284,7 @@ export function Chat({
           Stop the run
         </button>
       ) : null}
-      {running || progress.events ? <LiveView progress={progress} /> : null}
+      {running || progress.events ? <LiveView progress={progress} finished={!running && !request} /> : null}
 
       {failure ? (
         <p className="problem" role="alert">

@@ -1,5 +1,7 @@
 // The run as it happens: the plan's steps with their searches, sources and quotes, the
-// reflection's decisions, the report being written, the claims as they are judged.
+// reflection's decisions, the report being written, the claims as they are judged. Once the
+// run is over it folds into one line that opens on a click, so that the report and the
+// follow-up question are not pushed apart by it.
 
 import { useEffect, useRef } from "react";
 import { VERDICTS, type Progress } from "./progress";
@@ -11,15 +13,22 @@ const STATE_MARKS: Record<string, string> = {
   thin: "✓",
 };
 
-export function LiveView({ progress }: { progress: Progress }) {
+/** The folded view's one line: how the run ended, and how many steps it took. */
+function summaryOf(p: Progress): string {
+  const end = p.confidence ? `Finished: ${p.confidence}` : `Ended while ${p.phase}`;
+  const steps = p.order.length ? ` · ${p.order.length} step${p.order.length === 1 ? "" : "s"}` : "";
+  return `${end}${steps}`;
+}
+
+export function LiveView({ progress, finished }: { progress: Progress; finished: boolean }) {
   const p = progress;
   const draft = useRef<HTMLPreElement>(null);
   useEffect(() => {
     // the newest text in sight, as a terminal follows its output
     if (draft.current) draft.current.scrollTop = draft.current.scrollHeight;
   }, [p.draft]);
-  return (
-    <section className="live" aria-label="Research progress" data-events={p.events}>
+  const body = (
+    <>
       <p className="phase" role="status">
         Now: <span data-testid="phase">{p.phase}</span>
         {p.depth ? <span className="muted"> · depth {p.depth}</span> : null}
@@ -111,6 +120,18 @@ export function LiveView({ progress }: { progress: Progress }) {
           ! {problem}
         </p>
       ))}
+    </>
+  );
+  return (
+    <section className={finished ? "live finished" : "live"} aria-label="Research progress" data-events={p.events}>
+      {finished ? (
+        <details>
+          <summary>{summaryOf(p)}</summary>
+          {body}
+        </details>
+      ) : (
+        body
+      )}
     </section>
   );
 }

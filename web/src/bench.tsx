@@ -60,7 +60,7 @@ let feed: ((event: TraceEvent) => void) | null = null;
 function Harness() {
   const [progress, dispatch] = useReducer(apply, undefined, emptyProgress);
   feed = dispatch;
-  return <LiveView progress={progress} />;
+  return <LiveView progress={progress} finished={false} />;
 }
 
 const root = createRoot(document.getElementById("root")!);
