@@ -282,6 +282,7 @@ def test_an_english_page_keeps_its_english_words() -> None:
         'data-confidence=" (confidence {value})"',
         'data-none="No evidence is cited."',
         'data-found=" (found by the verifier)"',
+        'data-close="Close"',
         'title="Contradicted"',
     ):
         assert words in page, words
@@ -308,6 +309,7 @@ def test_a_chinese_page_speaks_chinese_and_no_english() -> None:
         'data-confidence="（置信度 {value}）"',
         'data-none="未引用任何证据。"',
         'data-found="（由核查器找到）"',
+        'data-close="关闭"',
         'title="与证据矛盾"',
     ):
         assert words in page, words

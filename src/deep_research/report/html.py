@@ -446,7 +446,7 @@ function show(span, pin) {
   panel.replaceChildren();
   const button = el("button", "\u00d7", "close");
   button.type = "button";
-  button.setAttribute("aria-label", "Close");
+  button.setAttribute("aria-label", words.close);
   button.addEventListener("click", close);
   panel.append(button);
   if (pin) {  // shown at the foot of a narrow screen (the style sheet), else in the side panel
@@ -505,6 +505,7 @@ def _panel(language: str) -> str:
         "confidence": label(language, "claim_confidence"),
         "none": label(language, "no_evidence"),
         "found": label(language, "found_by_verifier"),
+        "close": label(language, "close"),
     }
     data = "".join(f' data-{key}="{html.escape(text)}"' for key, text in words.items())
     return f'<div id="panel"{data}><p>{html.escape(label(language, "panel_hint"))}</p></div>'

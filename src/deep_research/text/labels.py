@@ -67,6 +67,7 @@ Label = Literal[
     "claim_confidence",
     "no_evidence",
     "found_by_verifier",
+    "close",
 ]
 
 LABELS: dict[str, dict[Label, str]] = {
@@ -166,6 +167,7 @@ LABELS: dict[str, dict[Label, str]] = {
         "claim_confidence": " (confidence {value})",
         "no_evidence": "No evidence is cited.",
         "found_by_verifier": " (found by the verifier)",
+        "close": "Close",
     },
     "fr": {
         "references": "Références",
@@ -263,6 +265,7 @@ LABELS: dict[str, dict[Label, str]] = {
         "claim_confidence": " (confiance {value})",
         "no_evidence": "Aucune source n'est citée.",
         "found_by_verifier": " (trouvée par le vérificateur)",
+        "close": "Fermer",
     },
     "es": {
         "references": "Referencias",
@@ -363,6 +366,7 @@ LABELS: dict[str, dict[Label, str]] = {
         "claim_confidence": " (confianza {value})",
         "no_evidence": "No se cita ninguna fuente.",
         "found_by_verifier": " (hallada por el verificador)",
+        "close": "Cerrar",
     },
     "de": {
         "references": "Quellen",
@@ -467,6 +471,7 @@ LABELS: dict[str, dict[Label, str]] = {
         "claim_confidence": " (Konfidenz {value})",
         "no_evidence": "Es ist kein Beleg zitiert.",
         "found_by_verifier": " (vom Prüfer gefunden)",
+        "close": "Schließen",
     },
     "zh": {
         "references": "参考文献",
@@ -538,6 +543,7 @@ LABELS: dict[str, dict[Label, str]] = {
         "claim_confidence": "（置信度 {value}）",
         "no_evidence": "未引用任何证据。",
         "found_by_verifier": "（由核查器找到）",
+        "close": "关闭",
     },
     "ja": {
         "references": "参考文献",
@@ -635,6 +641,7 @@ LABELS: dict[str, dict[Label, str]] = {
         "claim_confidence": "（信頼度 {value}）",
         "no_evidence": "引用された証拠はありません。",
         "found_by_verifier": "（検証器が発見）",
+        "close": "閉じる",
     },
     "ko": {
         "references": "참고 문헌",
@@ -734,6 +741,7 @@ LABELS: dict[str, dict[Label, str]] = {
         "claim_confidence": " (신뢰도 {value})",
         "no_evidence": "인용된 근거가 없습니다.",
         "found_by_verifier": " (검증기가 찾음)",
+        "close": "닫기",
     },
 }
 """Fixed text a report writes, by language; English has every :data:`Label`."""
