@@ -874,6 +874,7 @@ def one_format_each(
     of its best match, in the format read first (:data:`FORMATS_READ_FIRST`).
     """
     kept: list[tuple[str, str, str, float, str]] = []
+    by_name: dict[Path, list[int]] = {}  # a document's name: the kept rows of it
     words: dict[int, set[str]] = {}  # worked out only for files whose name another shares
 
     def words_of(n: int) -> set[str]:
@@ -883,15 +884,12 @@ def one_format_each(
 
     for row in rows:
         path = Path(row[4])
-        named = [
-            n
-            for n, other in enumerate(kept)
-            if _document_name(Path(other[4])) == _document_name(path)
-            and Path(other[4]).name != path.name
-        ]
+        name = _document_name(path)
+        named = [n for n in by_name.get(name, []) if Path(kept[n][4]).name != path.name]
         mine = set(textutil.content_tokens(row[2])) if named else set()
         twin = next((n for n in named if _held(mine, words_of(n)) >= SAME_WORDS), None)
         if twin is None:
+            by_name.setdefault(name, []).append(len(kept))
             kept.append(row)
         elif _format_order(path) < _format_order(Path(kept[twin][4])):
             url, title, text, _, where = row
