@@ -436,16 +436,7 @@ def test_chats_are_renamed_deleted_restored_and_purged(page: Page, server: AppSe
 
 def test_another_user_sees_none_of_the_chats(page: Page, server: AppServer) -> None:
     with server.http("alice") as api:
-        thread = api.post("/threads", json={}).json()["thread_id"]
-        run = api.post(
-            f"/threads/{thread}/runs/wait",
-            json={
-                "assistant_id": "deep_research",
-                "input": {"messages": [{"role": "user", "content": QUESTION}]},
-                "context": {"depth": "light", "allow_clarification": False},
-            },
-        )
-        assert run.status_code == 200, run.text
+        thread = _researched(api, QUESTION)
         assert any(c["thread_id"] == thread for c in api.get("/chats").json())
     page.sign_in(server.token("bob"))
     page.wait(lambda: "No chats yet." in page.one("nav.chat-list").text, "bob's empty list")
@@ -454,7 +445,8 @@ def test_another_user_sees_none_of_the_chats(page: Page, server: AppServer) -> N
     assert "deleted" in page.one(".toast").text.lower() or not page.by("article.report")
 
 
-def test_reloading_during_a_run_reattaches_to_it(page: Page, server: AppServer) -> None:
+def _a_run_under_way(page: Page, server: AppServer) -> tuple[str, str]:
+    """A new user's two-part question at extended depth, its research started: (user, thread)."""
     name = user()
     page.sign_in(server.token(name))
     page.ask(
@@ -462,7 +454,11 @@ def test_reloading_during_a_run_reattaches_to_it(page: Page, server: AppServer) 
         depth="extended",
     )
     page.wait(lambda: page.by(".live li.step.researching"), "research under way")
-    thread = page.thread()
+    return name, page.thread()
+
+
+def test_reloading_during_a_run_reattaches_to_it(page: Page, server: AppServer) -> None:
+    name, thread = _a_run_under_way(page, server)
     with server.http(name) as api:
         runs = api.get(f"/threads/{thread}/runs").json()
     assert runs[0]["status"] in ("pending", "running"), "the run ended before the reload"
@@ -478,14 +474,7 @@ def test_reloading_during_a_run_reattaches_to_it(page: Page, server: AppServer) 
 
 
 def test_new_research_during_a_run_offers_the_question_box(page: Page, server: AppServer) -> None:
-    name = user()
-    page.sign_in(server.token(name))
-    page.ask(
-        "How do LFP and NMC batteries compare for grid storage, and what did Hornsdale cost?",
-        depth="extended",
-    )
-    page.wait(lambda: page.by(".live li.step.researching"), "research under way")
-    thread = page.thread()
+    _, thread = _a_run_under_way(page, server)
     page.one("header.top a[href='#/']").click()
     page.wait(lambda: page.by("form.ask textarea"), "the question box of a new chat")
     assert not page.by("button.stop") and not page.by(".live"), "the run left shown as running"

@@ -145,6 +145,12 @@ def test_ids_keys_and_hashes_are_blanked_from_words_taken_as_text() -> None:
     assert "14,500 dollars" in without_ids(notes)
 
 
+def _quoted(url: str, text: str, title: str, query: str) -> str:
+    """What the evidence picker quotes of the page ``text`` for a step titled ``title``."""
+    step = PlanStep(id="s01", title=title)
+    return " ".join(w.text for w in select_windows([_passage(url, text)], step, [query]))
+
+
 def _passage(url: str, text: str) -> Passage:
     return Passage(
         id="p1", url=url, document_id="d", text=text, start=0, end=len(text), score=1.0, clean=True
@@ -162,9 +168,12 @@ def test_source_markup_is_never_quoted() -> None:
         "Logging can be configured in code. Call :func:`basicConfig` once before logging. "
         "Each handler writes records to one destination."
     )
-    passage = _passage("file:///doc/logging.rst.txt", text)
-    step = PlanStep(id="s01", title="logging handler configured basicConfig")
-    quoted = " ".join(w.text for w in select_windows([passage], step, ["logging handler"]))
+    quoted = _quoted(
+        "file:///doc/logging.rst.txt",
+        text,
+        "logging handler configured basicConfig",
+        "logging handler",
+    )
     assert ":func:" not in quoted and "handler writes records" in quoted
 
 
@@ -182,9 +191,12 @@ def test_a_json_example_is_never_quoted_as_a_sentence() -> None:
         ' successfully and can be used. A graceful server restart now is recommended."\n'
         "A graceful restart loads the renewed certificate without dropping connections."
     )
-    passage = _passage("file:///doc/mod_md.html", text)
-    step = PlanStep(id="s01", title="certificate renewed graceful restart progress")
-    quoted = " ".join(w.text for w in select_windows([passage], step, ["certificate restart"]))
+    quoted = _quoted(
+        "file:///doc/mod_md.html",
+        text,
+        "certificate renewed graceful restart progress",
+        "certificate restart",
+    )
     assert '"detail"' not in quoted and "type" not in quoted
     assert "now is recommended" not in quoted  # the string's second sentence, and its mark
     assert "graceful restart loads the renewed certificate" in quoted
@@ -264,9 +276,12 @@ def test_table_rows_run_together_are_never_quoted() -> None:
         "tbl: | The sqlite_stat4.tbl column holds name of the table that owns the index\n"
         "idx: | The sqlite_stat4.idx column holds name of the index that the row describes."
     )
-    passage = _passage("file:///doc/fileformat2.html", text)
-    step = PlanStep(id="s01", title="sqlite_stat4 table column index")
-    quoted = " ".join(w.text for w in select_windows([passage], step, ["sqlite_stat4 column"]))
+    quoted = _quoted(
+        "file:///doc/fileformat2.html",
+        text,
+        "sqlite_stat4 table column index",
+        "sqlite_stat4 column",
+    )
     assert " | " not in quoted and "one row per sample" in quoted
 
 
@@ -281,8 +296,11 @@ def test_a_terminal_session_is_never_quoted_as_prose() -> None:
         "$ git reset -- frotz.c <1> $ git commit -m files <2> This keeps it in the tree.\n"
         "The reset command moves the branch head and keeps the working tree as it is."
     )
-    passage = _passage("file:///doc/git-reset.html", text)
-    step = PlanStep(id="s01", title="git reset keep changes working tree")
-    quoted = " ".join(w.text for w in select_windows([passage], step, ["git reset changes"]))
+    quoted = _quoted(
+        "file:///doc/git-reset.html",
+        text,
+        "git reset keep changes working tree",
+        "git reset changes",
+    )
     assert "$ git" not in quoted and "<1>" not in quoted
     assert "keeps the working tree" in quoted
