@@ -36,6 +36,7 @@ from deep_research.text.language import without_question_words
 from deep_research.text.words import (
     BM25,
     STOPWORDS,
+    TABLE_CELLS,
     Sentence,
     content_tokens,
     ends_sentence,
@@ -228,12 +229,6 @@ class Candidate:
     """Position among the passage's sentences, quotable or not."""
     sentence: Sentence
     document_id: str
-
-
-TABLE_CELLS = " | "
-"""What the readers join a table row's cells with (HTML, reST, Word, PowerPoint): a sentence
-holding it runs cells, and often rows, together ("tbl: | The sqlite_stat4.tbl column holds
-... idx: | The sqlite_stat4.idx column ..."), no sentence of the page's to quote as it is."""
 
 
 def _candidates(passages: Sequence[Passage]) -> list[Candidate]:

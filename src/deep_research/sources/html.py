@@ -22,6 +22,7 @@ from functools import cache
 from typing import Any
 
 from deep_research.errors import FetchSkippedError, SourceError
+from deep_research.text.words import TABLE_CELLS
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown"})
@@ -191,7 +192,7 @@ def _blocks(body: Any) -> list[str]:
             blocks.append("\n".join(item for item in items if item != "- "))
         elif tag == "table":
             rows = [
-                " | ".join(_inline(c) for c in row.findall("cell"))
+                TABLE_CELLS.join(_inline(c) for c in row.findall("cell"))
                 for row in element.findall("row")
             ]
             blocks.append("\n".join(row for row in rows if row.strip(" |")))

@@ -180,6 +180,10 @@ def splits_a_quotation(text: str) -> bool:
     )
 
 
+TABLE_CELLS = " | "
+"""What every reader joins a table row's cells with (HTML, reST, Word, PowerPoint): text that
+holds it is rows of a table, not a sentence of the page's."""
+
 _TRANSCRIPT = re.compile(r"(?:^|\s)\$ [a-z][\w.-]*|<\d{1,2}>")
 """A shell prompt before a command (``$ git reset -- frotz.c``) or a listing's callout (``<1>``)."""
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from deep_research.errors import UnreadableDocumentError
 from deep_research.sources.documents._text import DocumentLimits, DocumentText, TextBuilder
+from deep_research.text.words import TABLE_CELLS
 
 _HEADING_STYLE = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
 
@@ -69,7 +70,7 @@ def _rows(rows: Iterable[Any]) -> Iterator[str]:
             seen.add(id(cell._tc))
             cells.append(" ".join(cell.text.split()))
         if any(cells):
-            yield " | ".join(cells)
+            yield TABLE_CELLS.join(cells)
 
 
 def read_pptx(data: bytes, limits: DocumentLimits) -> DocumentText:

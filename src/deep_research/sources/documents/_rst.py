@@ -14,6 +14,7 @@ import io
 from typing import Any
 
 from deep_research.sources.documents._text import DocumentLimits, DocumentText, TextBuilder
+from deep_research.text.words import TABLE_CELLS
 
 _SETTINGS = {
     "file_insertion_enabled": False,
@@ -58,7 +59,9 @@ def read_rst(text: str, limits: DocumentLimits) -> DocumentText:
                 builder.heading(child.astext(), max(depth, 1))
             elif isinstance(child, nodes.table):
                 for row in child.findall(nodes.row):
-                    builder.block(" | ".join(" ".join(e.astext().split()) for e in row.children))
+                    builder.block(
+                        TABLE_CELLS.join(" ".join(e.astext().split()) for e in row.children)
+                    )
             elif isinstance(child, nodes.TextElement | nodes.literal_block):
                 builder.block(child.astext())
             else:  # lists, block quotes, admonitions, definition lists: their paragraphs
