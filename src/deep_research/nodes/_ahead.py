@@ -138,7 +138,7 @@ class RewritesAhead:
         )
         if check is None or self._likely_recited(claim, check):
             return
-        key = request_key(claim, check.evidence, located.cell)
+        key = request_key(check.claim, check.evidence, located.cell)
         task = self._ahead.start(self._scope, key, self._engine.rewrite(check))
         if task is not None:
             task.add_done_callback(lambda done: self._judge_rewrite(done, check, located, draft))

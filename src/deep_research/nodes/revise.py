@@ -99,7 +99,7 @@ async def revise_claim(
     check = rewrite_check(claim, evidence, memo=memo, cell=cell, spans=every)
     if check is None:
         return None, "removed", TokenUsage()
-    key = request_key(claim, check.evidence, cell) if kept is not None or ahead else ""
+    key = request_key(check.claim, check.evidence, cell) if kept is not None or ahead else ""
     if kept is not None and key in kept:
         return CitedSentence(claim.text, tuple(claim.citation_keys), "."), "unchanged", TokenUsage()
     early = ahead(key) if ahead is not None else None

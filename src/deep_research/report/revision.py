@@ -17,10 +17,10 @@ from dataclasses import asdict
 from typing import Literal
 
 from deep_research.engines import ClaimCheck
-from deep_research.report.verify import Memo, key_index, rank_alternates
+from deep_research.report.verify import Memo, figure_verdict, key_index, rank_alternates
 from deep_research.state import Claim, EvidenceSpan, TokenUsage, Verdict
 from deep_research.verification.blocks import cells
-from deep_research.verification.checks import clean_claim
+from deep_research.verification.checks import Analyses, clean_claim
 from deep_research.verification.citations import (
     CitedSentence,
     Located,
@@ -45,9 +45,34 @@ def rewrite_check(
     ``None``: there is no evidence to rewrite it from. ``spans``: ``evidence`` by id (an id's
     last span).
     """
-    shown = [spans[k] for k in claim.citation_keys if k in spans]
-    shown += rank_alternates(claim, evidence, memo=memo)
-    return ClaimCheck(claim, shown, cell) if shown else None
+    cited = [spans[k] for k in claim.citation_keys if k in spans]
+    shown = cited + rank_alternates(claim, evidence, memo=memo)
+    return ClaimCheck(as_asked(claim, cited, memo), shown, cell) if shown else None
+
+
+def as_asked(claim: Claim, cited: Sequence[EvidenceSpan], memo: Memo | None) -> Claim:
+    """``claim`` as its rewrite shows it: held to the figure rule by the rule's verdict and reason.
+
+    A claim whose figure its evidence does not state, or states otherwise, is shown with the
+    rule's verdict and reason ("the quote says 15, the claim 51"), whatever a model said of it:
+    the rule's are known before any model answers, so the rewrite can be asked as soon as the
+    claim is written (:mod:`deep_research.nodes._ahead`), in either order alike. Any other
+    claim is shown with its own verdict and reasoning.
+    """
+    held = figure_verdict(ClaimCheck(claim, list(cited)), memo.analyses if memo else Analyses())
+    if held is None:
+        return claim
+    position = key_index(held.evidence_key, len(cited))
+    return claim.model_copy(
+        update={
+            "verdict": held.verdict,
+            "confidence": held.confidence,
+            "reasoning": held.reasoning,
+            "reason": held.reason,
+            "evidence_id": cited[position].id if position is not None else None,
+            "checked_by": None,
+        }
+    )
 
 
 def request_key(claim: Claim, shown: Sequence[EvidenceSpan], cell: TableCell | None) -> str:

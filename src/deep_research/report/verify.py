@@ -140,24 +140,52 @@ def key_index(key: str | None, count: int) -> int | None:
     return index if 0 <= index < count else None
 
 
+def figure_verdict(check: ClaimCheck, analyses: Analyses) -> ClaimVerdict | None:
+    """The figure rule's verdict on ``check``'s claim, or ``None`` if the rule does not hold it.
+
+    A figure its evidence does not state (PARTIAL) or states otherwise (CONTRADICTED). Known
+    without the engine: the claim's verdict will be no better than this, whatever a model says
+    (:func:`_hold_to_figures`), so what follows from it can be asked before the model answers.
+    """
+    if not check.evidence:
+        return None
+    problem = figure_problem(check.claim.text, [e.quote for e in check.evidence], analyses)
+    if problem is None:
+        return None
+    return ClaimVerdict(
+        claim_id=check.claim.id,
+        verdict=problem.verdict,
+        confidence=problem.confidence,
+        reasoning=render(problem.reason),
+        reason=problem.reason,
+        evidence_key=f"E{problem.index + 1}",
+        quote=check.evidence[problem.index].quote[problem.start : problem.end],
+    )
+
+
+_RULED = ("verdict", "confidence", "evidence_key", "quote")
+"""What the figure rule's verdict replaces of a model's SUPPORTED, besides the reason."""
+
+
 def _hold_to_figures(check: ClaimCheck, verdict: ClaimVerdict, analyses: Analyses) -> ClaimVerdict:
     if verdict.verdict is not Verdict.SUPPORTED:
         return verdict
-    problem = figure_problem(check.claim.text, [e.quote for e in check.evidence], analyses)
-    if problem is None:
+    held = figure_verdict(check, analyses)
+    if held is None:
         return verdict
-    quote = check.evidence[problem.index].quote[problem.start : problem.end]
-    why = figure_check(problem.reason)
-    return verdict.model_copy(
-        update={
-            "verdict": problem.verdict,
-            "confidence": problem.confidence,
-            "reasoning": render(why),
-            "reason": why,
-            "evidence_key": f"E{problem.index + 1}",
-            "quote": quote,
-        }
-    )
+    assert held.reason is not None  # the rule always gives its reason
+    why = figure_check(held.reason)  # the rule overruling the engine
+    ruled = {field: getattr(held, field) for field in _RULED}
+    return verdict.model_copy(update=ruled | {"reasoning": render(why), "reason": why})
+
+
+def ruled_out(check: ClaimCheck, analyses: Analyses) -> bool:
+    """Whether the figure rule keeps ``check`` from being SUPPORTED, whatever the engine says.
+
+    A look at alternates that can only matter when they support the claim need not be asked
+    then: its answer would change nothing.
+    """
+    return figure_verdict(check, analyses) is not None
 
 
 async def judge(
@@ -482,6 +510,45 @@ class DraftVerification:
     usage: TokenUsage
 
 
+_KEPT = ("claim_type", "verdict", "confidence", "reasoning", "reason", "evidence_id", "checked_by")
+"""What a claim unchanged since the last pass keeps of its judgement."""
+
+
+def _claims_to_judge(
+    draft: str,
+    evidence: Sequence[EvidenceSpan],
+    previous: Sequence[Claim],
+    judge_from: int,
+    judge_to: int | None,
+) -> tuple[list[Claim], list[Claim]]:
+    """The claims of ``draft`` in range (see :func:`verify_draft`), and those to judge now.
+
+    A claim whose text and citations are unchanged since ``previous`` keeps its judgement; a
+    synthesis claim is not judged against a quote.
+    """
+    known = {
+        (c.text, tuple(c.citation_keys)): c
+        for c in previous
+        if c.verdict is not None or c.claim_type == "background"
+    }
+    claims, fresh = [], []
+    for claim in extract_claims(draft):
+        if claim.position_start < judge_from:
+            continue
+        if judge_to is not None and claim.position_start >= judge_to:
+            break
+        claim = check_synthesis(claim, evidence)
+        earlier = known.get((claim.text, tuple(claim.citation_keys)))
+        if claim.claim_type == "synthesis":
+            pass  # analysis is not judged against a quote
+        elif earlier is None:
+            fresh.append(claim)
+        else:
+            claim = claim.model_copy(update={f: getattr(earlier, f) for f in _KEPT})
+        claims.append(claim)
+    return claims, fresh
+
+
 async def verify_draft(
     engine: Engine,
     draft: str,
@@ -519,35 +586,7 @@ async def verify_draft(
     :mod:`deep_research.report.ahead`). The verdicts are the same.
     """
     by_id = {e.id: e for e in evidence}
-    known = {
-        (c.text, tuple(c.citation_keys)): c
-        for c in previous
-        if c.verdict is not None or c.claim_type == "background"
-    }
-    fields = (
-        "claim_type",
-        "verdict",
-        "confidence",
-        "reasoning",
-        "reason",
-        "evidence_id",
-        "checked_by",
-    )
-    claims, fresh = [], []
-    for claim in extract_claims(draft):
-        if claim.position_start < judge_from:
-            continue
-        if judge_to is not None and claim.position_start >= judge_to:
-            break
-        claim = check_synthesis(claim, evidence)
-        earlier = known.get((claim.text, tuple(claim.citation_keys)))
-        if claim.claim_type == "synthesis":
-            pass  # analysis is not judged against a quote
-        elif earlier is None:
-            fresh.append(claim)
-        else:
-            claim = claim.model_copy(update={f: getattr(earlier, f) for f in fields})
-        claims.append(claim)
+    claims, fresh = _claims_to_judge(draft, evidence, previous, judge_from, judge_to)
     cells = table_cells(draft)  # a cell is judged alone, knowing its column and row
     checks = [
         ClaimCheck(
@@ -559,6 +598,15 @@ async def verify_draft(
     ]
     memo = memo or Memo()  # every check of this pass reads the same evidence
     analyses = memo.analyses
+    held: dict[str, ClaimVerdict] = {}  # with a model: verdicts the figure rule caps
+    if overlap:
+        held = {c.claim.id: v for c in checks if (v := figure_verdict(c, analyses)) is not None}
+    early = _early_looks(checks, held, evidence, memo)
+    if ahead is not None:  # a claim the figure rule holds is rewritten: start it now
+        for c in checks:
+            if c.claim.id in held:
+                ahead.judged(_apply(c.claim, held[c.claim.id], c.evidence), draft)
+    looking = asyncio.create_task(_look(engine, early, analyses, ahead, draft)) if early else None
     stop = threading.Event()  # set when the verdicts are in: the rest is ranked as needed
     ranking = (
         asyncio.create_task(asyncio.to_thread(_alternates_of, fresh, evidence, memo, stop))
@@ -567,6 +615,10 @@ async def verify_draft(
     )
     try:
         primary = await judge(engine, checks, analyses, ahead)
+    except BaseException:
+        if looking is not None:
+            looking.cancel()
+        raise
     finally:
         stop.set()
         ranked = await ranking if ranking is not None else {}
@@ -577,6 +629,7 @@ async def verify_draft(
     if ahead is not None:  # a claim's rewrite may start now, beside its alternates' look
         for claim in judged.values():
             ahead.judged(claim, draft)
+    looked = {c.claim.id for c in early}
     retry = [
         ClaimCheck(
             c,
@@ -584,15 +637,24 @@ async def verify_draft(
             cells.get(c.position_start),
         )
         for c in judged.values()
-        if c.verdict not in GOOD
+        if c.verdict not in GOOD and c.id not in looked
     ]
-    retry = [check for check in retry if check.evidence]
-    second = await judge(engine, retry, analyses, ahead)
-    for check, verdict in zip(retry, second.value, strict=True):
+    # a look whose answer the figure rule would overrule is not asked: it could change nothing
+    retry = [check for check in retry if check.evidence and not ruled_out(check, analyses)]
+    second, first_looks = await asyncio.gather(
+        judge(engine, retry, analyses, ahead),
+        looking if looking is not None else _nothing(),
+    )
+    answers = {check.claim.id: (check, v) for check, v in zip(retry, second.value, strict=True)}
+    for check, verdict in zip(early, first_looks.value, strict=True):
+        if judged[check.claim.id].verdict not in GOOD:  # looked at as the plain order would
+            answers[check.claim.id] = (check, verdict)
+    for claim_id in [i for i in judged if i in answers]:
+        check, verdict = answers[claim_id]
         if verdict.verdict is Verdict.SUPPORTED:  # a partial alternate must not mask a problem
-            judged[check.claim.id] = _apply(check.claim, verdict, check.evidence)
+            judged[claim_id] = _apply(judged[claim_id], verdict, check.evidence)
             if ahead is not None:  # revise will re-cite it to the alternate: judge that now
-                ahead.judged(judged[check.claim.id], draft)
+                ahead.judged(judged[claim_id], draft)
     kept = {i: as_background(c, evidence) for i, c in judged.items()}
     kept = {i: c for i, c in kept.items() if c is not None}  # uncited background, unsourced
     claims = [kept.get(c.id) or judged.get(c.id, c) for c in claims]
@@ -600,5 +662,53 @@ async def verify_draft(
         claims=claims,
         judged=[c for c in claims if c.id in judged and c.id not in kept],
         citations=[citation for claim in claims for citation in citations_of(claim)],
-        usage=primary.usage + second.usage,
+        usage=primary.usage + second.usage + first_looks.usage,
     )
+
+
+async def _nothing() -> Reply[list[ClaimVerdict]]:
+    return Reply([], TokenUsage())
+
+
+async def _look(
+    engine: Engine,
+    looks: Sequence[ClaimCheck],
+    analyses: Analyses,
+    ahead: Speculation | None,
+    draft: str,
+) -> Reply[list[ClaimVerdict]]:
+    """Judge ``looks`` (:func:`_early_looks`); tell ``ahead`` at once of an alternate that holds.
+
+    Revise will re-cite such a claim to it (unless its first verdict turns out PARTIAL): the
+    re-cited claim's judging need not wait for the first verdict.
+    """
+    reply = await judge(engine, looks, analyses, ahead)
+    for check, verdict in zip(looks, reply.value, strict=True):
+        if ahead is not None and verdict.verdict is Verdict.SUPPORTED:
+            ahead.judged(_apply(check.claim, verdict, check.evidence), draft)
+    return reply
+
+
+def _early_looks(
+    checks: Sequence[ClaimCheck],
+    held: dict[str, ClaimVerdict],
+    evidence: Sequence[EvidenceSpan],
+    memo: Memo,
+) -> list[ClaimCheck]:
+    """The looks at alternates asked beside the first verdicts, not after them.
+
+    Those of the claims the figure rule finds CONTRADICTED by their own evidence: their verdict
+    can only be CONTRADICTED, UNSUPPORTED or (if the model says so) PARTIAL, so their
+    alternates are almost always looked at; asking now saves a round trip. Should the model
+    call one PARTIAL, its look's answer is not used (as the plain order would not have asked).
+    """
+    looks = []
+    for check in checks:
+        verdict = held.get(check.claim.id)
+        if verdict is None or verdict.verdict is not Verdict.CONTRADICTED:
+            continue
+        alternates = rank_alternates(check.claim, evidence, memo=memo)
+        look = ClaimCheck(check.claim, alternates, check.cell)
+        if alternates and not ruled_out(look, memo.analyses):
+            looks.append(look)
+    return looks
