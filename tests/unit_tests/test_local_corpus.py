@@ -272,6 +272,23 @@ def test_html_inline_markup_adds_no_space_and_a_break_or_nested_block_one() -> N
     )
 
 
+def test_a_list_item_s_label_is_set_apart_from_the_paragraph_after_it() -> None:
+    # SQLite's limits page: "<li><p><b>Maximum length of a string or BLOB</b></p><p>The
+    # maximum number ...": run together, the label read as the start of the sentence after it
+    page = extract_html_file(
+        "<html><body><main><p>The limits follow.</p><ol>"
+        "<li><p><b>Maximum length of a string</b></p><p>The maximum is set by a macro.</p>"
+        "<p>Its default is 1 billion.</p></li><li>One line, <i>inline</i> words.</li>"
+        "<li><p>A full sentence.</p><p>Another one.</p></li></ol></main></body></html>"
+    )
+
+    assert page.text.split("\n")[2:] == [
+        "- Maximum length of a string: The maximum is set by a macro. Its default is 1 billion.",
+        "- One line, inline words.",
+        "- A full sentence. Another one.",
+    ]
+
+
 @pytest.mark.parametrize(
     ("html", "text"),
     [

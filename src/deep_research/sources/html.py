@@ -188,8 +188,8 @@ def _blocks(body: Any) -> list[str]:
             level = int(rend[1]) if len(rend) == 2 and rend[1] in "123456" else 2
             blocks.append(f"{'#' * level} {_inline(element)}")
         elif tag == "list":
-            items = [f"- {_inline(item)}" for item in element.findall("item")]
-            blocks.append("\n".join(item for item in items if item != "- "))
+            items = [_item_text(item) for item in element.findall("item")]
+            blocks.append("\n".join(f"- {item}" for item in items if item))
         elif tag == "table":
             rows = [
                 TABLE_CELLS.join(_inline(c) for c in row.findall("cell"))
@@ -216,6 +216,36 @@ def _inline(element: Any) -> str:
     word split by markup stays one word. A line break or a nested block adds one.
     """
     return " ".join(_joined(element).split())
+
+
+_PARAGRAPHS = frozenset({"p", "head", "quote"})
+"""Blocks inside a list item that are paragraphs of their own."""
+
+_ENDS_SENTENCE = (".", ":", ";", "!", "?", "。", "：", "！", "？")
+
+
+def _item_text(item: Any) -> str:
+    """A list item's text on one line, a label of its own paragraph followed by a colon.
+
+    An item of several paragraphs whose first is a label ("<li><p><b>Maximum length of a
+    string</b></p><p>The maximum number of bytes ...") reads "Maximum length of a string: The
+    maximum number of bytes ...", as the page sets the label apart; run together without it,
+    the label opened the next paragraph's first sentence. A definition's term and its
+    description likewise ("--soft: Does not touch the index file ...").
+    """
+    parts = [item.text or ""]
+    for child in item:
+        if not isinstance(child.tag, str):  # a comment or processing instruction
+            parts[-1] += child.tail or ""
+        elif child.tag in _PARAGRAPHS:
+            parts += [_joined(child), child.tail or ""]
+        else:
+            text = _joined(child)
+            parts[-1] += (f" {text} " if child.tag in _SEPARATE else text) + (child.tail or "")
+    text = ""
+    for part in [" ".join(p.split()) for p in parts if p.strip()]:
+        text += (": " if text and not text.endswith(_ENDS_SENTENCE) else " ") + part
+    return text.strip()
 
 
 def _joined(element: Any) -> str:

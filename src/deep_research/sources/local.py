@@ -64,7 +64,7 @@ from deep_research.urls import normalize_url
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "8"
+SCHEMA_VERSION = "9"
 """Version of the index schema and of the text extraction; an index of another version is
 rebuilt from scratch (version 2: HTML extracted by trafilatura, documents have a language;
 version 3: CJK characters indexed one by one, see :func:`spaced_cjk`; version 4: documents
@@ -76,7 +76,8 @@ marked, ``copy_of``, and left out of searches; version 7: the copies have an ind
 so that leaving them out does not read every document's row, text and all, for each query;
 version 8: a name of words joined in camel case is indexed with its words, see
 :func:`fts_text`; a file that is not UTF-8 is read in the charset it declares, see
-:func:`decode_file`)."""
+:func:`decode_file`; version 9: a label that is an HTML list item's first paragraph is
+followed by a colon, no longer run into the next paragraph's first sentence)."""
 
 CONTENT_TYPES = {
     ".md": "text/markdown",
