@@ -51,6 +51,20 @@ def test_a_denial_opposes_the_same_thing_said_with_the_same_verb() -> None:
     assert disagreement(NO_NICKEL, stating) == (NO_NICKEL, stating)
 
 
+def test_a_negation_that_tells_what_a_thing_is_denies_nothing() -> None:
+    # git's manual: "a commit with no parents" names root commits; it does not deny that
+    # commits have parents (a report said these two sources disagree)
+    qualifying = "A commit with no parents (a root commit) has topological level of one."
+    stating = "Show only commits which have at least (or at most) that many parent commits."
+    assert check_one(stating, qualifying).reason.code == "negation"  # the verifier reads one
+    assert not denies_what_is_stated(qualifying, stating)
+    assert disagreement(qualifying, stating) is None
+    assert disagreement(stating, qualifying) is None
+    # a denial of what a thing has still opposes the statement that it has it
+    denial, statement = "A root commit has no parent commits.", "A root commit has parent commits."
+    assert disagreement(denial, statement) == (denial, statement)
+
+
 @pytest.mark.parametrize(("one", "other"), [(SAFER, NOT_SAFER), (IID, NEVER_USED)])
 def test_the_corpus_negation_conflicts_are_found(one: str, other: str) -> None:
     assert disagreement(one, other) == (one, other)

@@ -16,9 +16,10 @@ quotes may be windows of several sentences). Two sentences disagree when
   disagree by a negation ("In 2017, IID used a lithium-ion battery to black start a gas
   turbine" and "Lithium-ion batteries have not been used to black start a power system").
   A negation counts only where the other sentence also has the words that lead up to it in
-  its clause, what is denied of what (:func:`denies_what_is_stated`): "LFP contains no nickel
-  and no cobalt" denies what "LFP cells contain nickel" states, not "nickel, manganese and
-  cobalt (in NMC)" nor "the shift to LFP removed the dependence on nickel and cobalt".
+  its clause, what is denied of what (:func:`denies_what_is_stated`), and not where it only
+  tells what a thing is ("a commit with no parents"): "LFP contains no nickel and no cobalt"
+  denies what "LFP cells contain nickel" states, not "nickel, manganese and cobalt (in NMC)"
+  nor "the shift to LFP removed the dependence on nickel and cobalt".
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ SUBJECT_TERMS = 2
 
 _CLAUSE_MARK = re.compile(r"[,;:()]")
 """Marks that begin a new clause of a sentence, for the words leading up to a negation."""
+
+_QUALIFIER = re.compile(r"\b(?:with|having)\s+$", re.I)
+"""What leads up to a negation that tells what a thing is rather than denying a statement:
+"A commit with no parents (a root commit) has topological level of one" denies nothing of
+"Show only commits which have at least that many parent commits"."""
 
 _DATES = frozenset({"date", "decade"})
 _MONEY_WORDS = frozenset(
@@ -115,17 +121,23 @@ def denies_what_is_stated(denying: str, stating: str) -> bool:
     it in its clause (from the last comma, semicolon, colon or parenthesis before it): its
     subject and verb, "LFP contains" in "LFP contains no nickel". ``stating`` must have all of
     those words too; otherwise it states the governed word of another thing ("nickel and
-    cobalt (in NMC)") or in another relation ("removed the dependence on nickel"). ``True``
-    when no negation of ``denying`` governs a shared word (there is nothing to oppose).
+    cobalt (in NMC)") or in another relation ("removed the dependence on nickel"). A negation
+    after "with" or "having" tells what a thing is ("a commit with no parents"), and denies
+    nothing. ``True`` when no negation of ``denying`` governs a shared word (there is nothing to
+    oppose), unless one that only tells what a thing is does.
     """
     shared = words(denying) & words(stating)
+    qualifies = False
     for start, governed in negations(denying):
         if governed & shared:
             before = denying[:start]
+            if _QUALIFIER.search(before):  # "a commit with no parents": what a thing is
+                qualifies = True
+                continue
             marks = list(_CLAUSE_MARK.finditer(before))
             lead = before[marks[-1].end() :] if marks else before
             return words(lead) <= words(stating)
-    return True
+    return not qualifies
 
 
 def _opposed(
