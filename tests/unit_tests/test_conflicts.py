@@ -51,6 +51,21 @@ def test_a_denial_opposes_the_same_thing_said_with_the_same_verb() -> None:
     assert disagreement(NO_NICKEL, stating) == (NO_NICKEL, stating)
 
 
+def test_sentences_that_name_different_things_do_not_disagree() -> None:
+    # Apache's manual: a WebDAV client's timeout and an ident lookup's, both "default" and in
+    # seconds; each sentence names what it is about, and they name different things
+    dav = (
+        "Microsoft Web Folders defaults to a timeout of 120 seconds; the DavMinTimeout can "
+        "override this to a higher value (like 600 seconds)."
+    )
+    ident = "The default value of 30 seconds is recommended by RFC 1413."
+    assert disagreement(dav, ident) is None
+    assert disagreement(ident, dav) is None
+    # one name in common and they are compared again
+    named = "Microsoft Web Folders default to a timeout of 30 seconds."
+    assert disagreement(dav, named) is not None
+
+
 def test_a_negation_that_tells_what_a_thing_is_denies_nothing() -> None:
     # git's manual: "a commit with no parents" names root commits; it does not deny that
     # commits have parents (a report said these two sources disagree)

@@ -4,9 +4,11 @@
 quotes may be windows of several sentences). Two sentences disagree when
 
 * they share at least :data:`MIN_SHARED_TERMS` content words and speak of one subject (a name in
-  common, or the first :data:`SUBJECT_TERMS` content words of one stated in the other:
-  "Pumped storage hydropower achieves 70 to 80 percent" and "Huntorf achieves 42 percent" are
-  two plants);
+  common, or, unless both name things and none in common, the first :data:`SUBJECT_TERMS`
+  content words of one stated in the other: "Pumped storage hydropower achieves 70 to 80
+  percent" and "Huntorf achieves 42 percent" are two plants; "Microsoft Web Folders defaults to
+  a timeout of 120 seconds" and "The default value of 30 seconds is recommended by RFC 1413"
+  are two timeouts);
 * they state figures of one kind other than a date, or neither states a figure (dates alone are
   not compared: "after August 2017" and "in the late 2010s" tell of two events more often than
   they disagree on one; sums of money only with a word in common on what they pay for);
@@ -92,7 +94,11 @@ def same_subject(a: str, b: str) -> bool:
 
 
 def _same_subject(a: _Read, b: _Read) -> bool:
-    return bool(a.names & b.names) or a.lead <= b.terms or b.lead <= a.terms
+    if a.names & b.names:
+        return True
+    if a.names and b.names:
+        return False  # each names what it is about, and they name different things
+    return a.lead <= b.terms or b.lead <= a.terms
 
 
 def comparable_figures(a: str, b: str) -> bool:
