@@ -598,6 +598,13 @@ def _rect(page: Page, element: Any) -> tuple[float, float, float, float]:
     return float(width), float(height), float(top), float(bottom)
 
 
+LINES = (
+    "const range = document.createRange(); range.selectNodeContents(arguments[0]);"
+    "return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size"
+)
+"""The lines an element's text takes."""
+
+
 def _touchable(page: Page, element: Any) -> bool:
     width, height, _, _ = _rect(page, element)
     return width >= TOUCH and height >= TOUCH
@@ -635,6 +642,8 @@ def test_a_phone_shows_the_question_first_and_never_scrolls_sideways(
         # the header is one line; Preferences, the user and Sign out are a tap away
         header = _rect(page, page.one("header.top"))[1]
         assert header <= 60, f"the header is {header} px tall"
+        lines = page.driver.execute_script(LINES, page.one("header.top a[href='#/']"))
+        assert lines == 1, f"New research takes {lines} lines"  # it is the current page here
         menu = page.one("header.top button.menu")
         assert _touchable(page, menu) and _touchable(page, page.one("header.top a[href='#/']"))
         assert not page.one("header.top a[href='#/preferences']").is_displayed()
