@@ -508,6 +508,17 @@ def test_a_year_is_no_amount_and_a_time_may_be_given_by_an_event() -> None:
     assert asked_kind("When was FERC Order 841 issued") == "figure"
 
 
+def test_a_number_the_size_of_a_year_is_an_amount_where_it_says_what_a_thing_is() -> None:
+    # SQLite's own answer to "how many columns can one table have": "The default setting for
+    # SQLITE_MAX_COLUMN is 2000." was read as a year, so the part stayed unanswered
+    assert states_amount("The default setting for SQLITE_MAX_COLUMN is 2000.")
+    assert states_amount("A table may have up to 2000 columns.")
+    assert states_amount("The limit was raised to 1999.")
+    assert not states_amount("Since 2004 the file format has been stable.")
+    assert not states_amount("In 2017, IID used a lithium-ion battery to black start a turbine.")
+    assert not states_amount("The change dates from 2009-10-14.")
+
+
 def test_the_digits_of_a_name_or_a_list_number_are_no_amount() -> None:
     # an unseen SQLite question was "answered" by sqlite_stat1 and sqlite3_... sentences and a
     # FAQ's "(3) SQLite lets me insert ...", every one without a figure

@@ -528,8 +528,15 @@ _STATES_TIME = re.compile(
 )
 """What a sentence that says when or for how long says: a number, or the event it is timed by."""
 
-_YEAR_OR_DATE = re.compile(r"\b(?:1[5-9]|20)\d\d(?:-\d\d){0,2}\b")
-"""A year (1500 to 2099), alone or opening an ISO date."""
+_YEAR_OR_DATE = re.compile(
+    r"\b(?:1[5-9]|20)\d\d-\d\d(?:-\d\d)?\b"
+    r"|(?<!\bis )(?<!\bare )(?<!\bbe )(?<!\bto )(?<!\bof )(?<!= )(?<!: )\b(?:1[5-9]|20)\d\d\b"
+    r"(?!,\d)(?! (?:bytes?|[KMG]i?B|columns?|rows?|tables?|pages?|characters?|entries|items|"
+    r"files?|seconds?|ms|milliseconds?|connections?|requests?|threads?|processes?|times)\b)"
+)
+"""A year (1500 to 2099), alone or opening an ISO date; a number of that size is an amount
+where it is what something is or comes to ("is 2000", "to 2000", "of 2000") or counts a
+unit ("2000 columns", "1024 bytes")."""
 
 
 _ENUMERATOR = re.compile(r"^\s*\(?\d{1,2}[.)]\s")
