@@ -31,6 +31,7 @@ import os
 import re
 import sqlite3
 import stat
+import zlib
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -88,6 +89,54 @@ CONTENT_TYPES = {
     **DOCUMENT_TYPES,
 }
 """Indexed file suffixes (lower-cased) and the content type each stands for."""
+
+COMPRESSED = ".gz"
+"""A gzip-compressed file of an indexed format (``changelog.html.gz``, ``notes.md.gz``: Debian
+ships much of ``/usr/share/doc`` so) is read as that format."""
+
+
+def format_suffix(path: Path) -> str:
+    """The suffix that names ``path``'s format, lower-cased: a compressed file's inner one.
+
+    ``page.html.gz`` gives ``.html``; ``README.gz``, whose inner name names no format, ``.gz``.
+    """
+    suffix = path.suffix.lower()
+    if suffix == COMPRESSED:
+        inner = Path(path.stem).suffix.lower()
+        if inner in CONTENT_TYPES:
+            return inner
+    return suffix
+
+
+def uncompressed_name(path: Path) -> Path:
+    """``path`` as the file it holds is named: ``page.html.gz`` gives ``page.html``."""
+    compressed = path.suffix.lower() == COMPRESSED and format_suffix(path) != COMPRESSED
+    return path.with_suffix("") if compressed else path
+
+
+def gunzipped(data: bytes, max_bytes: int) -> bytes:
+    """The bytes a gzip file holds, every member of it, at most ``max_bytes`` of them.
+
+    Raises:
+        UnreadableDocumentError: ``too_large`` past ``max_bytes`` (read no further: a small
+            file can hold gigabytes), ``unreadable`` when it is not whole gzip data.
+    """
+    out = bytearray()
+    rest = data
+    try:
+        while rest:
+            member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            out += member.decompress(rest, max_bytes + 1 - len(out))
+            if len(out) > max_bytes or member.unconsumed_tail:
+                raise UnreadableDocumentError(
+                    "too_large", f"larger than {max_bytes:,} bytes uncompressed"
+                )
+            if not member.eof:
+                raise UnreadableDocumentError("unreadable", "a gzip file cut short")
+            rest = member.unused_data
+    except zlib.error as exc:
+        raise UnreadableDocumentError("unreadable", f"not gzip data ({exc})") from None
+    return bytes(out)
 
 
 @dataclass(frozen=True)
@@ -366,7 +415,7 @@ class LocalCorpus:
         for path, copy_of in self._query_all(
             "SELECT path, copy_of FROM documents ORDER BY path", ()
         ):
-            kind = kind_of(Path(path).suffix.lower())
+            kind = kind_of(format_suffix(Path(path)))
             read[kind] = read.get(kind, 0) + 1
             copies += copy_of is not None
         rows = self._query_all("SELECT path, kind, reason, detail FROM skipped ORDER BY path", ())
@@ -507,13 +556,15 @@ class LocalCorpus:
             if second_name(path, self.root):  # indexed once, under the name it links to
                 continue
             key = str(path)
-            suffix = path.suffix.lower()
+            suffix = format_suffix(path)
             try:
                 if suffix not in CONTENT_TYPES:
                     raise UnreadableDocumentError(
                         "unsupported", f"unsupported format {suffix or '(no suffix)'}"
                     )
                 data = _read_bytes(path, self.root, self.limits.max_file_bytes)
+                if path.suffix.lower() == COMPRESSED:
+                    data = gunzipped(data, self.limits.max_file_bytes)
             except UnreadableDocumentError as exc:
                 skips.append((key, None, kind_of(suffix), exc.reason, exc.detail))
                 continue
@@ -720,7 +771,7 @@ def parse_file(path: Path, data: bytes, limits: DocumentLimits | None = None) ->
     Raises:
         UnreadableDocumentError: a document (PDF, DOCX, ...) could not be read, with why.
     """
-    suffix = path.suffix.lower()
+    suffix = format_suffix(path)
     content_type = CONTENT_TYPES[suffix]
     pages = None
     if suffix in DOCUMENT_TYPES:
@@ -732,7 +783,7 @@ def parse_file(path: Path, data: bytes, limits: DocumentLimits | None = None) ->
         text, title, language = _parse_text(data, content_type)
     title = escaped_name(" ".join((title or "").split())[:300])  # printed and written
     return ParsedFile(
-        title=title or escaped_name(path.stem),
+        title=title or escaped_name(uncompressed_name(path).stem),
         text=text,
         content_type=content_type,
         language=language,
@@ -827,7 +878,7 @@ def iter_corpus_files(root: Path) -> Iterator[Path]:
     A symbolic link to another indexable file of the corpus is left out (:func:`second_name`).
     """
     for path in iter_folder(root):
-        if path.suffix.lower() in CONTENT_TYPES and not second_name(path, root):
+        if format_suffix(path) in CONTENT_TYPES and not second_name(path, root):
             yield path
 
 
@@ -912,7 +963,7 @@ def _document_name(path: Path) -> Path:
         name = parts[-1].removesuffix(".txt")
         parts[-1] = Path(name).stem if Path(name).suffix in (".rst", ".md") else name
         return Path(*parts)
-    return path.with_suffix("")
+    return uncompressed_name(path).with_suffix("")
 
 
 def _held(a: set[str], b: set[str]) -> float:
@@ -921,7 +972,7 @@ def _held(a: set[str], b: set[str]) -> float:
 
 
 def _format_order(path: Path) -> int:
-    suffix = path.suffix.lower()
+    suffix = format_suffix(path)
     return (
         FORMATS_READ_FIRST.index(suffix)
         if suffix in FORMATS_READ_FIRST
@@ -985,7 +1036,7 @@ def second_name(path: Path, root: Path) -> bool:
         return False
     return (
         target.is_file()
-        and target.suffix.lower() in CONTENT_TYPES
+        and format_suffix(target) in CONTENT_TYPES
         and not any(part.startswith(".") for part in inside.parts)
     )
 
