@@ -147,19 +147,24 @@ async def test_a_look_is_not_used_when_the_model_calls_the_claim_partial() -> No
     assert early == plain
 
 
-async def test_a_held_claim_is_rewritten_with_the_rule_s_verdict_and_reason() -> None:
-    model = ScriptedChatModel(responses=[structured(Rewrite, text=QUOTES["ev_srv"])])
+async def _rewrite_prompt(text: str, cited: str) -> str:
+    """What the model is shown to rewrite ``text``, citing ``cited``, that it found UNSUPPORTED."""
+    model = ScriptedChatModel(responses=[structured(Rewrite, text=text)])
     said = Claim(
         id="c",
-        text=WRONG,
+        text=text,
         position_start=0,
-        position_end=len(WRONG),
-        citation_keys=["ev_srv"],
+        position_end=len(text),
+        citation_keys=[cited],
         verdict=Verdict.UNSUPPORTED,
         reasoning="the model's own words",
     )
     await revise_claim(LLMEngine(model, name="scripted"), said, evidence(), final=False)
-    prompt = str(model.calls[0][-1].content)
+    return str(model.calls[0][-1].content)
+
+
+async def test_a_held_claim_is_rewritten_with_the_rule_s_verdict_and_reason() -> None:
+    prompt = await _rewrite_prompt(WRONG, "ev_srv")
 
     assert "Verdict: CONTRADICTED" in prompt and "the model's own words" not in prompt
     shown = prompt.split("Reason:", 1)[1].split("Evidence", 1)[0]
@@ -168,18 +173,7 @@ async def test_a_held_claim_is_rewritten_with_the_rule_s_verdict_and_reason() ->
 
 
 async def test_a_claim_the_rule_does_not_hold_is_rewritten_with_the_model_s_reason() -> None:
-    model = ScriptedChatModel(responses=[structured(Rewrite, text=UNCITED_ELSEWHERE)])
-    said = Claim(
-        id="c",
-        text=UNCITED_ELSEWHERE,
-        position_start=0,
-        position_end=len(UNCITED_ELSEWHERE),
-        citation_keys=["ev_cap"],
-        verdict=Verdict.UNSUPPORTED,
-        reasoning="the model's own words",
-    )
-    await revise_claim(LLMEngine(model, name="scripted"), said, evidence(), final=False)
-    prompt = str(model.calls[0][-1].content)
+    prompt = await _rewrite_prompt(UNCITED_ELSEWHERE, "ev_cap")
 
     assert "Verdict: UNSUPPORTED" in prompt and "the model's own words" in prompt
 

@@ -17,7 +17,13 @@ from dataclasses import asdict
 from typing import Literal
 
 from deep_research.engines import ClaimCheck
-from deep_research.report.verify import Memo, figure_verdict, key_index, rank_alternates
+from deep_research.report.verify import (
+    Memo,
+    apply_verdict,
+    figure_verdict,
+    key_index,
+    rank_alternates,
+)
 from deep_research.state import Claim, EvidenceSpan, TokenUsage, Verdict
 from deep_research.verification.blocks import cells
 from deep_research.verification.checks import Analyses, clean_claim
@@ -60,19 +66,7 @@ def as_asked(claim: Claim, cited: Sequence[EvidenceSpan], memo: Memo | None) -> 
     claim is shown with its own verdict and reasoning.
     """
     held = figure_verdict(ClaimCheck(claim, list(cited)), memo.analyses if memo else Analyses())
-    if held is None:
-        return claim
-    position = key_index(held.evidence_key, len(cited))
-    return claim.model_copy(
-        update={
-            "verdict": held.verdict,
-            "confidence": held.confidence,
-            "reasoning": held.reasoning,
-            "reason": held.reason,
-            "evidence_id": cited[position].id if position is not None else None,
-            "checked_by": None,
-        }
-    )
+    return claim if held is None else apply_verdict(claim, held, cited)
 
 
 def request_key(claim: Claim, shown: Sequence[EvidenceSpan], cell: TableCell | None) -> str:

@@ -397,7 +397,8 @@ def _rank(memo: Memo, analyses: Analyses, claim: str, quote: str) -> tuple[int, 
     return support_rank(claim, quote, analyses)
 
 
-def _apply(claim: Claim, verdict: ClaimVerdict, evidence: Sequence[EvidenceSpan]) -> Claim:
+def apply_verdict(claim: Claim, verdict: ClaimVerdict, evidence: Sequence[EvidenceSpan]) -> Claim:
+    """``claim`` with ``verdict``, its evidence key read as a span of ``evidence``."""
     position = key_index(verdict.evidence_key, len(evidence))
     return claim.model_copy(
         update={
@@ -605,7 +606,7 @@ async def verify_draft(
     if ahead is not None:  # a claim the figure rule holds is rewritten: start it now
         for c in checks:
             if c.claim.id in held:
-                ahead.judged(_apply(c.claim, held[c.claim.id], c.evidence), draft)
+                ahead.judged(apply_verdict(c.claim, held[c.claim.id], c.evidence), draft)
     looking = asyncio.create_task(_look(engine, early, analyses, ahead, draft)) if early else None
     stop = threading.Event()  # set when the verdicts are in: the rest is ranked as needed
     ranking = (
@@ -623,7 +624,7 @@ async def verify_draft(
         stop.set()
         ranked = await ranking if ranking is not None else {}
     judged = {
-        c.claim.id: _apply(c.claim, v, c.evidence)
+        c.claim.id: apply_verdict(c.claim, v, c.evidence)
         for c, v in zip(checks, primary.value, strict=True)
     }
     if ahead is not None:  # a claim's rewrite may start now, beside its alternates' look
@@ -652,7 +653,7 @@ async def verify_draft(
     for claim_id in [i for i in judged if i in answers]:
         check, verdict = answers[claim_id]
         if verdict.verdict is Verdict.SUPPORTED:  # a partial alternate must not mask a problem
-            judged[claim_id] = _apply(judged[claim_id], verdict, check.evidence)
+            judged[claim_id] = apply_verdict(judged[claim_id], verdict, check.evidence)
             if ahead is not None:  # revise will re-cite it to the alternate: judge that now
                 ahead.judged(judged[claim_id], draft)
     kept = {i: as_background(c, evidence) for i, c in judged.items()}
@@ -685,7 +686,7 @@ async def _look(
     reply = await judge(engine, looks, analyses, ahead)
     for check, verdict in zip(looks, reply.value, strict=True):
         if ahead is not None and verdict.verdict is Verdict.SUPPORTED:
-            ahead.judged(_apply(check.claim, verdict, check.evidence), draft)
+            ahead.judged(apply_verdict(check.claim, verdict, check.evidence), draft)
     return reply
 
 
