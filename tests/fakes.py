@@ -44,6 +44,22 @@ Hook = Callable[[str, tuple[Any, ...]], Awaitable[None]]
 """Called with the method's name and its positional arguments."""
 
 
+def quoted_spans(quotes: Mapping[str, str]) -> list[EvidenceSpan]:
+    """Evidence spans by id, each the whole of its quote, on a site of its own."""
+    return [
+        EvidenceSpan(
+            id=key,
+            url=f"https://{key}.example/",
+            document_id=f"doc_{key}",
+            step_id="s01",
+            quote=quote,
+            start=0,
+            end=len(quote),
+        )
+        for key, quote in quotes.items()
+    ]
+
+
 class CountingEngine(OfflineEngine):
     """The offline engine, recording every call; see the module docstring."""
 

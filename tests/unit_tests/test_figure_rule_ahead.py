@@ -23,6 +23,7 @@ from deep_research.report.ahead import Ahead
 from deep_research.report.revision import request_key, rewrite_check
 from deep_research.report.verify import Memo, verify_draft
 from deep_research.state import Claim, EvidenceSpan, Verdict
+from tests.fakes import quoted_spans
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured
 
 QUOTES = {
@@ -41,18 +42,7 @@ UNCITED_ELSEWHERE = "Most new grid batteries use LFP cells"
 
 
 def evidence() -> list[EvidenceSpan]:
-    return [
-        EvidenceSpan(
-            id=key,
-            url=f"https://example.org/{key}",
-            document_id=f"doc_{key}",
-            step_id="s01",
-            quote=quote,
-            start=0,
-            end=len(quote),
-        )
-        for key, quote in QUOTES.items()
-    ]
+    return quoted_spans(QUOTES)
 
 
 class Judge(OfflineEngine):

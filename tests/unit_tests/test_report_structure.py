@@ -31,6 +31,7 @@ from deep_research.verification.citations import (
     locate_sentences,
     normalize_draft,
 )
+from tests.fakes import quoted_spans
 from tests.unit_tests.scripted_judge import ScriptedJudge, make_state, run_verification
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured
 
@@ -74,18 +75,7 @@ QUOTES = {
 
 
 def spans() -> list[EvidenceSpan]:
-    return [
-        EvidenceSpan(
-            id=key,
-            url=f"https://{key}.example/",
-            document_id=f"doc_{key}",
-            step_id="s01",
-            quote=quote,
-            start=0,
-            end=len(quote),
-        )
-        for key, quote in QUOTES.items()
-    ]
+    return quoted_spans(QUOTES)
 
 
 def test_verbatim_blocks_come_back_byte_for_byte_and_hold_no_claims() -> None:

@@ -23,6 +23,7 @@ from deep_research.verification.citations import (
     rewrite_row,
     table_cells,
 )
+from tests.fakes import quoted_spans
 from tests.unit_tests.scripted_judge import make_state, run_verification
 
 TABLE = (
@@ -42,18 +43,7 @@ QUOTES = {
 
 
 def spans() -> list[EvidenceSpan]:
-    return [
-        EvidenceSpan(
-            id=key,
-            url=f"https://{key}.example/",
-            document_id=f"doc_{key}",
-            step_id="s01",
-            quote=quote,
-            start=0,
-            end=len(quote),
-        )
-        for key, quote in QUOTES.items()
-    ]
+    return quoted_spans(QUOTES)
 
 
 class CellJudge(OfflineEngine):
