@@ -15,7 +15,7 @@ import heapq
 import re
 import threading
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -642,10 +642,7 @@ async def verify_draft(
     ]
     # a look whose answer the figure rule would overrule is not asked: it could change nothing
     retry = [check for check in retry if check.evidence and not ruled_out(check, analyses)]
-    second, first_looks = await asyncio.gather(
-        judge(engine, retry, analyses, ahead),
-        looking if looking is not None else _nothing(),
-    )
+    second, first_looks = await _beside(judge(engine, retry, analyses, ahead), looking)
     answers = {check.claim.id: (check, v) for check, v in zip(retry, second.value, strict=True)}
     for check, verdict in zip(early, first_looks.value, strict=True):
         if judged[check.claim.id].verdict not in GOOD:  # looked at as the plain order would
@@ -667,8 +664,21 @@ async def verify_draft(
     )
 
 
-async def _nothing() -> Reply[list[ClaimVerdict]]:
-    return Reply([], TokenUsage())
+async def _beside(
+    judging: Awaitable[Reply[list[ClaimVerdict]]],
+    looking: asyncio.Task[Reply[list[ClaimVerdict]]] | None,
+) -> tuple[Reply[list[ClaimVerdict]], Reply[list[ClaimVerdict]]]:
+    """The replies of ``judging`` and of the early looks (none without), awaited together.
+
+    Should the judging fail, the looks are cancelled rather than left running.
+    """
+    if looking is None:
+        return await judging, Reply([], TokenUsage())
+    try:
+        return await asyncio.gather(judging, looking)
+    except BaseException:
+        looking.cancel()
+        raise
 
 
 async def _look(
