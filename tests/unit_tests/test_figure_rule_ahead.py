@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+import pytest
+
 from deep_research.engines import ClaimCheck, OfflineEngine, Reply
 from deep_research.engines.llm import LLMEngine
 from deep_research.engines.schemas import ClaimVerdict, Rewrite
@@ -223,3 +225,33 @@ async def test_a_re_cited_claim_is_judged_before_its_first_verdict_is_back() -> 
     engine.answer.set()
     (claim,) = (await verifying).claims
     assert (claim.verdict, claim.evidence_id) == (Verdict.SUPPORTED, "ev_cap")
+
+
+class FailingLook(Judge):
+    """The look at one claim's alternates fails; the early look of another waits until then."""
+
+    def __init__(self, first: dict[str, Verdict]) -> None:
+        super().__init__(first)
+        self.cancelled = False
+
+    async def judge(self, checks: Sequence[ClaimCheck]) -> Reply[list[ClaimVerdict]]:
+        if any(c.claim.text == UNCITED_ELSEWHERE and c.evidence[0].id == "ev_lfp" for c in checks):
+            raise RuntimeError("the judge's server answered 500")
+        if any(c.claim.text == RECITABLE and c.evidence[0].id == "ev_cap" for c in checks):
+            try:
+                await asyncio.Event().wait()  # the early look: never answered
+            except asyncio.CancelledError:
+                self.cancelled = True
+                raise
+        return await super().judge(checks)
+
+
+async def test_an_early_look_is_stopped_when_the_judging_beside_it_fails() -> None:
+    draft = _draft(f"{RECITABLE} [@ev_old].", f"{UNCITED_ELSEWHERE} [@ev_cap].")
+    engine = FailingLook({RECITABLE: Verdict.SUPPORTED, UNCITED_ELSEWHERE: Verdict.UNSUPPORTED})
+    engine.answer.set()
+
+    with pytest.raises(RuntimeError, match="500"):
+        await verify_draft(engine, draft, evidence(), memo=Memo(), overlap=True)
+    await asyncio.sleep(0)  # the cancellation reaches the look
+    assert engine.cancelled  # not left running, spending tokens, after the pass failed
