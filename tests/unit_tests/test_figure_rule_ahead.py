@@ -228,14 +228,21 @@ async def test_a_re_cited_claim_is_judged_before_its_first_verdict_is_back() -> 
 
 
 class FailingLook(Judge):
-    """The look at one claim's alternates fails; the early look of another waits until then."""
+    """The judging of one call fails (``failing``: the first verdicts, or the look at one
+    claim's alternates asked after them); the early look of another claim waits meanwhile."""
 
-    def __init__(self, first: dict[str, Verdict]) -> None:
+    def __init__(self, first: dict[str, Verdict], failing: str) -> None:
         super().__init__(first)
+        self.failing = failing
         self.cancelled = False
 
     async def judge(self, checks: Sequence[ClaimCheck]) -> Reply[list[ClaimVerdict]]:
-        if any(c.claim.text == UNCITED_ELSEWHERE and c.evidence[0].id == "ev_lfp" for c in checks):
+        first = any(c.evidence[0].id in c.claim.citation_keys for c in checks)
+        look = any(
+            c.claim.text == UNCITED_ELSEWHERE and c.evidence[0].id == "ev_lfp" for c in checks
+        )
+        if (self.failing == "first verdicts" and first) or (self.failing == "look" and look):
+            await asyncio.sleep(0.01)  # the early look is asked meanwhile
             raise RuntimeError("the judge's server answered 500")
         if any(c.claim.text == RECITABLE and c.evidence[0].id == "ev_cap" for c in checks):
             try:
@@ -246,9 +253,11 @@ class FailingLook(Judge):
         return await super().judge(checks)
 
 
-async def test_an_early_look_is_stopped_when_the_judging_beside_it_fails() -> None:
+@pytest.mark.parametrize("failing", ["first verdicts", "look"])
+async def test_an_early_look_is_stopped_when_the_judging_beside_it_fails(failing: str) -> None:
     draft = _draft(f"{RECITABLE} [@ev_old].", f"{UNCITED_ELSEWHERE} [@ev_cap].")
-    engine = FailingLook({RECITABLE: Verdict.SUPPORTED, UNCITED_ELSEWHERE: Verdict.UNSUPPORTED})
+    first = {RECITABLE: Verdict.SUPPORTED, UNCITED_ELSEWHERE: Verdict.UNSUPPORTED}
+    engine = FailingLook(first, failing)
     engine.answer.set()
 
     with pytest.raises(RuntimeError, match="500"):

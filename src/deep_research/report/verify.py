@@ -614,13 +614,13 @@ async def verify_draft(
         if overlap and fresh
         else None
     )
+    answered = False
     try:
         primary = await judge(engine, checks, analyses, ahead)
-    except BaseException:
-        if looking is not None:
-            looking.cancel()
-        raise
+        answered = True
     finally:
+        if not answered and looking is not None:
+            looking.cancel()  # the pass failed: its looks are not left running
         stop.set()
         ranked = await ranking if ranking is not None else {}
     judged = {
@@ -676,9 +676,9 @@ async def _beside(
         return await judging, Reply([], TokenUsage())
     try:
         return await asyncio.gather(judging, looking)
-    except BaseException:
-        looking.cancel()
-        raise
+    finally:
+        if not looking.done():  # the judging failed: the looks are not left running
+            looking.cancel()
 
 
 async def _look(
