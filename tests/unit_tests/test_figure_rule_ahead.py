@@ -12,7 +12,7 @@ asked as soon as the claim is written. The verdicts are those of asking in turn.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -23,7 +23,7 @@ from deep_research.nodes._ahead import RewritesAhead
 from deep_research.nodes.revise import revise_claim
 from deep_research.report.ahead import Ahead
 from deep_research.report.revision import request_key, rewrite_check
-from deep_research.report.verify import Memo, verify_draft
+from deep_research.report.verify import DraftVerification, Memo, verify_draft
 from deep_research.state import Claim, EvidenceSpan, Verdict
 from tests.fakes import quoted_spans
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured
@@ -90,6 +90,24 @@ def _draft(*sentences: str) -> str:
     return "## Findings\n\n" + " ".join(sentences) + "\n"
 
 
+async def _until(condition: Callable[[], bool]) -> None:
+    """Let the calls in flight run until ``condition`` holds (a second at most)."""
+    for _ in range(100):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+
+
+def _verifying_ahead(
+    engine: Judge, draft: str, ahead: Ahead, memo: Memo, *, rewrites: int
+) -> asyncio.Task[DraftVerification]:
+    """``draft`` being verified with every call it can ask ahead asked, for the run ``run``."""
+    asking = RewritesAhead(engine, evidence(), memo, ahead, "run", rewrites=rewrites, asking=True)
+    return asyncio.create_task(
+        verify_draft(engine, draft, evidence(), memo=memo, overlap=True, ahead=asking)
+    )
+
+
 async def _verified(engine: Judge, draft: str, *, overlap: bool = False) -> list[Claim]:
     engine.answer.set()
     result = await verify_draft(engine, draft, evidence(), memo=Memo(), overlap=overlap)
@@ -113,10 +131,7 @@ async def test_a_claim_the_rule_contradicts_has_its_look_beside_its_verdict() ->
     plain = await _verified(Judge({RECITABLE: Verdict.SUPPORTED}), draft)
     engine = Judge({RECITABLE: Verdict.SUPPORTED})
     verifying = asyncio.create_task(verify_draft(engine, draft, evidence(), overlap=True))
-    for _ in range(100):
-        await asyncio.sleep(0.01)
-        if "look answered" in engine.noted:
-            break
+    await _until(lambda: "look answered" in engine.noted)
     # the look was asked and answered while the first verdict was still awaited
     assert engine.noted == ["verdicts asked", "look asked", "look answered"]
     engine.answer.set()
@@ -174,14 +189,8 @@ async def test_a_held_claim_s_rewrite_is_asked_before_its_verdict_and_taken_by_r
     draft = _draft(f"{WRONG} [@ev_srv].")
     engine = Judge({WRONG: Verdict.UNSUPPORTED})
     ahead, memo = Ahead(), Memo()
-    asking = RewritesAhead(engine, evidence(), memo, ahead, "run", rewrites=1, asking=True)
-    verifying = asyncio.create_task(
-        verify_draft(engine, draft, evidence(), memo=memo, overlap=True, ahead=asking)
-    )
-    for _ in range(100):
-        await asyncio.sleep(0.01)
-        if "rewrite asked" in engine.noted:
-            break
+    verifying = _verifying_ahead(engine, draft, ahead, memo, rewrites=1)
+    await _until(lambda: "rewrite asked" in engine.noted)
     # asked as the claim was read, while its verdict is awaited
     assert "rewrite asked" in engine.noted and "verdicts answered" not in engine.noted
     engine.answer.set()
@@ -210,15 +219,8 @@ async def test_a_held_claim_s_rewrite_is_asked_before_its_verdict_and_taken_by_r
 async def test_a_re_cited_claim_is_judged_before_its_first_verdict_is_back() -> None:
     draft = _draft(f"{RECITABLE} [@ev_old].")
     engine = Judge({RECITABLE: Verdict.SUPPORTED})
-    ahead, memo = Ahead(), Memo()
-    asking = RewritesAhead(engine, evidence(), memo, ahead, "run", rewrites=0, asking=True)
-    verifying = asyncio.create_task(
-        verify_draft(engine, draft, evidence(), memo=memo, overlap=True, ahead=asking)
-    )
-    for _ in range(100):
-        await asyncio.sleep(0.01)
-        if engine.noted.count("verdicts asked") == 2:
-            break
+    verifying = _verifying_ahead(engine, draft, Ahead(), Memo(), rewrites=0)
+    await _until(lambda: engine.noted.count("verdicts asked") == 2)
     # the first verdict is still awaited; the look held, so the claim re-cited to ev_cap is
     # being judged already
     assert engine.noted[:4] == ["verdicts asked", "look asked", "look answered", "verdicts asked"]
