@@ -6,27 +6,16 @@ import pytest
 
 from deep_research.engines import OfflineEngine
 from deep_research.report.verify import verify_draft
-from deep_research.state import EvidenceSpan
 from deep_research.verification.citations import extract_claims, normalize_draft
 from deep_research.verification.claim_types import is_analysis, is_claim
+from tests.fakes import quoted_spans
 
-
-def _span(span_id: str, quote: str) -> EvidenceSpan:
-    return EvidenceSpan(
-        id=span_id,
-        url=f"https://example.org/{span_id}",
-        document_id=f"doc_{span_id}",
-        step_id="s1",
-        quote=quote,
-        start=0,
-        end=len(quote),
-    )
-
-
-EVIDENCE = [
-    _span("a", "LFP cells cost less than NMC cells per kilowatt-hour."),
-    _span("b", "NMC cells store more energy per kilogram than LFP cells."),
-]
+EVIDENCE = quoted_spans(
+    {
+        "a": "LFP cells cost less than NMC cells per kilowatt-hour.",
+        "b": "NMC cells store more energy per kilogram than LFP cells.",
+    }
+)
 
 
 def test_analysis_needs_a_cue_or_an_analysis_section_and_no_figure() -> None:
