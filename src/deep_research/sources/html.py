@@ -222,6 +222,7 @@ _PARAGRAPHS = frozenset({"p", "head", "quote"})
 """Blocks inside a list item that are paragraphs of their own."""
 
 _ENDS_SENTENCE = (".", ":", ";", "!", "?", "。", "：", "！", "？")
+"""Marks after which a list item's next paragraph needs no colon to stand apart."""
 
 
 def _item_text(item: Any) -> str:
@@ -230,8 +231,7 @@ def _item_text(item: Any) -> str:
     An item of several paragraphs whose first is a label ("<li><p><b>Maximum length of a
     string</b></p><p>The maximum number of bytes ...") reads "Maximum length of a string: The
     maximum number of bytes ...", as the page sets the label apart; run together without it,
-    the label opened the next paragraph's first sentence. A definition's term and its
-    description likewise ("--soft: Does not touch the index file ...").
+    the label opened the next paragraph's first sentence.
     """
     parts = [item.text or ""]
     for child in item:
@@ -244,8 +244,8 @@ def _item_text(item: Any) -> str:
             parts[-1] += (f" {text} " if child.tag in _SEPARATE else text) + (child.tail or "")
     text = ""
     for part in [" ".join(p.split()) for p in parts if p.strip()]:
-        text += (": " if text and not text.endswith(_ENDS_SENTENCE) else " ") + part
-    return text.strip()
+        text = f"{text}{' ' if text.endswith(_ENDS_SENTENCE) else ': '}{part}" if text else part
+    return text
 
 
 def _joined(element: Any) -> str:
