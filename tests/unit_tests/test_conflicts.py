@@ -92,3 +92,18 @@ def test_sentences_dated_differently_still_do_not_disagree_on_the_date_alone() -
     later = earlier.replace("2017", "2019")
     assert check_one(earlier, later).reason.code == "conflict"
     assert disagreement(earlier, later) is None
+
+
+def test_a_figure_bounded_by_or_more_is_no_wrong_difference_of_a_range() -> None:
+    # the sample corpus (battery-degradation-and-lifetime.md, grid-storage-outlook.md): the web
+    # app's LFP lifetime report said these disagree, reading "or more" as a computation
+    advertised = (
+        "Manufacturers of 314 Ah and larger storage cells commonly advertise cycle lives of "
+        "8,000 cycles or more."
+    )
+    grown = (
+        "Storage cells have grown from 280 Ah to over 500 Ah, which reduces the number of cells "
+        "and connections per MWh."
+    )
+    assert disagreement(advertised, grown) is None
+    assert disagreement(grown, advertised) is None

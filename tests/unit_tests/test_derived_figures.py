@@ -145,6 +145,20 @@ def test_wrong_arithmetic_no_word_announces_is_unstated_not_contradicted() -> No
     assert said.verdict is Verdict.CONTRADICTED
 
 
+@pytest.mark.parametrize("bound", ["or more", "or less", "and more", "or fewer"])
+def test_a_figure_bounded_by_or_more_says_nothing_was_computed(bound: str) -> None:
+    # "8,000 cycles or more" bounds a figure: the claim's 314 Ah is not a wrong difference of
+    # the evidence's 280 Ah and 500 Ah (the sample corpus; a report said the sources disagree)
+    claim = f"Makers of 314 Ah storage cells advertise cycle lives of 8,000 cycles {bound}."
+    evidence = ["Storage cells have grown from 280 Ah to over 500 Ah."]
+    assert not cue_words(claim)
+    assert check_claim(claim, evidence).verdict is not Verdict.CONTRADICTED
+    # said as a comparison, "more" still announces a computed figure
+    compared = "Storage cells grew by 314 Ah, more than before."
+    assert cue_words(compared) == ["grew", "more"]
+    assert check_claim(compared, evidence).verdict is Verdict.CONTRADICTED
+
+
 # Round 4 (issue 43): operands on the claim's subject, of its unit, in the stated direction.
 
 HORNSDALE = [

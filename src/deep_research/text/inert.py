@@ -37,7 +37,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -183,17 +183,27 @@ def live_content(text: str, allowed: Collection[str] = ()) -> list[str]:
 
     A link to one of ``allowed`` is not active content (a report cites its references).
     """
-    parser = _parser()
-    targets = {parser.normalizeLink(url) for url in allowed}
     live: list[str] = []
-    for token in _tokens(parser.parse(text)):
+    for token in _tokens(_parser().parse(text)):
         if token.type in ("html_block", "html_inline"):
             live.append(f"HTML {token.content!r}")
         elif token.type == "image":
             live.append(f"image {token.attrGet('src')!r}")
-        elif token.type == "link_open" and token.attrGet("href") not in targets:
-            live.append(f"link {token.attrGet('href')!r}")
+        elif token.type == "link_open":
+            if token.attrGet("href") not in _link_targets(frozenset(allowed)):
+                live.append(f"link {token.attrGet('href')!r}")
     return live
+
+
+@lru_cache(maxsize=16)
+def _link_targets(allowed: frozenset[str]) -> frozenset[str]:
+    """``allowed`` as the parser writes a link's target, worked out once per set of URLs.
+
+    A report's texts (its Markdown, each claim, each limitation ...) are all checked against
+    its references: normalizing every reference's URL for each text took most of the time.
+    """
+    parser = _parser()
+    return frozenset(parser.normalizeLink(url) for url in allowed)
 
 
 _ACTIVE = frozenset("\\`<[!")

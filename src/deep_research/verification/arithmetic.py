@@ -72,11 +72,15 @@ _RATIO = re.compile(r"\s*(?:times\b|x\b|×|-?fold\b|倍)", re.I)
 _CUE = re.compile(
     r"\b(?:increase[ds]?|grew|grow(?:th|s|n)?|rise[sn]?|rose|fell|fall(?:s|en)?|declined?|"
     r"declines|drop(?:ped|s)?|jump(?:ed|s)?|climb(?:ed|s)?|ratio|times|fold|share|total(?:led|ed|"
-    r"ling|ing)?|combined|sum|difference|together|altogether|more|less|fewer|higher|lower)\b"
+    r"ling|ing)?|combined|sum|difference|together|altogether|"
+    r"(?<!\bor )(?<!\band )(?:more|less|fewer|higher|lower))\b"
     r"|增长|增加|下降|减少|上涨|下跌|同比|环比|合计|总计|共计|总共|相差|差距|倍|占",
     re.I,
 )
-"""Words that say a figure was worked out from others: a change, a ratio, a share, a total."""
+"""Words that say a figure was worked out from others: a change, a ratio, a share, a total.
+
+"More" or "less" after "or" or "and" bounds the figure before it ("8,000 cycles or more"),
+and says nothing was computed."""
 _UP = re.compile(
     r"\b(?:increase[ds]?|grew|grow(?:th|s|n)?|rise[sn]?|rose|jump(?:ed|s)?|climb(?:ed|s)?|up)\b"
     r"|增长|增加|上涨|上升|提高",
