@@ -35,6 +35,7 @@ from deep_research.text.words import (
     without_ids,
 )
 from deep_research.verification.citations import MARKER
+from tests.fakes import quoted_spans
 
 QUESTION = (
     "How much do residential heat pumps cost to install and how efficient are they in cold "
@@ -206,6 +207,12 @@ def test_a_sentence_that_points_back_comes_with_what_it_points_at_or_not_at_all(
     assert refers_back("Let's start by creating the above configuration file programmatically.")
     assert refers_back("This module defines functions for logging.")
     assert not refers_back("The logging module defines functions for logging.")
+    # a sentence opening with a word that draws on the one before (Apache's mod_userdir page,
+    # git describe's manual): "therefore" and "otherwise" say nothing alone
+    assert refers_back("Therefore, the UserDir directive specifies a directory.")
+    assert refers_back("Otherwise, it suffixes the tag name with the number of commits.")
+    assert refers_back("This functionality is not supported by mod_userdir.")
+    assert not refers_back("It is therefore inappropriate to give direct access.")
     # after a code block (not a sentence of its line), the sentence is not quoted at all
     text = (
         "Configure a logger with a file handler.\n\n    handler = FileHandler('app.log')\n\n"
@@ -224,6 +231,39 @@ def test_a_sentence_that_points_back_comes_with_what_it_points_at_or_not_at_all(
     windows = select_windows([passage], step, ["root logger level"])
     taking = [w.text for w in windows if "The above" in w.text]
     assert taking and all(t.startswith("The logging configuration file names") for t in taking)
+
+
+async def test_a_sentence_after_the_one_it_draws_on_is_on_its_subject_like_any_other() -> None:
+    """Right after its antecedent, "Otherwise, ..." was counted as on no part's subject, and so
+    left out once other on-subject sentences filled the share: the condition without its
+    alternative (git describe's manual; a held-out report lost the fact so)."""
+    question = "What name does git describe give a commit?"
+    pair = (
+        "If the tag points to the commit, git describe names the commit by the tag alone. "
+        "Otherwise, git describe names the commit by the tag and the number of commits since."
+    )
+    words = iter(
+        """apple banana cherry dune eagle falcon garnet harbor island jungle kettle lantern
+        meadow nickel orchard pebble quartz river saddle timber umbrella valley walnut yonder
+        zephyr anchor beacon canyon delta ember fjord glacier hollow inlet jasper kiln lagoon
+        marsh nectar oasis prairie quiver ridge summit tundra upland vista willow yarrow zenith
+        acorn bramble cobalt dahlia fennel granite heather iris juniper kelp lilac mantle nutmeg
+        onyx poplar quince raven sierra thistle urchin violet wren yucca zinnia alder birch
+        cedar dogwood elm""".split()
+    )
+    quotes: dict[str, str] = {}
+    for n in range(26):  # more on-subject sentences than the section's share, the pair sixth
+        if n == 5:
+            quotes["ev_pair"] = pair
+        quotes[f"ev_{n:02d}"] = (
+            f"The name git describe gives a commit can {next(words)} the {next(words)} of "
+            f"{next(words)}."
+        )
+    step = PlanStep(id="s01", title="What name does git describe give a commit", intent="name")
+    reply = await OfflineEngine().write_report(question, question, [step], quoted_spans(quotes))
+    first, second = (s.strip() for s in pair.split(". Otherwise"))
+    assert first in reply.value
+    assert f"{first} [E6]. Otherwise{second.removesuffix('.')} [E6]." in reply.value
 
 
 def test_a_title_is_never_punctuation_only() -> None:

@@ -202,7 +202,9 @@ _REFERS_BACK = re.compile(
     r"defined|created|explained|discussed) (?:above|earlier|previously|before)|"
     r"the (?:previous|preceding|former|latter)\b|"
     r"(?:this|that) (?:module|example|section|page|chapter|snippet|listing|code|program|script|"
-    r"configuration|file|figure|table|one)\b|these (?:examples|snippets|listings)\b)",
+    r"configuration|file|figure|table|one|functionality|feature|behaviou?r)\b|"
+    r"these (?:examples|snippets|listings)\b|"
+    r"^\W*(?:therefore|thus|hence|consequently|otherwise|in (?:this|that) case)\b)",
     re.I,
 )
 

@@ -430,11 +430,10 @@ class OfflineEngine:
             chosen: list[str] = []
             offered = {i: _new_sentences(evidence[i].quote, quoted) for i in arranged[step.id]}
             rows = [(said, i) for i in arranged[step.id] for said in offered[i]]
-            on = [
-                on_a_subject(subjects, said, sections[i]) and not refers_back(said)
-                for said, i in rows
-            ]
-            after = _on_subject_after([said for said, _ in rows], on)
+            on = [on_a_subject(subjects, said, sections[i]) for said, i in rows]
+            # what can fill the share later: a sentence that refers back only after its own
+            alone = [on[k] and not refers_back(said) for k, (said, _) in enumerate(rows)]
+            after = _on_subject_after([said for said, _ in rows], alone)
             k = -1
             for i in arranged[step.id]:
                 follows = False  # the sentence before this one was just written
