@@ -26,7 +26,7 @@ from deep_research.persistence.checkpointer import make_serde
 from deep_research.sources import SAMPLE_CORPUS, LocalCorpus
 from deep_research.sources.local import default_index_path
 from deep_research.state import Report
-from deep_research.text.inert import inert_markdown, inert_title
+from deep_research.text.inert import inert_markdown, inert_title, live_content
 from tests.unit_tests import test_graph_llm
 from tests.unit_tests.scripted_model import ScriptedChatModel, structured, text
 
@@ -95,6 +95,15 @@ def _live(markdown: str, allowed: set[str]) -> list[str]:
         elif token.type == "link_open" and token.attrGet("href") not in targets:
             live.append(f"link: {token.attrGet('href')!r}")
     return live
+
+
+def test_a_link_is_a_citation_only_to_the_references_of_its_own_call() -> None:
+    # the references' URLs are normalized once per set of them: each call still sees its own
+    cited = f"See [1]({REFERENCE}) and [2](https://ref.example/caf%C3%A9)."
+    assert live_content(cited, {REFERENCE, "https://ref.example/café"}) == []
+    assert live_content(cited, {REFERENCE}) == ["link 'https://ref.example/caf%C3%A9'"]
+    assert len(live_content(cited, set())) == 2
+    assert live_content(cited, {REFERENCE, "https://ref.example/café"}) == []
 
 
 HOSTILE = [

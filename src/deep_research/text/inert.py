@@ -184,13 +184,15 @@ def live_content(text: str, allowed: Collection[str] = ()) -> list[str]:
     A link to one of ``allowed`` is not active content (a report cites its references).
     """
     live: list[str] = []
+    targets: frozenset[str] | None = None  # worked out at the first link
     for token in _tokens(_parser().parse(text)):
         if token.type in ("html_block", "html_inline"):
             live.append(f"HTML {token.content!r}")
         elif token.type == "image":
             live.append(f"image {token.attrGet('src')!r}")
         elif token.type == "link_open":
-            if token.attrGet("href") not in _link_targets(frozenset(allowed)):
+            targets = _link_targets(frozenset(allowed)) if targets is None else targets
+            if token.attrGet("href") not in targets:
                 live.append(f"link {token.attrGet('href')!r}")
     return live
 
