@@ -162,6 +162,31 @@ def test_a_real_process_reports_bad_input_without_a_traceback(tmp_path: Path) ->
     assert result.stderr.strip() == "deep-research: error: the question is empty"
 
 
+def test_a_broken_pdf_in_the_corpus_is_reported_once_without_the_readers_warnings(
+    tmp_path: Path,
+) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "tides.md").write_text(
+        "# Tidal power\n\nThe Sihwa Lake station in South Korea has a capacity of 254 MW.\n"
+    )
+    (corpus / "broken.pdf").write_bytes(b"not really a pdf")
+    question = "Which tidal power station is largest?"
+    result = subprocess.run(
+        [sys.executable, "-m", "deep_research.cli", "ask", question, "--corpus", str(corpus)]
+        + ["--depth", "light", "--no-clarify", "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "1 PDF unreadable (broken.pdf)" in result.stderr
+    # pypdf's own log lines ("invalid pdf header", "EOF marker not found") say it again, worse
+    assert "pdf header" not in result.stderr and "EOF marker" not in result.stderr
+
+
 def test_an_unreachable_model_endpoint_is_one_line_with_a_resume_hint(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -210,6 +210,9 @@ def _quiet_driver_logs() -> None:
     logging.getLogger("sqlalchemy.pool").setLevel(logging.CRITICAL)
     # a stalled stream is reported once, as the command's error line (its warning repeats it)
     logging.getLogger("langchain_openai").setLevel(logging.ERROR)
+    # a broken PDF is reported once, in the corpus line ("1 PDF unreadable (broken.pdf)"); a
+    # damaged one that still reads has nothing to tell ("EOF marker not found")
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
 class _TaskKeeper:
