@@ -247,3 +247,28 @@ def test_statements_join_an_example_line_to_the_sentence_it_opens() -> None:
     assert found[0].startswith("PumpStart 40%\n\nwill cause the pump")
     assert len(found) == 1
     assert all(text[s.start : s.end] == s.text for s in evidence.statements(text))
+
+
+FORWARDING = (
+    "Let's assume you have a primary and two secondary central servers. Then, you can use the "
+    "following config file excerpt to send data to them:\n\n"
+    'if($msg contains "error") then {\n'
+    '     action(type="omfwd" target="primary-syslog.example.com" port="10514"\n'
+    '            protocol="tcp")\n\n'
+    'The action processes all messages that contain "error".'
+)
+
+
+def test_statements_join_a_lead_in_to_the_example_lines_it_introduces() -> None:
+    """rsyslog's failover tutorial: each line of the snippet was written as a claim of its own,
+    a period added ('then { . action(...)'); the lead-in and its lines are one statement."""
+    found = [s.text for s in evidence.statements(FORWARDING)]
+    assert found[0] == "Let's assume you have a primary and two secondary central servers."
+    assert found[1].startswith("Then, you can use the following config file excerpt")
+    assert found[1].endswith('protocol="tcp")') and 'if($msg contains "error")' in found[1]
+    assert found[2] == 'The action processes all messages that contain "error".'  # prose again
+    assert len(found) == 3
+    assert all(FORWARDING[s.start : s.end] == s.text for s in evidence.statements(FORWARDING))
+    # a lead-in followed by sentences (a list) keeps them as statements of their own
+    listed = "Three servers take part:\n- The primary takes every message.\n- The others wait."
+    assert len(evidence.statements(listed)) == 3

@@ -261,10 +261,11 @@ def _candidates(passages: Sequence[Passage]) -> list[Candidate]:
 
 
 def statements(text: str) -> list[Sentence]:
-    """The sentences of ``text``, each example line joined to the sentence that continues it.
+    """The sentences of ``text``, each example line joined to the sentence it belongs to.
 
     As :func:`~deep_research.text.words.sentences`, but a sentence that goes on from an example
-    line (:func:`_after_example`) is one statement with it, and that line is not a sentence of
+    line (:func:`_after_example`) is one statement with it, and so is a lead-in with the
+    example lines it introduces (:func:`_with_example`): no line of an example is a sentence of
     its own.
     """
     pieces = list(sentences(text))
@@ -273,9 +274,33 @@ def statements(text: str) -> list[Sentence]:
         piece = _after_example(text, pieces, order)
         if found and piece.start < pieces[order].start and found[-1].start == piece.start:
             found[-1] = piece  # the example line opens this statement
+        elif found and _with_example(text, found[-1], piece):
+            last = found[-1]  # a line of the example the statement before introduces
+            found[-1] = Sentence(text[last.start : piece.end], last.start, piece.end, last.section)
         else:
             found.append(piece)
     return found
+
+
+def _with_example(text: str, statement: Sentence, piece: Sentence) -> bool:
+    """Whether ``piece`` is a line of the example that ``statement`` introduces or goes on with.
+
+    A lead-in ("... use the following config file excerpt:") takes the lines that follow it,
+    after one blank line at most, each on a line of its own and none a sentence (``if($msg
+    contains "error") then {``), up to the next blank line: written one by one, each line was a
+    claim of its own, ended with a period.
+    """
+    between = text[statement.end : piece.start]
+    lead_in = _leads_in(statement.text)  # else the statement holds example lines already
+    opened = lead_in or _leads_in(statement.text.split("\n", 1)[0])
+    return (
+        opened
+        and not between.strip()
+        and 1 <= between.count("\n") <= (2 if lead_in else 1)
+        and piece.section == statement.section
+        and not ends_sentence(piece.text)
+        and not has_markup(piece.text)
+    )
 
 
 def _after_example(text: str, pieces: Sequence[Sentence], order: int) -> Sentence:
