@@ -213,6 +213,10 @@ def test_a_sentence_that_points_back_comes_with_what_it_points_at_or_not_at_all(
     assert refers_back("Otherwise, it suffixes the tag name with the number of commits.")
     assert refers_back("This functionality is not supported by mod_userdir.")
     assert not refers_back("It is therefore inappropriate to give direct access.")
+    # "this" standing for what was just said, and "such cases" (Apache's and PostgreSQL's pages)
+    assert refers_back("This means that Apache httpd will serve any file mapped from an URL.")
+    assert refers_back("These defaults should be changed in such cases.")
+    assert not refers_back("This directive sets the number of seconds to wait.")  # a heading's
     # after a code block (not a sentence of its line), the sentence is not quoted at all
     text = (
         "Configure a logger with a file handler.\n\n    handler = FileHandler('app.log')\n\n"

@@ -204,7 +204,9 @@ _REFERS_BACK = re.compile(
     r"(?:this|that) (?:module|example|section|page|chapter|snippet|listing|code|program|script|"
     r"configuration|file|figure|table|one|functionality|feature|behaviou?r)\b|"
     r"these (?:examples|snippets|listings)\b|"
-    r"^\W*(?:therefore|thus|hence|consequently|otherwise|in (?:this|that) case)\b)",
+    r"^\W*(?:therefore|thus|hence|consequently|otherwise|in (?:this|that) case)\b|"
+    r"^\W*this (?:means|is|was|makes|allows|ensures|can|will|also|way)\b|"
+    r"\bsuch (?:cases|a case|situations)\b)",
     re.I,
 )
 
