@@ -348,3 +348,24 @@ def test_a_terminal_session_is_never_quoted_as_prose() -> None:
     )
     assert "$ git" not in quoted and "<1>" not in quoted
     assert "keeps the working tree" in quoted
+
+
+async def test_a_lead_in_is_written_only_with_what_it_introduces() -> None:
+    """SQLite's WAL page: "Advantages include:" was written alone at a paragraph's end, its list
+    left out; a lead-in whose next sentence is not written is taken back, and a paragraph never
+    ends with one."""
+    question = "What are the advantages of WAL mode in SQLite?"
+    step = PlanStep(id="s01", title="What are the advantages of WAL mode in SQLite")
+    opening = (
+        "WAL mode in SQLite is one of two journal modes. SQLite keeps WAL mode once it is set. "
+        "WAL mode in SQLite needs shared memory."
+    )
+    listed = "Advantages of WAL mode include:\n- WAL mode in SQLite is significantly faster."
+    alone = "The advantages of WAL mode in SQLite are these:"
+    spans = quoted_spans({"ev_a": opening, "ev_b": listed, "ev_c": alone})
+    reply = await OfflineEngine().write_report(question, question, [step], spans)
+    paragraphs = [p for p in reply.value.split("\n\n") if "[E" in p]
+    assert "these:" not in reply.value  # its quote ends with it: nothing follows
+    # the fourth sentence of a paragraph, a lead-in: the paragraph goes on with its item
+    assert any("include: [E2] WAL mode in SQLite is significantly faster" in p for p in paragraphs)
+    assert not any(p.rstrip().endswith((":", ": [E2]")) for p in paragraphs)

@@ -435,6 +435,7 @@ class OfflineEngine:
             alone = [on[k] and not refers_back(said) for k, (said, _) in enumerate(rows)]
             after = _on_subject_after([said for said, _ in rows], alone)
             k = -1
+            written: list[str] = []  # each chosen sentence as quoted (its key in ``quoted``)
             for i in arranged[step.id]:
                 follows = False  # the sentence before this one was just written
                 for said in offered[i]:
@@ -442,27 +443,31 @@ class OfflineEngine:
                     if " ".join(said.split()) in quoted:
                         continue  # an earlier window of this heading quoted it
                     taken, follows = follows, False
-                    if refers_back(said) and not taken:
-                        continue  # "the above": only right after what it points at
-                    past_first = len(chosen) >= _SENTENCES_PER_SECTION
-                    if past_first and not on[k] and len(chosen) + after[k] >= caps[step.id]:
-                        continue  # on no part's subject, and on-subject sentences fill the share
-                    bag = set(content_tokens(said))
-                    if any(jaccard(bag, other) > _NEAR_DUPLICATE for other in bags):
-                        continue  # another source's near copy is already quoted
                     first = len(chosen) < _SENTENCES_PER_SECTION
-                    if _belongs(step, said, first=first):
-                        quoted.add(" ".join(said.split()))
+                    bag = set(content_tokens(said))
+                    writes = (
+                        # "the above": only right after what it points at
+                        (taken or not refers_back(said))
+                        # on no part's subject, and on-subject sentences fill the share
+                        and (first or on[k] or len(chosen) + after[k] < caps[step.id])
+                        # another source's near copy is already quoted
+                        and not any(jaccard(bag, other) > _NEAR_DUPLICATE for other in bags)
+                        and _belongs(step, said, first=first)
+                    )
+                    if taken and _leads_in(written[-1]) and not writes:
+                        _unwrite(chosen, written, bags, quoted)  # "Advantages include:", alone
+                    if writes:
+                        written.append(" ".join(said.split()))
+                        quoted.add(written[-1])
                         bags.append(bag)
                         chosen.append(_sentence(said, [evidence_key(i)]))
                         follows = True
+                if follows and _leads_in(written[-1]):
+                    _unwrite(chosen, written, bags, quoted)  # its quote ends with the lead-in
                 if len(chosen) >= caps[step.id]:
                     break
             if chosen:
-                paragraphs = [
-                    join_sentences(chosen[n : n + _SENTENCES_PER_SECTION])
-                    for n in range(0, len(chosen), _SENTENCES_PER_SECTION)
-                ]
+                paragraphs = [join_sentences(p) for p in _paragraphs(chosen, written)]
                 heading = f"## {step.title[:1].upper()}{step.title[1:]}"
                 blocks.append("\n\n".join([heading, *paragraphs]))
         for block in blocks:
@@ -598,6 +603,35 @@ def _closest_sentence(claim: str, quote: str) -> str:
     """The sentence of ``quote`` sharing most of the claim's words (the first on ties)."""
     pieces = [s.text for s in sentences(quote)] or [quote]
     return max(pieces, key=lambda piece: coverage(claim, piece))
+
+
+def _leads_in(sentence: str) -> bool:
+    """Whether ``sentence`` introduces what follows it ("Advantages include:")."""
+    return sentence.rstrip().endswith((":", "："))
+
+
+def _unwrite(chosen: list[str], written: list[str], bags: list[set[str]], quoted: set[str]) -> None:
+    """Take back the last sentence written: a lead-in whose next sentence was not written.
+
+    Alone, it introduces nothing ("Advantages include:"); it may still be written from another
+    quote that goes on with what it introduces.
+    """
+    chosen.pop()
+    bags.pop()
+    quoted.discard(written.pop())
+
+
+def _paragraphs(chosen: Sequence[str], written: Sequence[str]) -> list[list[str]]:
+    """``chosen`` in paragraphs of :data:`_SENTENCES_PER_SECTION`, none ending with a lead-in.
+
+    ``written``: each chosen sentence as quoted.
+    """
+    paragraphs: list[list[str]] = [[]]
+    for sentence, said in zip(chosen, written, strict=True):
+        paragraphs[-1].append(sentence)
+        if len(paragraphs[-1]) >= _SENTENCES_PER_SECTION and not _leads_in(said):
+            paragraphs.append([])
+    return [p for p in paragraphs if p]
 
 
 def _new_sentences(quote: str, quoted: set[str]) -> list[str]:
