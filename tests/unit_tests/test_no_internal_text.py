@@ -369,3 +369,22 @@ async def test_a_lead_in_is_written_only_with_what_it_introduces() -> None:
     # the fourth sentence of a paragraph, a lead-in: the paragraph goes on with its item
     assert any("include: [E2] WAL mode in SQLite is significantly faster" in p for p in paragraphs)
     assert not any(p.rstrip().endswith((":", ": [E2]")) for p in paragraphs)
+
+
+async def test_a_sentence_that_only_sends_the_reader_elsewhere_is_not_written() -> None:
+    """git's manual: "See also the --amend option to git-commit(1)." and "(See the ... section
+    in git-rebase(1) ...)" were claims of a report on undoing a rebase; they state nothing."""
+    question = "How do I undo a git rebase?"
+    step = PlanStep(id="s01", title="How do I undo a git rebase")
+    quote = (
+        "To undo a git rebase, reset the branch to ORIG_HEAD with git reset --hard. "
+        "See also the --amend option to git-commit(1). "
+        '(See the "RECOVERING FROM UPSTREAM REBASE" section in git-rebase(1).) '
+        "For more details on undoing a git rebase, see the reflog."
+    )
+    reply = await OfflineEngine().write_report(
+        question, question, [step], quoted_spans({"a": quote})
+    )
+    assert "reset the branch to ORIG_HEAD" in reply.value
+    assert "See also" not in reply.value and "RECOVERING" not in reply.value
+    assert "see the reflog" not in reply.value

@@ -95,6 +95,13 @@ _NEAR_DUPLICATE = 0.7
 _SENTENCES_PER_REPORT = 24
 """A report of few sections gives each more sentences, up to this many in all."""
 _SUMMARY_SENTENCES = 2
+_CROSS_REFERENCE = re.compile(
+    r"\W*(?:see(?: also)?|refer to|consult)\s|\W*for (?:more|further|full) (?:details|information)"
+    r"\b[^.]*\bsee\b",
+    re.I,
+)
+"""A sentence that sends the reader elsewhere ("See also the --amend option to git-commit(1).",
+"(See the "RECOVERING FROM UPSTREAM REBASE" section ...)"): it states nothing of its own."""
 _CITED_SENTENCE = re.compile(r".+?(?:\[E\d+\])+[.!?。！？]")
 
 
@@ -452,6 +459,7 @@ class OfflineEngine:
                         and (first or on[k] or len(chosen) + after[k] < caps[step.id])
                         # another source's near copy is already quoted
                         and not any(jaccard(bag, other) > _NEAR_DUPLICATE for other in bags)
+                        and not _CROSS_REFERENCE.match(said)
                         and _belongs(step, said, first=first)
                     )
                     if taken and _leads_in(written[-1]) and not writes:
