@@ -243,7 +243,7 @@ def _candidates(passages: Sequence[Passage]) -> list[Candidate]:
                 and word_count(s.text) >= MIN_QUOTE_WORDS
                 # a fragment of a list or a cut-off sentence, unless it continues an example
                 and (s.start != pieces[order].start or not s.text[0].islower())
-                and (ends_sentence(s.text) or _leads_in(s.text))
+                and (ends_sentence(s.text) or leads_in(s.text))
                 and (passage.clean or not is_instruction(s.text))
                 and not has_markup(s.text)  # a page's source markup is no quote
                 and not splits_a_quotation(s.text)
@@ -291,8 +291,8 @@ def _with_example(text: str, statement: Sentence, piece: Sentence) -> bool:
     claim of its own, ended with a period.
     """
     between = text[statement.end : piece.start]
-    lead_in = _leads_in(statement.text)  # else the statement holds example lines already
-    opened = lead_in or _leads_in(statement.text.split("\n", 1)[0])
+    lead_in = leads_in(statement.text)  # else the statement holds example lines already
+    opened = lead_in or leads_in(statement.text.split("\n", 1)[0])
     return (
         opened
         and not between.strip()
@@ -321,7 +321,7 @@ def _after_example(text: str, pieces: Sequence[Sentence], order: int) -> Sentenc
         or between.strip()
         or before.section != piece.section
         or ends_sentence(before.text)
-        or _leads_in(before.text)
+        or leads_in(before.text)
         or has_markup(before.text)
     ):
         return piece
@@ -468,7 +468,7 @@ def _window(
         members, listing = grown, listing or opens
     while (
         members
-        and _leads_in(candidates[members[-1]].sentence.text)
+        and leads_in(candidates[members[-1]].sentence.text)
         and _example_end(passages, candidates, members, used) is None
     ):
         members.pop()  # a lead-in without what it introduces says nothing
@@ -492,7 +492,7 @@ def _example_end(
     window takes item by item), or nothing can be taken.
     """
     last = candidates[members[-1]]
-    if not _leads_in(last.sentence.text):
+    if not leads_in(last.sentence.text):
         return None
     passage = passages[last.passage]
     inside = {  # the quotable sentences after the lead-in in its passage, by offset
@@ -549,7 +549,7 @@ def _with_antecedent(
     return members
 
 
-def _leads_in(sentence: str) -> bool:
+def leads_in(sentence: str) -> bool:
     """Whether ``sentence`` introduces what follows it (ends with a colon, or a full-width one)."""
     return sentence.rstrip().endswith((":", "："))
 
@@ -577,7 +577,7 @@ def _link(
     lines = [line.strip() for line in following.split("\n")]
     if not all(_LIST_MARKER.fullmatch(line) for line in lines):
         return None
-    if _leads_in(a.sentence.text + rest) and b.order == a.order + (2 if rest.strip() else 1):
+    if leads_in(a.sentence.text + rest) and b.order == a.order + (2 if rest.strip() else 1):
         return "opens"
     item = bool(lines[-1]) and len(lines) == 1  # the very next line, after a list marker
     return "item" if item and not rest.strip() and b.order == a.order + 1 else None

@@ -41,7 +41,7 @@ from deep_research.engines.schemas import (
     StepDraft,
     StepNotes,
 )
-from deep_research.sources.evidence import select_windows, statements
+from deep_research.sources.evidence import leads_in, select_windows, statements
 from deep_research.state.models import EvidenceSpan, Finding, Passage, PlanStep
 from deep_research.text.labels import label
 from deep_research.text.language import function_words, language_of, without_question_words
@@ -462,7 +462,7 @@ class OfflineEngine:
                         and not _CROSS_REFERENCE.match(said)
                         and _belongs(step, said, first=first)
                     )
-                    if taken and _leads_in(written[-1]) and not writes:
+                    if taken and leads_in(written[-1]) and not writes:
                         _unwrite(chosen, written, bags, quoted)  # "Advantages include:", alone
                     if writes:
                         written.append(" ".join(said.split()))
@@ -470,7 +470,7 @@ class OfflineEngine:
                         bags.append(bag)
                         chosen.append(_sentence(said, [evidence_key(i)]))
                         follows = True
-                if follows and _leads_in(written[-1]):
+                if follows and leads_in(written[-1]):
                     _unwrite(chosen, written, bags, quoted)  # its quote ends with the lead-in
                 if len(chosen) >= caps[step.id]:
                     break
@@ -613,11 +613,6 @@ def _closest_sentence(claim: str, quote: str) -> str:
     return max(pieces, key=lambda piece: coverage(claim, piece))
 
 
-def _leads_in(sentence: str) -> bool:
-    """Whether ``sentence`` introduces what follows it ("Advantages include:")."""
-    return sentence.rstrip().endswith((":", "："))
-
-
 def _unwrite(chosen: list[str], written: list[str], bags: list[set[str]], quoted: set[str]) -> None:
     """Take back the last sentence written: a lead-in whose next sentence was not written.
 
@@ -637,7 +632,7 @@ def _paragraphs(chosen: Sequence[str], written: Sequence[str]) -> list[list[str]
     paragraphs: list[list[str]] = [[]]
     for sentence, said in zip(chosen, written, strict=True):
         paragraphs[-1].append(sentence)
-        if len(paragraphs[-1]) >= _SENTENCES_PER_SECTION and not _leads_in(said):
+        if len(paragraphs[-1]) >= _SENTENCES_PER_SECTION and not leads_in(said):
             paragraphs.append([])
     return [p for p in paragraphs if p]
 
