@@ -294,7 +294,7 @@ def test_a_list_item_s_label_is_set_apart_from_the_paragraph_after_it() -> None:
     [
         ("<h2>A</h2><h1>Main  <i>topic</i></h1><p>Text.</p>", "## A\n\n# Main topic\n\nText."),
         ("<html><body>Loose <b>body</b> text.</body></html>", "Loose body text."),
-        ("<html><body><nav>Only a menu</nav></body></html>", "Only a menu"),
+        ("<html><body><nav>Only a menu</nav></body></html>", ""),
         ("<html><body><script>x()</script></body></html>", ""),
         ("", ""),
     ],
@@ -302,6 +302,31 @@ def test_a_list_item_s_label_is_set_apart_from_the_paragraph_after_it() -> None:
 def test_html_with_little_content_keeps_what_it_has(html: str, text: str) -> None:
     # A fragment is parsed as a page; a page without main content gives its visible text.
     assert extract_html_file(html).text == text
+
+
+def test_a_manual_s_index_page_gives_its_text_without_its_navigation() -> None:
+    # DocBook's chapter pages (PostgreSQL's manual): a navigation table, a table of contents
+    # and a heading, so trafilatura finds no main content and the visible text is read; the
+    # navigation once reached a report as "BRIN Indexes Prev Up Part VII [2]. Internals Home
+    # Next Chapter 71 [2]."
+    page = extract_html_file(
+        "<html><body><div class='navheader'><table><tr><th>Chapter 9. Widgets</th></tr><tr>"
+        "<td><a href='p.html'>Prev</a></td><td><a href='u.html'>Up</a></td>"
+        "<th>Part II. Parts</th><td><a href='index.html'>Home</a></td>"
+        "<td><a href='n.html'>Next</a></td></tr></table></div>"
+        "<div class='chapter'><div class='titlepage'><div><div>"
+        "<h2 class='title'>Chapter 9. Widgets</h2></div></div></div>"
+        "<div class='toc'><p><strong>Table of Contents</strong></p><dl class='toc'>"
+        "<dt><span class='sect1'><a href='a.html'>9.1. Introduction</a></span></dt></dl></div>"
+        "<a id='i1' class='indexterm'></a></div>"
+        "<div role='navigation'><a href='s.html'>Search page</a></div>"
+        "<div class='navfooter'><table><tr><td><a href='p.html'>Prev</a></td>"
+        "<td><a href='n.html'>Next</a></td></tr></table></div></body></html>"
+    )
+
+    assert page.text == "Chapter 9. Widgets"
+    for furniture in ("Prev", "Up", "Home", "Next", "Part II", "Table of Contents", "Search"):
+        assert furniture not in page.text
 
 
 async def test_html_document_stores_extracted_text_and_language(

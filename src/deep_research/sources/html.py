@@ -29,6 +29,14 @@ TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown"})
 MAX_TITLE_CHARS = 300
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_NAVIGATION = re.compile(
+    r"nav|nav[-_]?(?:bar|header|footer|igation|list)|breadcrumbs?|menu|toc|toctree[-_]wrapper"
+    r"|sphinxsidebar(?:wrapper)?|sidebar|related",
+    re.IGNORECASE,
+)
+"""A ``class`` or ``id`` word that marks an element as a site's or a manual's navigation
+(DocBook's ``navheader``, ``navfooter`` and ``toc``, Sphinx's ``sphinxsidebar`` and ``related``,
+a site's ``navbar`` or ``breadcrumb``)."""
 _DOCUMENT = re.compile(r"<(?:html|body)[\s>]", re.IGNORECASE)
 
 
@@ -102,10 +110,32 @@ def extract_html_file(html: str) -> ExtractedPage:
     result = _extract(tree, _file_config(), with_metadata=False)
     text = _render(result.body) if result is not None else ""
     if not text.strip():
-        text = clean_text(trafilatura.html2txt(tree, clean=True))
+        text = clean_text(trafilatura.html2txt(_without_navigation(tree), clean=True))
     return ExtractedPage(
         title=_title(title), text=text, language=_language(tree, None), content_type="text/html"
     )
+
+
+def _without_navigation(tree: Any) -> Any:
+    """``tree`` without its navigation.
+
+    Left out: ``<nav>``, ``role="navigation"`` and elements whose ``class`` or ``id`` names
+    navigation (:data:`_NAVIGATION`). For the visible-text fallback of a page without main
+    content, which would otherwise read a manual's chapter index page as "BRIN Indexes Prev Up
+    Part VII. Internals Home Next" (PostgreSQL's navigation header), quotable as sentences. A
+    page that is only navigation has no text.
+    """
+    for element in list(tree.iter()):
+        if not isinstance(element.tag, str) or element.getparent() is None:
+            continue  # a comment or processing instruction; or the root, or already left out
+        words = f"{element.get('class') or ''} {element.get('id') or ''}".split()
+        if (
+            element.tag == "nav"
+            or element.get("role") == "navigation"
+            or any(_NAVIGATION.fullmatch(word) for word in words)
+        ):
+            element.drop_tree()  # its tail (the text after it) stays
+    return tree
 
 
 @cache

@@ -65,7 +65,7 @@ from deep_research.urls import normalize_url
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "9"
+SCHEMA_VERSION = "10"
 """Version of the index schema and of the text extraction; an index of another version is
 rebuilt from scratch (version 2: HTML extracted by trafilatura, documents have a language;
 version 3: CJK characters indexed one by one, see :func:`spaced_cjk`; version 4: documents
@@ -78,7 +78,8 @@ so that leaving them out does not read every document's row, text and all, for e
 version 8: a name of words joined in camel case is indexed with its words, see
 :func:`fts_text`; a file that is not UTF-8 is read in the charset it declares, see
 :func:`decode_file`; version 9: a label that is an HTML list item's first paragraph is
-followed by a colon, no longer run into the next paragraph's first sentence)."""
+followed by a colon, no longer run into the next paragraph's first sentence; version 10: a page
+without main content, read by its visible text, leaves its navigation out)."""
 
 CONTENT_TYPES = {
     ".md": "text/markdown",
