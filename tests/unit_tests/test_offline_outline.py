@@ -70,6 +70,30 @@ async def test_a_comparison_of_two_names_studies_each() -> None:
     assert titles == ["How do LFP and NMC batteries compare for grid storage", "LFP", "NMC"]
 
 
+@pytest.mark.parametrize(
+    ("question", "compared"),
+    [
+        # the "or" of the second part was once split over the whole question: steps titled
+        # "...status is given redirects" and "aliases applied first", a report heading
+        (
+            "Which HTTP status does a Redirect send when no status is given, and are Redirects "
+            "or Aliases applied first?",
+            ["Redirects", "Aliases"],
+        ),
+        ("Should I use LFP or NMC, and what does each cost?", ["LFP", "NMC"]),
+        ("Is Redis or Memcached faster for sessions?", ["Redis", "Memcached"]),
+        ("Is pumped hydro or lithium-ion cheaper?", ["pumped hydro", "lithium ion cheaper"]),
+    ],
+)
+async def test_a_choice_between_two_things_studies_each_within_its_part(
+    question: str, compared: list[str]
+) -> None:
+    titles = await _plan_titles(question)
+    parts = [t for t in titles if t not in compared]
+    assert titles[len(parts) :] == compared
+    assert all(p in question for p in parts), titles  # no step mixes two parts' words
+
+
 def test_a_cost_is_answered_by_money_spent_not_by_a_fine() -> None:
     assert answers_kind(COST, GRANT) == 1.0
     assert answers_kind(COST, PENALTY) == -1.0

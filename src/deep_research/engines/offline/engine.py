@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
+from itertools import dropwhile
 
 from deep_research.engines.base import (
     Assessment,
@@ -83,6 +84,8 @@ def extractive_notice(language: str) -> str:
 _COMPARING = re.compile(r"\b(?:compare[sd]?|comparison|differ(?:s|ence|ences)?)\b", re.I)
 _NAME = r"[A-Z][\w-]*(?: [A-Z][\w-]*)*"
 _NAME_PAIR = re.compile(rf"\b({_NAME}),? and ({_NAME})\b")
+_NAME_CHOICE = re.compile(rf"\b({_NAME}) (?:or|vs\.?|versus) ({_NAME})\b")
+"""Two names offered as a choice: ``are Redirects or Aliases applied first``."""
 _COMPARE = re.compile(
     r"\b(?:vs\.?|versus|compared? (?:to|with)|or|ou|par rapport (?:à|au|aux))\b|与|对比|相比|还是",
     re.I,
@@ -142,15 +145,17 @@ def _asked_words(text: str) -> list[str]:
 def _compared_names(part: str) -> list[str]:
     """The names a part compares: ``How do LFP and NMC batteries differ`` gives LFP, NMC.
 
+    Or offers as a choice: ``are Redirects or Aliases applied first`` gives Redirects, Aliases.
     A capitalised verb that opens the part is not a name's first word: ``Compare Git and
-    Mercurial`` gives Git, Mercurial.
+    Mercurial`` gives Git, Mercurial; ``Is Redis or Memcached faster`` gives Redis, Memcached.
     """
-    if not _COMPARING.search(part):
-        return []
-    match = _NAME_PAIR.search(part)
+    match = _NAME_CHOICE.search(part) or (
+        _NAME_PAIR.search(part) if _COMPARING.search(part) else None
+    )
     if match is None:
         return []
-    return [_COMPARING.sub("", name).strip() or name for name in match.groups()]
+    names = [_COMPARING.sub("", name).strip() or name for name in match.groups()]
+    return [" ".join(dropwhile(lambda w: w.lower() in STOPWORDS, n.split())) or n for n in names]
 
 
 def _headings(
@@ -254,13 +259,14 @@ class OfflineEngine:
             StepDraft(title=p, intent=f"{p}: {lead}" if borrows_subject(p, question) else p)
             for p in parts
         ] or [StepDraft(title=topic, intent=question.strip())]
-        compared = [c.strip(" ,.?？，") for c in _COMPARE.split(question) if content_tokens(c)]
-        if len(compared) >= 2:
-            steps += [StepDraft(title=_topic(c), intent=f"Characterise {c}") for c in compared]
-        for part in parts:
+        for part in parts:  # what a part compares: its names, else each side of its "or"
+            names = _compared_names(part)
+            sides = [c.strip(" ,.?？，") for c in _COMPARE.split(part) if content_tokens(c)]
             steps += [
-                StepDraft(title=name, intent=f"Characterise {name}: {part}")
-                for name in _compared_names(part)
+                StepDraft(title=name, intent=f"Characterise {name}: {part}") for name in names
+            ] or [
+                StepDraft(title=_topic(c), intent=f"Characterise {c}")
+                for c in (sides if len(sides) >= 2 else [])
             ]
         subject = " ".join(_words(parts[0] if parts else question)[:4])
         steps += [
