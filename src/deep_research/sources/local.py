@@ -65,7 +65,7 @@ from deep_research.urls import normalize_url
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "10"
+SCHEMA_VERSION = "11"
 """Version of the index schema and of the text extraction; an index of another version is
 rebuilt from scratch (version 2: HTML extracted by trafilatura, documents have a language;
 version 3: CJK characters indexed one by one, see :func:`spaced_cjk`; version 4: documents
@@ -79,7 +79,9 @@ version 8: a name of words joined in camel case is indexed with its words, see
 :func:`fts_text`; a file that is not UTF-8 is read in the charset it declares, see
 :func:`decode_file`; version 9: a label that is an HTML list item's first paragraph is
 followed by a colon, no longer run into the next paragraph's first sentence; version 10: a page
-without main content, read by its visible text, leaves its navigation out)."""
+without main content, read by its visible text, leaves its navigation out; version 11: HTML
+paragraphs written as ``<div>``, headings that open with an empty anchor and code inside code
+are read whole and in order, see :func:`~deep_research.sources.html.extract_html_file`)."""
 
 CONTENT_TYPES = {
     ".md": "text/markdown",
