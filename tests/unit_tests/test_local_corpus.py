@@ -21,6 +21,7 @@ from deep_research.sources.local import (
     translation_key,
     translation_path,
 )
+from deep_research.text.words import sentences
 
 # Under 250 characters of text: trafilatura's own rescue of short pages would bring back the
 # navigation, the header and the footer.
@@ -337,6 +338,42 @@ def test_code_inside_code_stays_in_its_sentence() -> None:
     assert page.text == (
         "You can also use the function notify(text), which is easier than the NOTIFY command."
     )
+
+
+def test_only_a_heading_names_the_section_of_what_follows() -> None:
+    # a root shell's prompt in an example ("# apt install ...") named the section of every
+    # sentence after it, and a configuration comment ("# Example A: ...") was no line of its
+    # example; as Markdown reads them, neither is a heading
+    page = extract_html_file(
+        "<html><body><main><h2>Installing</h2><p>Install a package from Unstable.</p>"
+        "<pre># apt install spamassassin/unstable</pre><p>APT fetches it with its "
+        "dependencies.</p></main></body></html>"
+    )
+    text = "\n".join(
+        [
+            "# Title",
+            "Text one.",
+            "```",
+            "# a comment in a fenced block",
+            "```",
+            "    # an indented line of code",
+            "#include <stdio.h>",
+            "## Sub",
+            "More text.",
+        ]
+    )
+
+    assert [(s.text, s.section) for s in sentences(page.text)][-1] == (
+        "APT fetches it with its dependencies.",
+        "Installing",
+    )
+    assert [s.section for s in sentences(text) if not s.text.startswith("`")] == [
+        "Title",
+        "Title",
+        "Title",
+        "Title",
+        "Sub",
+    ]
 
 
 def test_a_manual_s_index_page_gives_its_text_without_its_navigation() -> None:

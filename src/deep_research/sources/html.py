@@ -250,7 +250,12 @@ def _render(body: Any) -> str:
 
 
 def _blocks(body: Any) -> list[str]:
-    """Render trafilatura's document tree (head, p, list/item, table/row/cell, quote...)."""
+    """Render trafilatura's document tree (head, p, list/item, table/row/cell, quote...).
+
+    Only a heading is written as a ``#`` line: a line of any other block that would read as one
+    (a shell prompt, ``# apt install``; a comment in a configuration example) is indented, as
+    Markdown indents code.
+    """
     blocks: list[str] = []
     for element in body:
         tag = element.tag
@@ -258,21 +263,27 @@ def _blocks(body: Any) -> list[str]:
             rend = str(element.get("rend") or "h2")
             level = int(rend[1]) if len(rend) == 2 and rend[1] in "123456" else 2
             blocks.append(f"{'#' * level} {_inline(element)}")
-        elif tag == "list":
+            continue
+        if tag == "list":
             items = [_item_text(item) for item in element.findall("item")]
-            blocks.append("\n".join(f"- {item}" for item in items if item))
+            block = "\n".join(f"- {item}" for item in items if item)
         elif tag == "table":
             rows = [
                 TABLE_CELLS.join(_inline(c) for c in row.findall("cell"))
                 for row in element.findall("row")
             ]
-            blocks.append("\n".join(row for row in rows if row.strip(" |")))
+            block = "\n".join(row for row in rows if row.strip(" |"))
         elif tag == "code":
             lines = "".join(element.itertext()).split("\n")
-            blocks.append("\n".join(line.rstrip() for line in lines))
+            block = "\n".join(line.rstrip() for line in lines)
         else:
-            blocks.append(_inline(element))
+            block = _inline(element)
+        blocks.append(_HASH_LINE.sub("    #", block))
     return [block for block in blocks if block.strip().lstrip("#").strip()]
+
+
+_HASH_LINE = re.compile(r"^#", re.MULTILINE)
+"""A line of a block that opens with ``#``, which would read as a heading."""
 
 
 _SEPARATE = frozenset({"lb", "p", "head", "list", "item", "quote", "table", "row", "cell"})

@@ -81,7 +81,8 @@ version 8: a name of words joined in camel case is indexed with its words, see
 followed by a colon, no longer run into the next paragraph's first sentence; version 10: a page
 without main content, read by its visible text, leaves its navigation out; version 11: HTML
 paragraphs written as ``<div>``, headings that open with an empty anchor and code inside code
-are read whole and in order, see :func:`~deep_research.sources.html.extract_html_file`)."""
+are read whole and in order, and a line of code opening with ``#`` is indented, no heading,
+see :func:`~deep_research.sources.html.extract_html_file`)."""
 
 CONTENT_TYPES = {
     ".md": "text/markdown",

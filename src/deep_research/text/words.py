@@ -331,21 +331,34 @@ class Sentence:
     section: str | None
 
 
+_HEADING_LINE = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
+"""A Markdown heading line (ATX): what the readers write a document's headings as."""
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+"""A line that opens or closes a fenced code block."""
+
+
 def sentences(text: str) -> Iterator[Sentence]:
     """Split a document into sentences with offsets; headings name the section that follows.
 
-    Lines starting with ``#`` are headings, not sentences. Each sentence is a verbatim slice:
-    ``text[s.start:s.end] == s.text``.
+    Lines starting with ``#`` are headings, not sentences, as Markdown reads them: one to six
+    ``#`` and a space, indented three spaces at most, outside a fenced code block (a shell
+    prompt ``# apt install``, a comment in a configuration example or ``#include`` is no
+    heading). Each sentence is a verbatim slice: ``text[s.start:s.end] == s.text``.
     """
     section: str | None = None
     offset = 0
+    fence: str | None = None  # the fence of the code block the line is in
     for line in text.split("\n"):
         stripped = line.strip()
         line_start = offset + (len(line) - len(line.lstrip()))
         offset += len(line) + 1
         if not stripped:
             continue
-        if stripped.startswith("#"):
+        opened = _FENCE.match(line)
+        if opened and (fence is None or opened.group(1).startswith(fence)):
+            fence = opened.group(1)[:3] if fence is None else None
+        elif fence is None and _HEADING_LINE.match(line):
             section = stripped.lstrip("#").strip() or section
             continue
         body = stripped.lstrip("-*+> ").lstrip()
