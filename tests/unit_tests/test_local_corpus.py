@@ -325,6 +325,22 @@ def test_paragraphs_written_as_divs_and_headings_opening_with_an_anchor_are_read
     )
 
 
+def test_a_preformatted_block_keeps_its_lines() -> None:
+    # trafilatura read a bare <pre> (DocBook's programlisting, PostgreSQL's synopses) as a
+    # quotation run into one line: a configuration file's comments became "sentences"
+    page = extract_html_file(
+        "<html><body><main><p>The file needs few changes:</p><pre class='programlisting'>"
+        "# TAG: speed\n#       Specifies the speed\nspeed 115200</pre>"
+        "<p>Then restart the daemon.</p></main></body></html>"
+    )
+
+    assert page.text == (
+        "The file needs few changes:\n\n"
+        "    # TAG: speed\n    #       Specifies the speed\nspeed 115200\n\n"
+        "Then restart the daemon."
+    )
+
+
 def test_code_inside_code_stays_in_its_sentence() -> None:
     # PostgreSQL's manual nests <code> elements; trafilatura moved the inner ones out of their
     # sentence: "use the function . ... than the notify(text)NOTIFY command"
@@ -367,12 +383,9 @@ def test_only_a_heading_names_the_section_of_what_follows() -> None:
         "APT fetches it with its dependencies.",
         "Installing",
     )
-    assert [s.section for s in sentences(text) if not s.text.startswith("`")] == [
-        "Title",
-        "Title",
-        "Title",
-        "Title",
-        "Sub",
+    assert [(s.text, s.section) for s in sentences(text) if not s.text.startswith("`")] == [
+        ("Text one.", "Title"),  # a line opening with "#" is no sentence either
+        ("More text.", "Sub"),
     ]
 
 

@@ -130,6 +130,8 @@ _BLOCK_TAGS = frozenset(
 def _prepared(tree: Any) -> Any:
     """``tree`` made readable to trafilatura, which would otherwise lose or move its text.
 
+    - A ``<pre>`` holds its text in a ``<code>``: trafilatura read a bare ``<pre>`` (DocBook's
+      ``programlisting`` and ``synopsis``) as a quotation, its lines run into one.
     - Markup inside a ``<code>`` is reduced to its text: trafilatura moved code inside code
       (PostgreSQL's ``<code class="literal"><code class="function">pg_notify</code>(...)``)
       out of its sentence ("use the function . ... than the pg_notify(text, text)NOTIFY").
@@ -140,6 +142,13 @@ def _prepared(tree: Any) -> Any:
       ``<div class="para">``), trafilatura read the inline elements and the text after them,
       not the text before the first; a chapter of 16,000 characters came out as 2,700.
     """
+    for pre in list(tree.iter("pre")):
+        if len(pre) == 1 and pre[0].tag == "code" and not (pre.text or "").strip():
+            continue
+        code = pre.makeelement("code", {})  # so that trafilatura keeps its lines
+        code.text, pre.text = pre.text, None
+        code.extend(list(pre))
+        pre.append(code)
     for code in list(tree.iter("code")):
         if len(code) and code.getparent() is not None:  # inline markup inside code
             text = "".join(code.itertext())

@@ -341,10 +341,11 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 def sentences(text: str) -> Iterator[Sentence]:
     """Split a document into sentences with offsets; headings name the section that follows.
 
-    Lines starting with ``#`` are headings, not sentences, as Markdown reads them: one to six
-    ``#`` and a space, indented three spaces at most, outside a fenced code block (a shell
-    prompt ``# apt install``, a comment in a configuration example or ``#include`` is no
-    heading). Each sentence is a verbatim slice: ``text[s.start:s.end] == s.text``.
+    Lines starting with ``#`` are no sentences. They are headings as Markdown reads them: one
+    to six ``#`` and a space, indented three spaces at most, outside a fenced code block; a
+    shell prompt ``# apt install``, a comment in a configuration example or ``#include`` is
+    none, and names no section. Each sentence is a verbatim slice:
+    ``text[s.start:s.end] == s.text``.
     """
     section: str | None = None
     offset = 0
@@ -358,8 +359,9 @@ def sentences(text: str) -> Iterator[Sentence]:
         opened = _FENCE.match(line)
         if opened and (fence is None or opened.group(1).startswith(fence)):
             fence = opened.group(1)[:3] if fence is None else None
-        elif fence is None and _HEADING_LINE.match(line):
-            section = stripped.lstrip("#").strip() or section
+        elif stripped.startswith("#"):  # a heading, or a comment or prompt of code: no sentence
+            if fence is None and _HEADING_LINE.match(line):
+                section = stripped.lstrip("#").strip() or section
             continue
         body = stripped.lstrip("-*+> ").lstrip()
         cursor = line_start + (len(stripped) - len(body))
