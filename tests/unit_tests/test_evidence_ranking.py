@@ -195,6 +195,26 @@ def test_a_lead_in_is_quoted_with_the_example_lines_it_introduces() -> None:
     assert HEATERS.text[HEATERS.text.index(opening) :].startswith(opening)  # a verbatim slice
 
 
+LOG_FORMATS = _document(
+    "file:///c/logs.md",
+    "# Log formats\n\n"
+    "Another common format string is the Combined Log Format. It can be used as follows.\n"
+    'LogFormat "%h %l %u %t %>s %b" combined\n'
+    'CustomLog "log/access_log" combined\n\n'
+    "This format adds two fields to the Common Log Format.\n",
+)
+
+
+def test_a_sentence_that_announces_what_follows_is_a_lead_in() -> None:
+    # Apache's log files page: "It can be used as follows." ends with a stop, and the format
+    # string the question asked for, the line after it, was never quoted
+    step = PlanStep(id="s01", title="What is the format string of the combined log format")
+    quotes = [s.quote for s in select_evidence([LOG_FORMATS], step, [step.title])]
+    assert any(q.endswith('CustomLog "log/access_log" combined') for q in quotes), quotes
+    assert evidence.leads_in("Configure it like this.") and evidence.leads_in("Do the following.")
+    assert not evidence.leads_in("It follows the log format.")
+
+
 def test_an_example_is_taken_up_to_its_line_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(evidence, "EXAMPLE_LINES", 1)
     quotes = [s.quote for s in select_evidence([HEATERS], HEATER_STEP, [HEATER_STEP.title])]

@@ -549,9 +549,18 @@ def _with_antecedent(
     return members
 
 
+_AS_FOLLOWS = re.compile(r"\b(?:as follows|the following|like this)\.$", re.IGNORECASE)
+"""A sentence that announces what follows it, ended with a stop ("It can be used as follows.")."""
+
+
 def leads_in(sentence: str) -> bool:
-    """Whether ``sentence`` introduces what follows it (ends with a colon, or a full-width one)."""
-    return sentence.rstrip().endswith((":", "："))
+    """Whether ``sentence`` introduces what follows it.
+
+    It ends with a colon (or a full-width one), or announces what follows and ends with a stop
+    (:data:`_AS_FOLLOWS`).
+    """
+    text = sentence.rstrip()
+    return text.endswith((":", "：")) or bool(_AS_FOLLOWS.search(text))
 
 
 def _link(
