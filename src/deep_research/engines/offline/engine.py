@@ -262,12 +262,10 @@ class OfflineEngine:
         for part in parts:  # what a part compares: its names, else each side of its "or"
             names = _compared_names(part)
             sides = [c.strip(" ,.?？，") for c in _COMPARE.split(part) if content_tokens(c)]
-            steps += [
-                StepDraft(title=name, intent=f"Characterise {name}: {part}") for name in names
-            ] or [
-                StepDraft(title=_topic(c), intent=f"Characterise {c}")
-                for c in (sides if len(sides) >= 2 else [])
-            ]
+            if names:
+                steps += [StepDraft(title=n, intent=f"Characterise {n}: {part}") for n in names]
+            elif len(sides) >= 2:
+                steps += [StepDraft(title=_topic(c), intent=f"Characterise {c}") for c in sides]
         subject = " ".join(_words(parts[0] if parts else question)[:4])
         steps += [
             StepDraft(title=title, intent=f"{intent}: {subject}", evidence_needed=intent)
